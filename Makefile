@@ -1,0 +1,39 @@
+# The two commands a fresh clone needs: `make demo` and `make test`. Everything else is set up here.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/.tools/node_modules/.bin:$(CURDIR)/node_modules/.bin:$(PATH)
+NODE_SRC := node --conditions=@jitterbug/source
+NODE22 := $(CURDIR)/.tools/node_modules/node22/bin/node
+
+.PHONY: all setup install demo test test-node22 typecheck lint build check-package bench clean
+
+all: test
+
+setup:
+	@sh scripts/bootstrap.sh
+
+node_modules/.modules.yaml: package.json pnpm-workspace.yaml $(wildcard packages/*/package.json) examples/package.json | setup
+	@pnpm install --frozen-lockfile=false --reporter=silent
+	@touch $@
+
+install: setup node_modules/.modules.yaml
+
+demo: install
+	@$(NODE_SRC) examples/demo.ts
+
+typecheck: install
+	@tsc -p tsconfig.json
+
+lint: install
+	@biome check .
+
+build: install
+	@pnpm run --silent build
+
+test: install typecheck lint
+	@bash scripts/test.sh
+
+bench: install
+	@pnpm run --silent bench
+
+clean:
+	rm -rf node_modules packages/*/node_modules packages/*/dist examples/node_modules out

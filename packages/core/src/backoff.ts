@@ -1,0 +1,117 @@
+/**
+ * Backoff strategies: small pure functions `(state, params, random) -> [delayMs, nextState]`.
+ *
+ * The formulas are Marc Brooker's ("Exponential Backoff And Jitter", AWS Architecture Blog). Every
+ * strategy is exported so that the simulator and users can call exactly the code the adapters run.
+ *
+ * @packageDocumentation
+ */
+
+/** A source of uniformly distributed numbers in `[0, 1)`, like `Math.random`. */
+export type RandomSource = () => number;
+
+/**
+ * What a strategy remembers between retries of one request.
+ *
+ * `attempt` is the exponent of the exponential envelope. The retry policy passes the number of
+ * retries already made (0 before the first retry), so the first wait of `full` jitter is at most
+ * `baseMs`, as in the AWS SDKs. `prevMs` is the previous delay; `decorrelated` needs it and starts
+ * from `baseMs` when it is `undefined`.
+ */
+export interface BackoffState {
+  readonly attempt: number;
+  readonly prevMs?: number | undefined;
+}
+
+/** The numbers every strategy takes. */
+export interface BackoffParams {
+  /** The unit of the envelope: the first envelope is `baseMs`. */
+  readonly baseMs: number;
+  /** No delay is ever longer than this. */
+  readonly capMs: number;
+}
+
+/** A backoff strategy. Must return a finite delay in `[0, params.capMs]`. */
+export type Backoff = (
+  state: BackoffState,
+  params: BackoffParams,
+  random: RandomSource,
+) => readonly [delayMs: number, next: BackoffState];
+
+/** The names of the built-in strategies. */
+export type BackoffStrategyName = 'constant' | 'exponential' | 'full' | 'equal' | 'decorrelated';
+
+/** The state before the first retry. */
+export const initialBackoffState: BackoffState = Object.freeze({ attempt: 0 });
+
+const between = (low: number, high: number, random: RandomSource): number => low + random() * (high - low);
+
+/** `min(cap, base · 2^attempt)`, without overflowing to `Infinity` or `NaN` for large attempts. */
+export const exponentialEnvelope = (attempt: number, { baseMs, capMs }: BackoffParams): number => {
+  if (baseMs === 0) return 0;
+  // 2^1024 is Infinity; anything past 2^53 is beyond every cap anyway.
+  if (attempt >= 53) return capMs;
+  return Math.min(capMs, baseMs * 2 ** attempt);
+};
+
+const advance = (state: BackoffState, delayMs: number): BackoffState => ({
+  attempt: state.attempt + 1,
+  prevMs: delayMs,
+});
+
+/** The seeds' "no backoff": `base` every time. */
+export const constant: Backoff = (state, params) => {
+  const delay = Math.min(params.baseMs, params.capMs);
+  return [delay, advance(state, delay)];
+};
+
+/** Capped exponential backoff without jitter: `min(cap, base · 2^attempt)`. */
+export const exponential: Backoff = (state, params) => {
+  const delay = exponentialEnvelope(state.attempt, params);
+  return [delay, advance(state, delay)];
+};
+
+/** Full jitter: `random(0, min(cap, base · 2^attempt))`. The default. */
+export const full: Backoff = (state, params, random) => {
+  const delay = between(0, exponentialEnvelope(state.attempt, params), random);
+  return [delay, advance(state, delay)];
+};
+
+/** Equal jitter: `t/2 + random(0, t/2)` with `t = min(cap, base · 2^attempt)`. */
+export const equal: Backoff = (state, params, random) => {
+  const half = exponentialEnvelope(state.attempt, params) / 2;
+  const delay = half + between(0, half, random);
+  return [delay, advance(state, delay)];
+};
+
+/** Decorrelated jitter: `min(cap, random(base, prev · 3))`, `prev` starting at `base`. */
+export const decorrelated: Backoff = (state, params, random) => {
+  const prev = state.prevMs ?? params.baseMs;
+  const high = Math.max(params.baseMs, prev * 3);
+  const delay = Math.min(params.capMs, between(params.baseMs, high, random));
+  return [delay, advance(state, delay)];
+};
+
+/** The built-in strategies by name. */
+export const backoffStrategies: Readonly<Record<BackoffStrategyName, Backoff>> = Object.freeze({
+  constant,
+  exponential,
+  full,
+  equal,
+  decorrelated,
+});
+
+/**
+ * Runs a strategy and keeps its result inside `[0, capMs]`: a user's strategy that returns `NaN`,
+ * a negative or an infinite number must never turn into an unbounded or negative wait.
+ */
+export const nextDelay = (
+  backoff: Backoff,
+  state: BackoffState,
+  params: BackoffParams,
+  random: RandomSource,
+): readonly [delayMs: number, next: BackoffState] => {
+  const [raw, next] = backoff(state, params, random);
+  const delay = Number.isFinite(raw) ? Math.min(Math.max(raw, 0), params.capMs) : params.capMs;
+  return [delay, next ?? advance(state, delay)];
+};

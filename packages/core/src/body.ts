@@ -1,0 +1,89 @@
+/**
+ * Request bodies as the retry decision sees them: none, replayable (sending it again sends the
+ * same bytes) or a stream (consumed by the first attempt; replaying it would send nothing or half).
+ * Adapters share this so that every client classifies a body the same way.
+ */
+
+/** How a request body behaves when sent again. */
+export type BodyKind = 'none' | 'replayable' | 'stream';
+
+const isAsyncIterable = (value: object): boolean =>
+  typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+
+/**
+ * Classifies a body value of any of the clients: strings, buffers, typed arrays, `ArrayBuffer`,
+ * `DataView`, `URLSearchParams`, `Blob`, `FormData` and plain JSON data are replayable;
+ * `ReadableStream`, Node streams and (async) iterables are streams.
+ */
+export const bodyKind = (body: unknown): BodyKind => {
+  if (body === undefined || body === null) return 'none';
+  if (typeof body !== 'object') return 'replayable';
+  if (ArrayBuffer.isView(body) || body instanceof ArrayBuffer) return 'replayable';
+  if (typeof SharedArrayBuffer !== 'undefined' && body instanceof SharedArrayBuffer) return 'replayable';
+  if (body instanceof URLSearchParams) return 'replayable';
+  if (typeof Blob !== 'undefined' && body instanceof Blob) return 'replayable';
+  if (typeof FormData !== 'undefined' && body instanceof FormData) return 'replayable';
+  if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) return 'stream';
+  if (typeof (body as { pipe?: unknown }).pipe === 'function') return 'stream';
+  if (isAsyncIterable(body)) return 'stream';
+  if (
+    typeof (body as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function' &&
+    !Array.isArray(body)
+  ) {
+    return 'stream';
+  }
+  return 'replayable';
+};
+
+/** The result of {@link bufferStream}. */
+export type BufferedStream =
+  | { readonly complete: true; readonly chunks: readonly Uint8Array[]; readonly bytes: number }
+  | {
+      readonly complete: false;
+      /** What was read before the limit was reached: send it first, then `rest`. */
+      readonly chunks: readonly Uint8Array[];
+      readonly bytes: number;
+      readonly rest: AsyncIterator<Uint8Array>;
+    };
+
+const toBytes = (chunk: unknown): Uint8Array => {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk === 'string') return new TextEncoder().encode(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new TypeError(`jitterbug: cannot buffer a stream chunk of type ${typeof chunk}`);
+};
+
+/**
+ * Reads a stream body into memory when it fits in `maxBytes`, so that it becomes replayable.
+ * When it does not fit, nothing is lost: the chunks read so far and the unread rest are returned,
+ * to be sent in order as one (non-replayable) stream.
+ */
+export const bufferStream = async (
+  stream: AsyncIterable<unknown>,
+  maxBytes: number,
+): Promise<BufferedStream> => {
+  const iterator = stream[Symbol.asyncIterator]();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return { complete: true, chunks, bytes };
+    const chunk = toBytes(next.value);
+    chunks.push(chunk);
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) {
+      const rest: AsyncIterator<Uint8Array> = {
+        next: async () => {
+          const r = await iterator.next();
+          return r.done ? { done: true, value: undefined } : { done: false, value: toBytes(r.value) };
+        },
+        return: async () => {
+          await iterator.return?.();
+          return { done: true, value: undefined };
+        },
+      };
+      return { complete: false, chunks, bytes, rest };
+    }
+  }
+};

@@ -1,0 +1,88 @@
+/**
+ * A retry budget: a token bucket shared by every request of a policy, so that during an outage the
+ * retries stop multiplying the load (the AWS SDK's retry quota and gRPC's retry throttling solve
+ * the same problem).
+ *
+ * Every request deposits `ratio` tokens; every retry withdraws one; the bucket holds at most
+ * `burst` tokens and starts full. So over any stretch of time
+ * `retries <= burst + ratio × requests`: with the defaults (ratio 0.1, burst 10) a sustained outage
+ * costs the server at most 1.1 attempts per request plus a one-off burst of 10, instead of
+ * `maxAttempts` per request. Nothing needs resetting afterwards: new requests refill the bucket.
+ * No clocks are involved, so the budget is deterministic under test.
+ */
+
+/** Options of {@link createRetryBudget}. */
+export interface RetryBudgetOptions {
+  /** Tokens each request deposits; the long-run ceiling of retries per request. Default 0.1. */
+  readonly ratio?: number;
+  /** Largest number of tokens (and so of back-to-back retries); also the initial fill. Default 10. */
+  readonly burst?: number;
+}
+
+/** A retry budget. Share one instance between policies to give them one budget. */
+export interface RetryBudget {
+  /** Tokens left now. */
+  readonly tokens: number;
+  /** The settings in force. */
+  readonly ratio: number;
+  readonly burst: number;
+  /** Called once per request (not per attempt). */
+  deposit(): void;
+  /** Takes one token for a retry; `false` (and takes nothing) when fewer than one is left. */
+  tryWithdraw(): boolean;
+}
+
+/** Default budget settings. */
+export const DEFAULT_BUDGET = Object.freeze({ ratio: 0.1, burst: 10 });
+
+const checkNumber = (name: string, value: unknown, min: number, max: number): number => {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw new TypeError(
+      `jitterbug: option "${name}" must be a number from ${min} to ${max}, got ${String(value)}`,
+    );
+  }
+  return value;
+};
+
+const BUDGET_KEYS = new Set(['ratio', 'burst']);
+
+/**
+ * Creates a retry budget.
+ *
+ * @param options - see {@link RetryBudgetOptions}; `optionPath` names the option in error messages.
+ * @throws TypeError naming the option when a setting is invalid.
+ */
+export const createRetryBudget = (options: RetryBudgetOptions = {}, optionPath = 'budget'): RetryBudget => {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`jitterbug: option "${optionPath}" must be an object, false or a RetryBudget`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!BUDGET_KEYS.has(key)) throw new TypeError(`jitterbug: unknown option "${optionPath}.${key}"`);
+  }
+  const ratio = checkNumber(`${optionPath}.ratio`, options.ratio ?? DEFAULT_BUDGET.ratio, 0, 1);
+  const burst = checkNumber(`${optionPath}.burst`, options.burst ?? DEFAULT_BUDGET.burst, 1, 1e9);
+  let tokens = burst;
+  return {
+    get tokens() {
+      return tokens;
+    },
+    ratio,
+    burst,
+    deposit() {
+      tokens = Math.min(burst, tokens + ratio);
+    },
+    tryWithdraw() {
+      // A tiny epsilon: ten deposits of 0.1 must make one whole token despite floating point.
+      if (tokens < 1 - 1e-9) return false;
+      tokens = Math.max(0, tokens - 1);
+      return true;
+    },
+  };
+};
+
+/** Whether a value is a {@link RetryBudget} (rather than budget options). */
+export const isRetryBudget = (value: unknown): value is RetryBudget =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as RetryBudget).tryWithdraw === 'function' &&
+  typeof (value as RetryBudget).deposit === 'function';

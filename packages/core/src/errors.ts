@@ -1,0 +1,60 @@
+/**
+ * Network errors: which are transient, and how to find their code through the wrappers each client
+ * puts around them (fetch's `TypeError: fetch failed` has the socket error as `cause`; axios keeps
+ * Node's `code`; undici has its own `UND_ERR_*` codes).
+ */
+
+/** Error codes retried by default: failures where retrying an idempotent request is sound. */
+export const DEFAULT_ERROR_CODES: readonly string[] = Object.freeze([
+  'ECONNRESET', // reset by peer; also Node's "socket hang up"
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ENETDOWN',
+  'EAI_AGAIN', // DNS temporary failure (ENOTFOUND is permanent and is not retried)
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'ERR_JITTERBUG_ATTEMPT_TIMEOUT',
+]);
+
+/** The error an adapter uses when one attempt took longer than `attemptTimeoutMs`. */
+export class AttemptTimeoutError extends Error {
+  /** Always `ERR_JITTERBUG_ATTEMPT_TIMEOUT`. */
+  readonly code = 'ERR_JITTERBUG_ATTEMPT_TIMEOUT';
+  /** The per-attempt timeout that expired. */
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super(`jitterbug: attempt timed out after ${timeoutMs} ms`);
+    this.name = 'AttemptTimeoutError';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+const MAX_CAUSE_DEPTH = 5;
+
+/**
+ * The first string `code` found on an error or its `cause` chain (at most 5 deep), e.g.
+ * `ECONNRESET` inside fetch's `TypeError: fetch failed`.
+ */
+export const errorCode = (error: unknown): string | undefined => {
+  let current: unknown = error;
+  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+};
+
+/** A short readable description of an error for events and timelines: its code, else its name. */
+export const describeError = (error: unknown): string => {
+  const code = errorCode(error);
+  if (code) return code;
+  if (error instanceof Error) return error.name;
+  return typeof error;
+};

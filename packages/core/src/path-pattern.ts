@@ -1,0 +1,187 @@
+/**
+ * A compiler for URLPattern's pathname syntax, so that route strings behave the same on Node 22
+ * (no global `URLPattern`) and Node 24, with no dependency. Supported: literal text, `:name`
+ * parameters, `(regex)` groups, `*` wildcards, `{…}` groups, the modifiers `?`, `*`, `+`, and `\`
+ * escapes; as in URLPattern, a `/` right before an optional parameter is optional with it
+ * (`/books/:id?` matches `/books`). Matching is anchored and case-sensitive.
+ */
+
+type Token =
+  | { kind: 'text'; value: string }
+  | { kind: 'name'; value: string }
+  | { kind: 'regex'; value: string }
+  | { kind: 'wildcard' }
+  | { kind: 'open' }
+  | { kind: 'close' }
+  | { kind: 'modifier'; value: '?' | '*' | '+' };
+
+const NAME_CHAR = /[\p{ID_Continue}$]/u;
+const SEGMENT = '[^/]+?';
+const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+const fail = (pattern: string, why: string): never => {
+  throw new TypeError(`invalid path pattern ${JSON.stringify(pattern)}: ${why}`);
+};
+
+const tokenize = (pattern: string): Token[] => {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < pattern.length) {
+    const c = pattern[i]!;
+    if (c === '\\') {
+      if (i + 1 >= pattern.length) fail(pattern, 'trailing backslash');
+      tokens.push({ kind: 'text', value: pattern[i + 1]! });
+      i += 2;
+    } else if (c === ':') {
+      let j = i + 1;
+      while (j < pattern.length && NAME_CHAR.test(pattern[j]!)) j++;
+      if (j === i + 1) fail(pattern, `missing parameter name at ${i}`);
+      tokens.push({ kind: 'name', value: pattern.slice(i + 1, j) });
+      i = j;
+    } else if (c === '(') {
+      let depth = 1;
+      let j = i + 1;
+      while (j < pattern.length && depth > 0) {
+        if (pattern[j] === '\\') j++;
+        else if (pattern[j] === '(') depth++;
+        else if (pattern[j] === ')') depth--;
+        j++;
+      }
+      if (depth !== 0) fail(pattern, `unbalanced "(" at ${i}`);
+      const body = pattern.slice(i + 1, j - 1);
+      if (body === '') fail(pattern, `empty regex group at ${i}`);
+      if (body.startsWith('?')) fail(pattern, `regex group may not start with "?" at ${i}`);
+      try {
+        new RegExp(body, 'u');
+      } catch {
+        fail(pattern, `invalid regex group "(${body})"`);
+      }
+      tokens.push({ kind: 'regex', value: body });
+      i = j;
+    } else if (c === '*') {
+      const prev = tokens.at(-1);
+      const isModifier =
+        prev !== undefined && (prev.kind === 'name' || prev.kind === 'regex' || prev.kind === 'close');
+      tokens.push(isModifier ? { kind: 'modifier', value: '*' } : { kind: 'wildcard' });
+      i++;
+    } else if (c === '?' || c === '+') {
+      const prev = tokens.at(-1);
+      if (
+        !prev ||
+        !(prev.kind === 'name' || prev.kind === 'regex' || prev.kind === 'close' || prev.kind === 'wildcard')
+      ) {
+        fail(pattern, `modifier "${c}" at ${i} has nothing to modify`);
+      }
+      tokens.push({ kind: 'modifier', value: c });
+      i++;
+    } else if (c === '{') {
+      tokens.push({ kind: 'open' });
+      i++;
+    } else if (c === '}') {
+      tokens.push({ kind: 'close' });
+      i++;
+    } else if (c === ')') {
+      fail(pattern, `unbalanced ")" at ${i}`);
+    } else {
+      tokens.push({ kind: 'text', value: c });
+      i++;
+    }
+  }
+  return tokens;
+};
+
+const withModifier = (body: string, modifier: '?' | '*' | '+' | undefined, prefix: string): string => {
+  if (modifier === undefined) return `${prefix}${body}`;
+  if (modifier === '?') return `(?:${prefix}${body})?`;
+  // Repeats join with the prefix, as URLPattern does: `/:p+` matches `/a/b/c`.
+  const repeated = `(?:${prefix}${body}(?:${prefix}${body})*)`;
+  return modifier === '+' ? repeated : `${repeated}?`;
+};
+
+const compileTokens = (
+  pattern: string,
+  tokens: Token[],
+  start: number,
+  inGroup: boolean,
+): [string, number] => {
+  let out = '';
+  let i = start;
+  const names = new Set<string>();
+  while (i < tokens.length) {
+    const token = tokens[i]!;
+    if (token.kind === 'close') {
+      if (!inGroup) fail(pattern, 'unbalanced "}"');
+      return [out, i + 1];
+    }
+    if (token.kind === 'modifier') fail(pattern, `modifier "${token.value}" has nothing to modify`);
+    if (token.kind === 'text') {
+      const next = tokens[i + 1];
+      const after = tokens[i + 2];
+      const optionalFollows =
+        token.value === '/' &&
+        next !== undefined &&
+        (next.kind === 'name' || next.kind === 'regex' || next.kind === 'wildcard') &&
+        after?.kind === 'modifier';
+      if (!optionalFollows) out += escapeRegex(token.value);
+      i++;
+      if (optionalFollows) {
+        const [part, j] = compilePart(pattern, tokens, i, names);
+        out += part('\\/');
+        i = j;
+      }
+      continue;
+    }
+    const [part, j] = compilePart(pattern, tokens, i, names);
+    out += part('');
+    i = j;
+  }
+  if (inGroup) fail(pattern, 'unbalanced "{"');
+  return [out, i];
+};
+
+const compilePart = (
+  pattern: string,
+  tokens: Token[],
+  i: number,
+  names: Set<string>,
+): [(prefix: string) => string, number] => {
+  const token = tokens[i]!;
+  let body: string;
+  let j = i + 1;
+  if (token.kind === 'name') {
+    if (names.has(token.value)) fail(pattern, `duplicate parameter name "${token.value}"`);
+    names.add(token.value);
+    const regex = tokens[j];
+    if (regex?.kind === 'regex') {
+      body = `(?:${regex.value})`;
+      j++;
+    } else {
+      body = `(?:${SEGMENT})`;
+    }
+  } else if (token.kind === 'regex') {
+    body = `(?:${token.value})`;
+  } else if (token.kind === 'wildcard') {
+    body = '(?:.*)';
+  } else if (token.kind === 'open') {
+    const [inner, k] = compileTokens(pattern, tokens, i + 1, true);
+    body = `(?:${inner})`;
+    j = k;
+  } else {
+    return fail(pattern, 'unexpected token');
+  }
+  const modifier =
+    tokens[j]?.kind === 'modifier' ? (tokens[j] as { value: '?' | '*' | '+' }).value : undefined;
+  if (modifier !== undefined) j++;
+  return [(prefix) => withModifier(body, modifier, prefix), j];
+};
+
+/**
+ * Compiles a URLPattern pathname pattern to an anchored `RegExp`.
+ *
+ * @throws TypeError when the pattern is malformed.
+ */
+export const compilePathPattern = (pattern: string): RegExp => {
+  if (typeof pattern !== 'string') throw new TypeError('path pattern must be a string');
+  const [source] = compileTokens(pattern, tokenize(pattern), 0, false);
+  return new RegExp(`^${source}$`, 'u');
+};

