@@ -1,0 +1,58 @@
+/**
+ * The contract between the conformance scenarios and each client. A driver turns one scenario
+ * request into a call of its client (with jitterbug attached) and reports what the caller got, in
+ * terms every client shares. Scenarios never know which client they run on.
+ */
+import type { RetryPolicyOrOptions, RetrySummary } from '@jitterbug/core';
+
+/** A request body, described so that every client can send it its own way. */
+export type ConformanceBody =
+  | { readonly kind: 'text'; readonly value: string }
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'bytes'; readonly value: Uint8Array }
+  | { readonly kind: 'form'; readonly value: URLSearchParams }
+  /** A stream the client must read once: a Node `Readable` or a web `ReadableStream`, as the client takes. */
+  | { readonly kind: 'stream'; readonly chunks: readonly string[] };
+
+export interface ConformanceRequest {
+  readonly method: string;
+  /** Path on the scripted server, e.g. `/items/1`. */
+  readonly path: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: ConformanceBody;
+  readonly signal?: AbortSignal;
+}
+
+/** What the caller got. */
+export type ConformanceOutcome =
+  /** The client resolved with a response; `body` is the whole body read as text. */
+  | { readonly kind: 'response'; readonly status: number; readonly body: string; readonly headers: Headers }
+  /** The client rejected because of the status (axios' validateStatus, ky's HTTPError). */
+  | { readonly kind: 'http-error'; readonly status: number; readonly error: unknown }
+  /** The client rejected with an error (network, abort, timeout), or reading the body failed. */
+  | { readonly kind: 'error'; readonly error: unknown };
+
+export interface ConformanceResult {
+  readonly outcome: ConformanceOutcome;
+  /** The retry summary, read the way this client documents (getRetryInfo, onFinish, …), when available. */
+  readonly info?: RetrySummary | undefined;
+}
+
+export interface ConformanceClient {
+  send(request: ConformanceRequest): Promise<ConformanceResult>;
+  close(): Promise<void>;
+}
+
+export interface ConformanceDriver {
+  /** Shown in test names, e.g. `axios`, `undici request (undici 8)`. */
+  readonly name: string;
+  /** How a final status >= 400 reaches the caller: as a response, or as an `http-error`. */
+  readonly statusesReject: boolean;
+  /**
+   * Whether the client reads the whole body before handing the response over (axios). Such a
+   * client can retry a reset in the middle of a body; streaming clients hand the error to the caller.
+   */
+  readonly buffersResponses: boolean;
+  /** A client for the scripted server at `baseUrl`, with jitterbug attached using `options`. */
+  create(baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient | Promise<ConformanceClient>;
+}
