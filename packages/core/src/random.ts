@@ -9,7 +9,12 @@ import type { RandomSource } from './backoff.ts';
  */
 export const seededRandom = (seed: number): RandomSource => {
   if (!Number.isFinite(seed)) throw new TypeError(`seededRandom: seed must be a finite number, got ${seed}`);
+  // Mix the seed first (murmur3's finaliser): mulberry32's first outputs for neighbouring seeds
+  // (1, 2, 3 …) are close to each other, and neighbouring seeds are exactly what callers pass.
   let a = seed >>> 0;
+  a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
+  a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  a = (a ^ (a >>> 16)) >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
