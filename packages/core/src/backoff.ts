@@ -49,8 +49,7 @@ const between = (low: number, high: number, random: RandomSource): number => low
 /** `min(cap, base · 2^attempt)`, without overflowing to `Infinity` or `NaN` for large attempts. */
 export const exponentialEnvelope = (attempt: number, { baseMs, capMs }: BackoffParams): number => {
   if (baseMs === 0) return 0;
-  // 2^1024 is Infinity; anything past 2^53 is beyond every cap anyway.
-  if (attempt >= 53) return capMs;
+  // For large attempts 2^attempt is Infinity and min() gives capMs; only 0 · Infinity would be NaN.
   return Math.min(capMs, baseMs * 2 ** attempt);
 };
 

@@ -19,7 +19,7 @@ const RFC850_DATE = /^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d
 // obsolete asctime: Sun Nov  6 08:49:37 1994
 const ASCTIME_DATE = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
 
-const clampMs = (ms: number): number => (ms <= 0 ? 0 : Math.min(ms, MAX_SERVER_DELAY_MS));
+const clampMs = (ms: number): number => (ms > 0 ? Math.min(ms, MAX_SERVER_DELAY_MS) : 0);
 
 const secondsToMs = (text: string): number | undefined => {
   if (!DELTA_SECONDS.test(text)) return undefined;
@@ -37,8 +37,9 @@ const utc = (
 ): number | undefined => {
   const month = MONTHS.indexOf(monthName);
   if (month < 0 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 60) return undefined;
-  const time = Date.UTC(year, month, day, hours, minutes, Math.min(seconds, 59));
-  return Number.isFinite(time) ? time : undefined;
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as written.
+  const time = new Date(0).setUTCFullYear(year, month, day);
+  return Number.isFinite(time) ? time + ((hours * 60 + minutes) * 60 + Math.min(seconds, 59)) * 1000 : undefined;
 };
 
 /**
