@@ -317,7 +317,8 @@ const resolveRetryAfter = (path: string, value: unknown): Required<RetryAfterOpt
   if (value === true) return { ...DEFAULTS.retryAfter };
   if (typeof value !== 'object' || value === null) return bad(path, 'an object or false', value);
   for (const key of Object.keys(value)) {
-    if (!Object.hasOwn(DEFAULTS.retryAfter, key)) throw new TypeError(`jitterbug: unknown option "${path}.${key}"`);
+    if (!Object.hasOwn(DEFAULTS.retryAfter, key))
+      throw new TypeError(`jitterbug: unknown option "${path}.${key}"`);
   }
   const o = value as RetryAfterOptions;
   const whenLonger = o.whenLonger ?? DEFAULTS.retryAfter.whenLonger;

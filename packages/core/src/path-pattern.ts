@@ -19,6 +19,12 @@ const NAME_CHAR = /[\p{ID_Continue}$]/u;
 const SEGMENT = '[^/]+?';
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+// URLPattern canonicalises literal text as the URL parser does (the path percent-encode set, UTF-8
+// for the rest), so that `/café` or `/a b` matches the percent-encoded `URL.pathname`.
+const encodePathText = (c: string): string =>
+  c <= ' ' || c > '~' || '"#<>?`{}^'.includes(c) ? encodeURIComponent(c) : c;
+const charAt = (text: string, i: number): string => String.fromCodePoint(text.codePointAt(i)!);
+
 const fail = (pattern: string, why: string): never => {
   throw new TypeError(`invalid path pattern ${JSON.stringify(pattern)}: ${why}`);
 };
@@ -30,8 +36,9 @@ const tokenize = (pattern: string): Token[] => {
     const c = pattern[i]!;
     if (c === '\\') {
       if (i + 1 >= pattern.length) fail(pattern, 'trailing backslash');
-      tokens.push({ kind: 'text', value: pattern[i + 1]! });
-      i += 2;
+      const escaped = charAt(pattern, i + 1);
+      tokens.push({ kind: 'text', value: encodePathText(escaped) });
+      i += 1 + escaped.length;
     } else if (c === ':') {
       let j = i + 1;
       while (j < pattern.length && NAME_CHAR.test(pattern[j]!)) j++;
@@ -83,8 +90,9 @@ const tokenize = (pattern: string): Token[] => {
     } else if (c === ')') {
       fail(pattern, `unbalanced ")" at ${i}`);
     } else {
-      tokens.push({ kind: 'text', value: c });
-      i++;
+      const text = charAt(pattern, i);
+      tokens.push({ kind: 'text', value: encodePathText(text) });
+      i += text.length;
     }
   }
   return tokens;

@@ -39,7 +39,9 @@ const utc = (
   if (month < 0 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 60) return undefined;
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as written.
   const time = new Date(0).setUTCFullYear(year, month, day);
-  return Number.isFinite(time) ? time + ((hours * 60 + minutes) * 60 + Math.min(seconds, 59)) * 1000 : undefined;
+  return Number.isFinite(time)
+    ? time + ((hours * 60 + minutes) * 60 + Math.min(seconds, 59)) * 1000
+    : undefined;
 };
 
 /**
