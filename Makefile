@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/.tools/node_modules/.bin:$(CURDIR)/node_modules/.bin:$(
 NODE_SRC := node --conditions=@jitterbug/source
 NODE22 := $(CURDIR)/.tools/node_modules/node22/bin/node
 
-.PHONY: all setup install demo test test-node22 typecheck lint build check-package bench clean
+.PHONY: all setup install demo test typecheck lint build check-packages bench clean
 
 all: test
 
@@ -29,7 +29,10 @@ lint: install
 build: install
 	@pnpm run --silent build
 
-test: install typecheck lint
+check-packages: install
+	@bash scripts/check-packages.sh
+
+test: install typecheck lint check-packages
 	@bash scripts/test.sh
 
 bench: install

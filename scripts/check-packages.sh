@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds every published package (`--build-only` stops there) (ESM .js + .d.ts into dist/) and checks what npm would ship:
+# publint (package.json fields and files) and arethetypeswrong (types resolve for ESM consumers).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+packages=()
+for dir in packages/*/; do
+  [ -f "$dir/tsconfig.build.json" ] && [ -f "$dir/src/index.ts" ] && packages+=("${dir%/}")
+done
+tsc -b "${packages[@]/%//tsconfig.build.json}"
+[ "${1:-}" = "--build-only" ] && exit 0
+for pkg in "${packages[@]}"; do
+  publint --level warning "$pkg" >/dev/null || { publint "$pkg"; exit 1; }
+  # ESM only by design: CommonJS consumers use import().
+  attw --pack "$pkg" --profile esm-only --quiet || { attw --pack "$pkg" --profile esm-only; exit 1; }
+  echo "package ok: $pkg"
+done
