@@ -1,0 +1,411 @@
+import {
+  AttemptTimeoutError,
+  type Decision,
+  decide,
+  describeError,
+  errorCode,
+  methodAllowsRetry,
+  type RetryInfo,
+} from '@jitterbug/core';
+import { describe, expect, it } from 'vitest';
+import { fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
+
+const NOW = 1_700_000_000_000;
+const stopReason = (d: Decision): string => (d.retry ? 'retry' : d.reason);
+
+describe('decide: statuses', () => {
+  const o = resolved();
+
+  it.each([408, 429, 500, 502, 503, 504])('retries %i on GET', (status) => {
+    expect(decide(outcome({ status }), o).retry).toBe(true);
+  });
+
+  it.each([400, 401, 403, 404, 409, 422, 501, 505])('never retries %i', (status) => {
+    expect(decide(outcome({ status }), o)).toEqual({
+      retry: false,
+      reason: 'status-not-retryable',
+      gaveUp: false,
+    });
+  });
+
+  it.each([200, 201, 204, 301, 304])('stops on %i as a success', (status) => {
+    expect(decide(outcome({ status }), o)).toEqual({ retry: false, reason: 'success', gaveUp: false });
+  });
+
+  it('uses the configured statusCodes', () => {
+    const custom = resolved({ statusCodes: [409] });
+    expect(decide(outcome({ status: 409 }), custom).retry).toBe(true);
+    expect(stopReason(decide(outcome({ status: 503 }), custom))).toBe('status-not-retryable');
+  });
+});
+
+describe('decide: methods and idempotency', () => {
+  const o = resolved();
+
+  it.each(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'QUERY'])('retries %i', (method) => {
+    expect(decide(outcome({ method }), o).retry).toBe(true);
+  });
+
+  it.each(['POST', 'PATCH', 'CONNECT'])('never retries %s on a status', (method) => {
+    expect(decide(outcome({ method, status: 503 }), o)).toEqual({
+      retry: false,
+      reason: 'method-not-idempotent',
+      gaveUp: true,
+    });
+  });
+
+  it('never retries POST on a network error', () => {
+    const d = decide(outcome({ method: 'POST', status: undefined, error: fetchFailed('ECONNRESET') }), o);
+    expect(stopReason(d)).toBe('method-not-idempotent');
+  });
+
+  it('retries POST that carries an Idempotency-Key, on a status and on a network error', () => {
+    const requestHeaders = headers({ 'Idempotency-Key': 'order-42' });
+    expect(decide(outcome({ method: 'POST', requestHeaders }), o).retry).toBe(true);
+    expect(
+      decide(
+        outcome({ method: 'POST', requestHeaders, status: undefined, error: fetchFailed('ECONNREFUSED') }),
+        o,
+      ).retry,
+    ).toBe(true);
+  });
+
+  it('an empty or blank Idempotency-Key does not count', () => {
+    for (const value of ['', '   ']) {
+      const requestHeaders = headers({ 'Idempotency-Key': value });
+      expect(decide(outcome({ method: 'POST', requestHeaders }), o).retry).toBe(false);
+    }
+  });
+
+  it('a 4xx on POST with an idempotency key is still not retried', () => {
+    const requestHeaders = headers({ 'Idempotency-Key': 'k' });
+    expect(stopReason(decide(outcome({ method: 'POST', requestHeaders, status: 400 }), o))).toBe(
+      'status-not-retryable',
+    );
+  });
+
+  it('idempotencyKey: false turns the header off; a custom name is used instead', () => {
+    const withKey = headers({ 'Idempotency-Key': 'k', 'X-Request-Id': 'r' });
+    expect(
+      decide(outcome({ method: 'POST', requestHeaders: withKey }), resolved({ idempotencyKey: false })).retry,
+    ).toBe(false);
+    const custom = resolved({ idempotencyKey: 'X-Request-Id' });
+    expect(decide(outcome({ method: 'POST', requestHeaders: withKey }), custom).retry).toBe(true);
+    expect(
+      decide(outcome({ method: 'POST', requestHeaders: headers({ 'Idempotency-Key': 'k' }) }), custom).retry,
+    ).toBe(false);
+  });
+
+  it('methods can be configured', () => {
+    const o2 = resolved({ methods: ['POST'] });
+    expect(decide(outcome({ method: 'POST' }), o2).retry).toBe(true);
+    expect(stopReason(decide(outcome({ method: 'GET' }), o2))).toBe('method-not-idempotent');
+  });
+
+  it('methodAllowsRetry', () => {
+    expect(methodAllowsRetry('GET', headers(), o)).toBe(true);
+    expect(methodAllowsRetry('POST', headers(), o)).toBe(false);
+    expect(methodAllowsRetry('POST', headers({ 'idempotency-key': 'x' }), o)).toBe(true);
+  });
+});
+
+describe('decide: network errors', () => {
+  const o = resolved();
+  const errorOutcome = (error: unknown) => outcome({ status: undefined, responseHeaders: undefined, error });
+
+  it.each([
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'EPIPE',
+    'ETIMEDOUT',
+    'EAI_AGAIN',
+    'UND_ERR_SOCKET',
+    'UND_ERR_CONNECT_TIMEOUT',
+  ])('retries %s, also inside a cause chain', (code) => {
+    expect(decide(errorOutcome(Object.assign(new Error('x'), { code })), o).retry).toBe(true);
+    expect(decide(errorOutcome(fetchFailed(code)), o).retry).toBe(true);
+  });
+
+  it("finds fetch's TypeError('fetch failed', { cause: { code } })", () => {
+    const error = new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+    expect(errorCode(error)).toBe('ECONNRESET');
+    expect(decide(errorOutcome(error), o).retry).toBe(true);
+  });
+
+  it('does not retry ENOTFOUND, errors without a code, or non-errors', () => {
+    for (const error of [fetchFailed('ENOTFOUND'), new Error('boom'), 'string', undefined, null, 42]) {
+      expect(decide(errorOutcome(error), o)).toEqual({
+        retry: false,
+        reason: 'error-not-retryable',
+        gaveUp: false,
+      });
+    }
+  });
+
+  it('retries an attempt timeout', () => {
+    expect(decide(errorOutcome(new AttemptTimeoutError(1000)), o).retry).toBe(true);
+  });
+
+  it('uses the configured errorCodes', () => {
+    const o2 = resolved({ errorCodes: ['ENOTFOUND'] });
+    expect(decide(errorOutcome(fetchFailed('ENOTFOUND')), o2).retry).toBe(true);
+    expect(decide(errorOutcome(fetchFailed('ECONNRESET')), o2).retry).toBe(false);
+  });
+
+  it('errorCode follows at most 5 causes and survives cycles', () => {
+    let deep: unknown = { code: 'ECONNRESET' };
+    for (let i = 0; i < 5; i++) deep = { cause: deep };
+    expect(errorCode(deep)).toBe('ECONNRESET');
+    expect(errorCode({ cause: deep })).toBeUndefined();
+    const cyclic: { cause?: unknown } = {};
+    cyclic.cause = cyclic;
+    expect(errorCode(cyclic)).toBeUndefined();
+    expect(errorCode({ code: 42, cause: { code: 'EPIPE' } })).toBe('EPIPE');
+  });
+
+  it('describeError gives the code, else the name, else the type', () => {
+    expect(describeError(fetchFailed('ECONNRESET'))).toBe('ECONNRESET');
+    expect(describeError(new RangeError('x'))).toBe('RangeError');
+    expect(describeError('oops')).toBe('string');
+  });
+
+  it('AttemptTimeoutError carries its code and timeout', () => {
+    const error = new AttemptTimeoutError(250);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.code).toBe('ERR_JITTERBUG_ATTEMPT_TIMEOUT');
+    expect(error.timeoutMs).toBe(250);
+    expect(error.name).toBe('AttemptTimeoutError');
+  });
+});
+
+describe('decide: other stop reasons', () => {
+  it('aborted wins over everything and is not a give-up', () => {
+    expect(
+      decide(outcome({ status: undefined, error: new Error('abort'), aborted: true }), resolved()),
+    ).toEqual({
+      retry: false,
+      reason: 'aborted',
+      gaveUp: false,
+    });
+  });
+
+  it('a non-replayable body is a give-up', () => {
+    expect(decide(outcome({ bodyReplayable: false }), resolved())).toEqual({
+      retry: false,
+      reason: 'body-not-replayable',
+      gaveUp: true,
+    });
+  });
+
+  it('max-attempts counts the first attempt', () => {
+    const o = resolved({ maxAttempts: 3 });
+    expect(decide(outcome({ attempt: 2 }), o).retry).toBe(true);
+    expect(decide(outcome({ attempt: 3 }), o)).toEqual({
+      retry: false,
+      reason: 'max-attempts',
+      gaveUp: true,
+    });
+    expect(stopReason(decide(outcome({ attempt: 1 }), resolved({ maxAttempts: 1 })))).toBe('max-attempts');
+  });
+
+  it('route-disabled', () => {
+    const o = { ...resolved(), retry: false };
+    expect(decide(outcome(), o)).toEqual({ retry: false, reason: 'route-disabled', gaveUp: true });
+    expect(decide(outcome({ status: 200 }), o)).toEqual({
+      retry: false,
+      reason: 'route-disabled',
+      gaveUp: false,
+    });
+  });
+
+  it('budget-exhausted when fewer than one token is left', () => {
+    expect(decide(outcome({ budgetTokens: 0.5 }), resolved())).toEqual({
+      retry: false,
+      reason: 'budget-exhausted',
+      gaveUp: true,
+    });
+    expect(decide(outcome({ budgetTokens: 1 }), resolved()).retry).toBe(true);
+  });
+
+  it('deadline: never starts a wait that would end past it', () => {
+    const o = resolved({ deadlineMs: 1000, backoff: { strategy: 'constant', baseMs: 300 } });
+    expect(decide(outcome({ elapsedMs: 700 }), o).retry).toBe(true); // ends at exactly 1000
+    expect(decide(outcome({ elapsedMs: 701 }), o)).toEqual({
+      retry: false,
+      reason: 'deadline',
+      gaveUp: true,
+      refusedDelayMs: 300,
+    });
+  });
+});
+
+describe('decide: backoff', () => {
+  it('uses the strategy with the injected random and returns its next state', () => {
+    const o = resolved({ random: fixed(0.5) });
+    const d = decide(outcome({ backoffState: { attempt: 2 } }), o);
+    expect(d).toEqual({
+      retry: true,
+      delayMs: 200, // 0.5 * min(20000, 100 * 2^2)
+      delaySource: 'backoff',
+      nextBackoffState: { attempt: 3, prevMs: 200 },
+    });
+  });
+
+  it('is pure: the same outcome gives the same decision', () => {
+    const o = resolved({ random: fixed(0.3), backoff: { strategy: 'decorrelated' } });
+    const input = outcome({ backoffState: { attempt: 1, prevMs: 500 } });
+    expect(decide(input, o)).toEqual(decide(input, o));
+  });
+});
+
+describe('decide: Retry-After and rate-limit headers', () => {
+  const o = resolved({ random: fixed(0) });
+  const withHeaders = (values: Record<string, string>, status = 503) =>
+    outcome({ status, responseHeaders: headers(values), nowMs: NOW });
+
+  it('honours Retry-After seconds on any retried status', () => {
+    for (const status of [429, 503, 500]) {
+      expect(decide(withHeaders({ 'Retry-After': '7' }, status), o)).toMatchObject({
+        retry: true,
+        delayMs: 7000,
+        delaySource: 'retry-after',
+      });
+    }
+  });
+
+  it('does not advance the backoff state for a server delay', () => {
+    const d = decide(
+      outcome({ responseHeaders: headers({ 'Retry-After': '1' }), backoffState: { attempt: 4 } }),
+      o,
+    );
+    expect(d).toMatchObject({ retry: true, nextBackoffState: { attempt: 4 } });
+  });
+
+  it('honours an HTTP-date, relative to now', () => {
+    const date = new Date(NOW + 12_000).toUTCString();
+    expect(decide(withHeaders({ 'Retry-After': date }), o)).toMatchObject({ delayMs: 12_000 });
+  });
+
+  it('a past HTTP-date means retry at once', () => {
+    const date = new Date(NOW - 60_000).toUTCString();
+    expect(decide(withHeaders({ 'Retry-After': date }), o)).toMatchObject({ retry: true, delayMs: 0 });
+  });
+
+  it('falls back to RateLimit-Reset, then X-RateLimit-Reset (epoch seconds)', () => {
+    expect(decide(withHeaders({ 'RateLimit-Reset': '3' }), o)).toMatchObject({
+      delayMs: 3000,
+      delaySource: 'ratelimit-reset',
+    });
+    const epoch = String(Math.floor(NOW / 1000) + 20);
+    expect(decide(withHeaders({ 'X-RateLimit-Reset': epoch }), o)).toMatchObject({
+      delayMs: 20_000,
+      delaySource: 'x-ratelimit-reset',
+    });
+    expect(decide(withHeaders({ 'Retry-After': '1', 'RateLimit-Reset': '3' }), o)).toMatchObject({
+      delaySource: 'retry-after',
+    });
+  });
+
+  it('an unparseable Retry-After is skipped, not trusted', () => {
+    expect(decide(withHeaders({ 'Retry-After': 'soon', 'RateLimit-Reset': '2' }), o)).toMatchObject({
+      delayMs: 2000,
+      delaySource: 'ratelimit-reset',
+    });
+    expect(decide(withHeaders({ 'Retry-After': '-5' }), o)).toMatchObject({ delaySource: 'backoff' });
+  });
+
+  it('too long: gives up by default, with the refused delay', () => {
+    expect(decide(withHeaders({ 'Retry-After': '61' }), o)).toEqual({
+      retry: false,
+      reason: 'retry-after-too-long',
+      gaveUp: true,
+      refusedDelayMs: 61_000,
+    });
+    expect(decide(withHeaders({ 'Retry-After': '60' }), o)).toMatchObject({ retry: true, delayMs: 60_000 });
+  });
+
+  it("too long with whenLonger: 'cap' waits maxMs", () => {
+    const capped = resolved({ random: fixed(0.999), retryAfter: { maxMs: 5000, whenLonger: 'cap' } });
+    expect(decide(withHeaders({ 'Retry-After': '3600' }), capped)).toMatchObject({
+      retry: true,
+      delayMs: 5000,
+    });
+  });
+
+  it('adds up to jitterRatio of the server delay, never past maxMs', () => {
+    const jittered = resolved({ random: fixed(0.5), retryAfter: { jitterRatio: 0.2 } });
+    expect(decide(withHeaders({ 'Retry-After': '10' }), jittered)).toMatchObject({ delayMs: 11_000 });
+    const none = resolved({ random: fixed(0.999), retryAfter: { jitterRatio: 0 } });
+    expect(decide(withHeaders({ 'Retry-After': '10' }), none)).toMatchObject({ delayMs: 10_000 });
+    const nearMax = resolved({ random: fixed(0.999) });
+    expect(decide(withHeaders({ 'Retry-After': '59' }), nearMax)).toMatchObject({ delayMs: 60_000 });
+  });
+
+  it('retryAfter: false ignores the headers and uses backoff', () => {
+    const off = resolved({ random: fixed(0.5), retryAfter: false });
+    expect(decide(withHeaders({ 'Retry-After': '3600' }), off)).toMatchObject({
+      retry: true,
+      delayMs: 50,
+      delaySource: 'backoff',
+    });
+  });
+
+  it('Retry-After on a status that is not retried changes nothing', () => {
+    expect(stopReason(decide(withHeaders({ 'Retry-After': '1' }, 404), o))).toBe('status-not-retryable');
+  });
+
+  it('the deadline applies to server delays too', () => {
+    const d = decide(withHeaders({ 'Retry-After': '5' }), resolved({ random: fixed(0), deadlineMs: 4000 }));
+    expect(d).toEqual({ retry: false, reason: 'deadline', gaveUp: true, refusedDelayMs: 5000 });
+  });
+});
+
+describe('decide: shouldRetry', () => {
+  it('undefined keeps the default decision', () => {
+    const o = resolved({ shouldRetry: () => undefined });
+    expect(decide(outcome(), o).retry).toBe(true);
+    expect(stopReason(decide(outcome({ status: 404 }), o))).toBe('status-not-retryable');
+  });
+
+  it('false stops with reason should-retry', () => {
+    expect(decide(outcome(), resolved({ shouldRetry: () => false }))).toEqual({
+      retry: false,
+      reason: 'should-retry',
+      gaveUp: true,
+    });
+  });
+
+  it('true retries what would not be retried (even POST), but never a non-replayable body or past maxAttempts', () => {
+    const o = resolved({ shouldRetry: () => true, maxAttempts: 2 });
+    expect(decide(outcome({ status: 404 }), o).retry).toBe(true);
+    expect(decide(outcome({ method: 'POST' }), o).retry).toBe(true);
+    expect(stopReason(decide(outcome({ bodyReplayable: false }), o))).toBe('body-not-replayable');
+    expect(stopReason(decide(outcome({ attempt: 2 }), o))).toBe('max-attempts');
+  });
+
+  it('receives the request, the outcome and the default decision', () => {
+    const seen: RetryInfo[] = [];
+    const o = resolved({
+      shouldRetry: (info) => {
+        seen.push(info);
+        return undefined;
+      },
+    });
+    const responseHeaders = headers({ 'x-a': '1' });
+    decide(outcome({ method: 'POST', status: 503, responseHeaders, attempt: 2, elapsedMs: 40 }), o);
+    const error = fetchFailed('ECONNRESET');
+    decide(outcome({ status: undefined, error }), o);
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: 'https://api.example.com/items',
+      attempt: 2,
+      status: 503,
+      defaultRetry: false,
+      elapsedMs: 40,
+    });
+    expect(seen[0]?.headers?.('X-A')).toBe('1');
+    expect(seen[0]).not.toHaveProperty('error');
+    expect(seen[1]).toMatchObject({ error, defaultRetry: true });
+    expect(seen[1]).not.toHaveProperty('status');
+  });
+});

@@ -1,0 +1,67 @@
+import {
+  type AttemptOutcome,
+  createRetryPolicy,
+  type HeaderGetter,
+  initialBackoffState,
+  type ResolvedOptions,
+  type RetryOptions,
+  type Sleep,
+} from '@jitterbug/core';
+
+/** A case-insensitive header getter over a plain object. */
+export const headers = (values: Record<string, string> = {}): HeaderGetter => {
+  const lower = new Map(Object.entries(values).map(([k, v]) => [k.toLowerCase(), v]));
+  return (name) => lower.get(name.toLowerCase());
+};
+
+/** A fixed random source. */
+export const fixed =
+  (value: number): (() => number) =>
+  () =>
+    value;
+
+/** A sleep that resolves at once and records every wait. */
+export const recordingSleep = (): Sleep & { calls: number[] } => {
+  const calls: number[] = [];
+  const sleep = (ms: number, signal?: AbortSignal): Promise<void> => {
+    calls.push(ms);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return Promise.resolve();
+  };
+  return Object.assign(sleep, { calls });
+};
+
+/** A controllable clock. */
+export const clock = (start = 1_700_000_000_000): { now: () => number; advance: (ms: number) => void } => {
+  let t = start;
+  return {
+    now: () => t,
+    advance: (ms) => {
+      t += ms;
+    },
+  };
+};
+
+/** Resolved options with deterministic defaults (random 0.5, no budget unless given). */
+export const resolved = (options: RetryOptions = {}): ResolvedOptions =>
+  createRetryPolicy({ random: fixed(0.5), budget: false, ...options }).options;
+
+/** An outcome for `decide` with sensible defaults: GET, first attempt, 503, no headers. */
+export const outcome = (overrides: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
+  method: 'GET',
+  url: 'https://api.example.com/items',
+  requestHeaders: headers(),
+  bodyReplayable: true,
+  attempt: 1,
+  elapsedMs: 0,
+  nowMs: 1_700_000_000_000,
+  backoffState: initialBackoffState,
+  budgetTokens: Number.POSITIVE_INFINITY,
+  status: 503,
+  responseHeaders: headers(),
+  ...overrides,
+});
+
+/** fetch's wrapper around a socket error. */
+export const fetchFailed = (code: string): TypeError =>
+  new TypeError('fetch failed', { cause: Object.assign(new Error(`socket: ${code}`), { code }) });
