@@ -1,0 +1,144 @@
+import {
+  createRetryBudget,
+  createRetryPolicy,
+  DEFAULT_BUDGET,
+  isRetryBudget,
+  type RetryPolicy,
+} from '@jitterbug/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fixed } from './helpers.ts';
+
+/** One request that fails with 503 until `maxAttempts`; returns the attempts it made. */
+const failingRequest = (policy: RetryPolicy): number => {
+  const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+  while (run.next({ status: 503 }).retry) {
+    // an adapter would wait here
+  }
+  return run.attempts;
+};
+
+describe('createRetryBudget', () => {
+  it('starts full, withdraws one per retry, deposits ratio per request up to burst', () => {
+    const budget = createRetryBudget({ ratio: 0.5, burst: 2 });
+    expect(budget.tokens).toBe(2);
+    expect(budget.tryWithdraw()).toBe(true);
+    expect(budget.tryWithdraw()).toBe(true);
+    expect(budget.tokens).toBe(0);
+    expect(budget.tryWithdraw()).toBe(false);
+    expect(budget.tokens).toBe(0);
+    budget.deposit();
+    expect(budget.tryWithdraw()).toBe(false);
+    budget.deposit();
+    expect(budget.tryWithdraw()).toBe(true);
+    for (let i = 0; i < 100; i++) budget.deposit();
+    expect(budget.tokens).toBe(2);
+  });
+
+  it('ten deposits of 0.1 make a whole token despite floating point', () => {
+    const budget = createRetryBudget();
+    while (budget.tryWithdraw()) {}
+    for (let i = 0; i < 9; i++) budget.deposit();
+    expect(budget.tryWithdraw()).toBe(false);
+    budget.deposit();
+    expect(budget.tryWithdraw()).toBe(true);
+  });
+
+  it('has the documented defaults', () => {
+    expect(DEFAULT_BUDGET).toEqual({ ratio: 0.1, burst: 10 });
+    const budget = createRetryBudget();
+    expect([budget.ratio, budget.burst, budget.tokens]).toEqual([0.1, 10, 10]);
+    expect(isRetryBudget(budget)).toBe(true);
+    expect(isRetryBudget({ ratio: 0.1 })).toBe(false);
+  });
+
+  it('rejects bad settings naming the option', () => {
+    expect(() => createRetryBudget({ ratio: -0.1 })).toThrow(/"budget\.ratio"/);
+    expect(() => createRetryBudget({ burst: 0 })).toThrow(/"budget\.burst"/);
+    expect(() => createRetryBudget({ burst: 5 }, 'routes[0].budget')).not.toThrow();
+    expect(() => createRetryBudget({ ratio: 7 }, 'routes[0].budget')).toThrow(/"routes\[0\]\.budget\.ratio"/);
+  });
+});
+
+describe('the budget in a policy', () => {
+  it('during an outage retries stop soon and stay near ratio per request, then resume as requests succeed', () => {
+    const policy = createRetryPolicy({ random: fixed(0), maxAttempts: 3 });
+    const budget = policy.options.budget!;
+    // First requests spend the burst: 10 tokens allow 10 retries (5 requests × 2 retries).
+    const early = Array.from({ length: 5 }, () => failingRequest(policy));
+    expect(early).toEqual([3, 3, 3, 3, 3]);
+    // Then 1000 more failing requests: about 0.1 retries each, not 2.
+    let attempts = 0;
+    for (let i = 0; i < 1000; i++) attempts += failingRequest(policy);
+    const retries = attempts - 1000;
+    expect(retries).toBeGreaterThanOrEqual(95);
+    expect(retries).toBeLessThanOrEqual(101);
+    expect(budget.tokens).toBeLessThan(1);
+    // The outage ends: successful requests refill the bucket; retries resume by themselves.
+    for (let i = 0; i < 100; i++) {
+      const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+      expect(run.next({ status: 200 }).retry).toBe(false);
+    }
+    expect(budget.tokens).toBeCloseTo(10, 9);
+    expect(failingRequest(policy)).toBe(3);
+  });
+
+  it('reports budget-exhausted to onGiveUp', () => {
+    const reasons: string[] = [];
+    const policy = createRetryPolicy({
+      budget: { burst: 1, ratio: 0 },
+      onGiveUp: (e) => reasons.push(e.reason),
+    });
+    failingRequest(policy);
+    failingRequest(policy);
+    expect(reasons).toEqual(['budget-exhausted', 'budget-exhausted']);
+  });
+
+  it('is shared between policies given the same budget object', () => {
+    const shared = createRetryBudget({ burst: 2, ratio: 0 });
+    const a = createRetryPolicy({ budget: shared });
+    const b = createRetryPolicy({ budget: shared });
+    expect(a.options.budget).toBe(shared);
+    expect(failingRequest(a)).toBe(3); // spends both tokens
+    expect(failingRequest(b)).toBe(1); // nothing left for b
+  });
+
+  it('budget: false means no budget and unlimited retries', () => {
+    const policy = createRetryPolicy({ budget: false, maxAttempts: 3 });
+    expect(policy.options.budget).toBeUndefined();
+    for (let i = 0; i < 50; i++) expect(failingRequest(policy)).toBe(3);
+  });
+
+  it('onRetry reports the tokens left only when there is a budget', () => {
+    const tokens: (number | undefined)[] = [];
+    const onRetry = (e: { budgetTokens?: number }) => tokens.push(e.budgetTokens);
+    createRetryPolicy({ onRetry, maxAttempts: 2 })
+      .begin({ method: 'GET', url: 'http://x/' })
+      .next({ status: 503 });
+    createRetryPolicy({ onRetry, maxAttempts: 2, budget: false })
+      .begin({ method: 'GET', url: 'http://x/' })
+      .next({ status: 503 });
+    expect(tokens).toEqual([9, undefined]);
+  });
+
+  it('keeps the documented bound retries <= burst + ratio × requests', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 300 }),
+        (ratio, burst, maxAttempts, failures) => {
+          const policy = createRetryPolicy({ budget: { ratio, burst }, maxAttempts, random: fixed(0) });
+          let retries = 0;
+          for (const fails of failures) {
+            const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+            while (run.next({ status: fails ? 503 : 200 }).retry) retries++;
+          }
+          // The 1e-9 withdrawal tolerance may lend at most 1e-9 per retry.
+          expect(retries).toBeLessThanOrEqual(burst + ratio * failures.length + 1e-9 * retries + 1e-9);
+        },
+      ),
+    );
+  });
+});

@@ -1,0 +1,152 @@
+import { createRetryBudget, createRetryPolicy, type RetryEvent } from '@jitterbug/core';
+import { describe, expect, it } from 'vitest';
+import { fixed } from './helpers.ts';
+
+const url = (path: string) => `https://api.example.com${path}`;
+
+describe('routes', () => {
+  it('"METHOD /path" matches the method and the path', () => {
+    const policy = createRetryPolicy({ routes: [{ match: 'POST /payments/*', maxAttempts: 7 }] });
+    expect(policy.resolve('POST', url('/payments/42')).maxAttempts).toBe(7);
+    expect(policy.resolve('GET', url('/payments/42')).maxAttempts).toBe(3);
+    expect(policy.resolve('POST', url('/orders/42')).maxAttempts).toBe(3);
+    expect(policy.resolve('POST', url('/payments/42')).route).toBe('POST /payments/*');
+    expect(policy.resolve('GET', url('/other')).route).toBeUndefined();
+  });
+
+  it('"/path" matches any method; the query string is ignored', () => {
+    const policy = createRetryPolicy({ routes: [{ match: '/reports/:id', maxAttempts: 5 }] });
+    for (const method of ['GET', 'DELETE', 'POST']) {
+      expect(policy.resolve(method, url('/reports/9?full=1')).maxAttempts).toBe(5);
+    }
+    expect(policy.resolve('GET', url('/reports/9/pdf')).maxAttempts).toBe(3);
+  });
+
+  it('"GET|HEAD /path" matches any listed method, in any case', () => {
+    const policy = createRetryPolicy({ routes: [{ match: 'get|Head /cache/*', maxAttempts: 9 }] });
+    expect(policy.resolve('GET', url('/cache/a')).maxAttempts).toBe(9);
+    expect(policy.resolve('HEAD', url('/cache/a')).maxAttempts).toBe(9);
+    expect(policy.resolve('PUT', url('/cache/a')).maxAttempts).toBe(3);
+  });
+
+  it('begin() upper-cases the method before matching', () => {
+    const policy = createRetryPolicy({ routes: [{ match: 'POST /p', maxAttempts: 4 }] });
+    expect(policy.begin({ method: 'post', url: url('/p') }).options.maxAttempts).toBe(4);
+  });
+
+  it('a relative URL is matched by its path', () => {
+    const policy = createRetryPolicy({ routes: [{ match: '/rel/*', maxAttempts: 4 }] });
+    expect(policy.resolve('GET', '/rel/x').maxAttempts).toBe(4);
+  });
+
+  it.skipIf(typeof globalThis.URLPattern === 'undefined')('accepts a URLPattern', () => {
+    const policy = createRetryPolicy({
+      routes: [
+        { match: new URLPattern({ hostname: 'uploads.example.com', pathname: '/files/*' }), maxAttempts: 6 },
+      ],
+    });
+    expect(policy.resolve('PUT', 'https://uploads.example.com/files/a').maxAttempts).toBe(6);
+    expect(policy.resolve('PUT', 'https://api.example.com/files/a').maxAttempts).toBe(3);
+    expect(policy.resolve('PUT', 'https://uploads.example.com/files/a').route).toBe('routes[0]');
+  });
+
+  it('accepts a predicate on method and URL', () => {
+    const seen: { method: string; url: URL }[] = [];
+    const policy = createRetryPolicy({
+      routes: [
+        {
+          match: (request) => {
+            seen.push(request);
+            return request.url.searchParams.has('slow');
+          },
+          name: 'slow',
+          maxAttempts: 2,
+        },
+      ],
+    });
+    expect(policy.resolve('GET', url('/a?slow=1')).maxAttempts).toBe(2);
+    expect(policy.resolve('GET', url('/a')).maxAttempts).toBe(3);
+    expect(seen[0]?.method).toBe('GET');
+    expect(seen[0]?.url).toBeInstanceOf(URL);
+    expect(policy.resolve('GET', url('/a?slow=1')).route).toBe('slow');
+  });
+
+  it('a predicate must return exactly true', () => {
+    const policy = createRetryPolicy({
+      routes: [{ match: (() => 1) as unknown as () => boolean, maxAttempts: 2 }],
+    });
+    expect(policy.resolve('GET', url('/')).maxAttempts).toBe(3);
+  });
+
+  it('the first matching rule wins', () => {
+    const policy = createRetryPolicy({
+      routes: [
+        { match: '/a/special', maxAttempts: 1 },
+        { match: '/a/*', maxAttempts: 2 },
+        { match: '/*', maxAttempts: 4 },
+      ],
+    });
+    expect(policy.resolve('GET', url('/a/special')).maxAttempts).toBe(1);
+    expect(policy.resolve('GET', url('/a/other')).maxAttempts).toBe(2);
+    expect(policy.resolve('GET', url('/b')).maxAttempts).toBe(4);
+  });
+
+  it('retry: false disables retries for matching requests', () => {
+    const giveUps: string[] = [];
+    const policy = createRetryPolicy({
+      onGiveUp: (e) => giveUps.push(`${e.reason} ${e.route}`),
+      routes: [{ match: '/no-retry/*', retry: false }],
+    });
+    const run = policy.begin({ method: 'GET', url: url('/no-retry/x') });
+    expect(run.next({ status: 503 })).toMatchObject({ retry: false, reason: 'route-disabled' });
+    expect(giveUps).toEqual(['route-disabled /no-retry/*']);
+    expect(policy.begin({ method: 'GET', url: url('/yes') }).next({ status: 503 }).retry).toBe(true);
+  });
+
+  it('overrides only the fields given; the rest come from the base options', () => {
+    const onRetry = (_e: RetryEvent) => {};
+    const policy = createRetryPolicy({
+      maxAttempts: 5,
+      statusCodes: [503],
+      deadlineMs: 9000,
+      onRetry,
+      random: fixed(0.25),
+      routes: [{ match: 'POST /pay', methods: ['POST'], backoff: { strategy: 'constant', baseMs: 10 } }],
+    });
+    const route = policy.resolve('POST', url('/pay'));
+    expect(route.maxAttempts).toBe(5);
+    expect([...route.statusCodes]).toEqual([503]);
+    expect(route.deadlineMs).toBe(9000);
+    expect(route.onRetry).toBe(onRetry);
+    expect(route.random).toBe(policy.options.random);
+    expect(route.budget).toBe(policy.options.budget);
+    expect([...route.methods]).toEqual(['POST']);
+    expect(route.backoffParams).toEqual({ baseMs: 10, capMs: 20_000 });
+    expect(route.retry).toBe(true);
+  });
+
+  it('a route may have its own budget or none', () => {
+    const own = createRetryBudget({ burst: 3 });
+    const policy = createRetryPolicy({
+      routes: [
+        { match: '/own', budget: own },
+        { match: '/none', budget: false },
+      ],
+    });
+    expect(policy.resolve('GET', url('/own')).budget).toBe(own);
+    expect(policy.resolve('GET', url('/none')).budget).toBeUndefined();
+  });
+
+  it('the route name appears in events and the summary', () => {
+    const routes: (string | undefined)[] = [];
+    const policy = createRetryPolicy({
+      onRetry: (e) => routes.push(e.route),
+      onFinish: (s) => routes.push(s.route),
+      routes: [{ match: '/named', name: 'named-route' }],
+    });
+    const run = policy.begin({ method: 'GET', url: url('/named') });
+    run.next({ status: 503 });
+    run.next({ status: 200 });
+    expect(routes).toEqual(['named-route', 'named-route']);
+  });
+});
