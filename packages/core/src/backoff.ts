@@ -78,8 +78,10 @@ export const full: Backoff = (state, params, random) => {
 
 /** Equal jitter: `t/2 + random(0, t/2)` with `t = min(cap, base · 2^attempt)`. */
 export const equal: Backoff = (state, params, random) => {
-  const half = exponentialEnvelope(state.attempt, params) / 2;
-  const delay = half + between(0, half, random);
+  const envelope = exponentialEnvelope(state.attempt, params);
+  const half = envelope / 2;
+  // min(): with subnormal numbers half + half can round above the envelope.
+  const delay = Math.min(envelope, half + between(0, half, random));
   return [delay, advance(state, delay)];
 };
 
