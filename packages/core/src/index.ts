@@ -31,6 +31,7 @@ export {
 } from './budget.ts';
 export { type AttemptOutcome, type Decision, decide, methodAllowsRetry } from './decide.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
+export { mayRetry } from './may-retry.ts';
 export {
   type BackoffOptions,
   DEFAULTS,

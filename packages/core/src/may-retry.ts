@@ -1,0 +1,18 @@
+/**
+ * Whether a request could be retried at all, before it is sent: adapters ask this before doing
+ * work that only pays off on a retry (reading a stream body into memory so it can be replayed).
+ */
+import { methodAllowsRetry } from './decide.ts';
+import type { ResolvedOptions } from './options.ts';
+import type { HeaderGetter } from './retry-after.ts';
+
+/**
+ * `false` when no outcome of the request can lead to a retry under `options`: retries disabled for
+ * its route, `maxAttempts` 1, or a method that is not retried and no idempotency key (unless a
+ * `shouldRetry` hook could still ask for one). `true` means a retry is possible, not that one will
+ * happen: every actual decision is {@link RetryRun.next}'s.
+ */
+export const mayRetry = (options: ResolvedOptions, method: string, requestHeaders: HeaderGetter): boolean =>
+  options.retry &&
+  options.maxAttempts > 1 &&
+  (options.shouldRetry !== undefined || methodAllowsRetry(method.toUpperCase(), requestHeaders, options));
