@@ -1,0 +1,87 @@
+import {
+  createRetryPolicy,
+  getRetryInfo,
+  type RetrySummary,
+  seededRandom,
+  setRetryInfo,
+} from '@jitterbug/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+describe('seededRandom', () => {
+  it('is reproducible and in [0, 1)', () => {
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const a = seededRandom(seed);
+        const b = seededRandom(seed);
+        for (let i = 0; i < 20; i++) {
+          const x = a();
+          expect(x).toBe(b());
+          expect(x).toBeGreaterThanOrEqual(0);
+          expect(x).toBeLessThan(1);
+        }
+      }),
+    );
+  });
+
+  it('different and neighbouring seeds give different sequences', () => {
+    const firsts = new Set(Array.from({ length: 100 }, (_, seed) => seededRandom(seed)()));
+    expect(firsts.size).toBe(100);
+    // Neighbouring seeds do not start close to each other.
+    const gaps = Array.from({ length: 99 }, (_, s) => Math.abs(seededRandom(s)() - seededRandom(s + 1)()));
+    expect(gaps.filter((g) => g < 0.01).length).toBeLessThan(10);
+  });
+
+  it('is roughly uniform', () => {
+    const random = seededRandom(7);
+    const buckets = new Array<number>(10).fill(0);
+    for (let i = 0; i < 10_000; i++) buckets[Math.floor(random() * 10)]!++;
+    for (const count of buckets) expect(count).toBeGreaterThan(850);
+  });
+
+  it('rejects a non-finite seed', () => {
+    expect(() => seededRandom(Number.NaN)).toThrow(TypeError);
+    expect(() => seededRandom(Number.POSITIVE_INFINITY)).toThrow(TypeError);
+  });
+});
+
+describe('getRetryInfo / setRetryInfo', () => {
+  const summary: RetrySummary = {
+    method: 'GET',
+    url: 'https://api.example.com/',
+    attempts: 2,
+    totalDelayMs: 50,
+    elapsedMs: 70,
+    outcome: 'success',
+    reason: 'success',
+    status: 200,
+  };
+
+  it('reads back the summary attached to a response or an error', () => {
+    const response = new Response('ok');
+    const error = new Error('x');
+    const fn = () => {};
+    setRetryInfo(response, summary);
+    setRetryInfo(error, { ...summary, outcome: 'failure' });
+    setRetryInfo(fn, summary);
+    expect(getRetryInfo(response)).toBe(summary);
+    expect(getRetryInfo(error)?.outcome).toBe('failure');
+    expect(getRetryInfo(fn)).toBe(summary);
+  });
+
+  it('is undefined for other values and ignores primitives', () => {
+    expect(getRetryInfo({})).toBeUndefined();
+    expect(getRetryInfo(null)).toBeUndefined();
+    expect(getRetryInfo('x')).toBeUndefined();
+    expect(() => setRetryInfo('x', summary)).not.toThrow();
+    expect(() => setRetryInfo(undefined, summary)).not.toThrow();
+  });
+
+  it('round-trips a real run summary', () => {
+    const run = createRetryPolicy().begin({ method: 'GET', url: 'https://api.example.com/' });
+    run.next({ status: 200 });
+    const response = {};
+    setRetryInfo(response, run.summary!);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, reason: 'success', outcome: 'success' });
+  });
+});

@@ -1,0 +1,145 @@
+import {
+  MAX_SERVER_DELAY_MS,
+  parseHttpDate,
+  parseRateLimitReset,
+  parseRetryAfter,
+  serverDelay,
+} from '@jitterbug/core';
+import { describe, expect, it } from 'vitest';
+import { headers } from './helpers.ts';
+
+const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
+
+describe('parseRetryAfter', () => {
+  it('reads delta-seconds', () => {
+    expect(parseRetryAfter('0', NOW)).toBe(0);
+    expect(parseRetryAfter('120', NOW)).toBe(120_000);
+    expect(parseRetryAfter('  5 ', NOW)).toBe(5000);
+    expect(parseRetryAfter('1.5', NOW)).toBe(1500);
+  });
+
+  it('reads the three HTTP-date forms of RFC 9110', () => {
+    const in30s = NOW + 30_000;
+    expect(parseRetryAfter(new Date(in30s).toUTCString(), NOW)).toBe(30_000);
+    expect(parseRetryAfter('Sunday, 01-Jun-25 12:00:30 GMT', NOW)).toBe(30_000);
+    expect(parseRetryAfter('Sun Jun  1 12:00:30 2025', NOW)).toBe(30_000);
+    expect(parseRetryAfter('sun, 01 jun 2025 12:00:30 gmt', NOW)).toBe(30_000);
+  });
+
+  it('a date in the past means 0', () => {
+    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', NOW)).toBe(0);
+  });
+
+  it('returns undefined for absent or garbage values', () => {
+    for (const value of [
+      undefined,
+      null,
+      '',
+      '   ',
+      'soon',
+      '-1',
+      '+5',
+      '1e3',
+      '0x10',
+      'NaN',
+      'Infinity',
+      '5 s',
+      '1.',
+      '.5',
+    ]) {
+      expect(parseRetryAfter(value, NOW)).toBeUndefined();
+    }
+    expect(parseRetryAfter('Sun, 32 Jun 2025 12:00:00 GMT', NOW)).toBeUndefined();
+    expect(parseRetryAfter('Sun, 01 Foo 2025 12:00:00 GMT', NOW)).toBeUndefined();
+    expect(parseRetryAfter('Sun, 01 Jun 2025 24:00:00 GMT', NOW)).toBeUndefined();
+    expect(parseRetryAfter('Sun, 01 Jun 2025 12:00:00 PST', NOW)).toBeUndefined();
+  });
+
+  it('huge values are bounded, never Infinity', () => {
+    expect(parseRetryAfter('9'.repeat(400), NOW)).toBe(MAX_SERVER_DELAY_MS);
+    expect(parseRetryAfter('99999999999999999999', NOW)).toBe(MAX_SERVER_DELAY_MS);
+    expect(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', NOW)).toBeLessThanOrEqual(MAX_SERVER_DELAY_MS);
+  });
+
+  it('never returns NaN even with a broken clock', () => {
+    expect(parseRetryAfter('Sun, 01 Jun 2025 12:00:30 GMT', Number.NaN)).toBe(0);
+    expect(parseRetryAfter('Sun, 01 Jun 2025 12:00:30 GMT', Number.NEGATIVE_INFINITY)).toBe(
+      MAX_SERVER_DELAY_MS,
+    );
+    expect(parseRetryAfter('Sun, 01 Jun 2025 12:00:30 GMT', Number.POSITIVE_INFINITY)).toBe(0);
+  });
+
+  it('defaults now to Date.now()', () => {
+    const future = new Date(Date.now() + 3_600_000).toUTCString();
+    const ms = parseRetryAfter(future);
+    expect(ms).toBeGreaterThan(3_500_000);
+    expect(ms).toBeLessThanOrEqual(3_600_000);
+  });
+});
+
+describe('parseHttpDate', () => {
+  it('reads a leap second as :59 and keeps two-digit RFC 850 years in the right century', () => {
+    expect(parseHttpDate('Tue, 30 Jun 2015 23:59:60 GMT')).toBe(Date.UTC(2015, 5, 30, 23, 59, 59));
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT')).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
+    expect(parseHttpDate('Monday, 01-Jan-24 00:00:00 GMT')).toBe(Date.UTC(2024, 0, 1));
+  });
+
+  it('takes four-digit years below 100 as written', () => {
+    const date = new Date(0);
+    date.setUTCFullYear(50, 0, 1);
+    expect(parseHttpDate('Sat, 01 Jan 0050 00:00:00 GMT')).toBe(date.getTime());
+  });
+});
+
+describe('parseRateLimitReset', () => {
+  it('reads delta-seconds', () => {
+    expect(parseRateLimitReset('0', NOW)).toBe(0);
+    expect(parseRateLimitReset('30', NOW)).toBe(30_000);
+    expect(parseRateLimitReset('2.5', NOW)).toBe(2500);
+  });
+
+  it('reads epoch seconds (GitHub) and epoch milliseconds', () => {
+    expect(parseRateLimitReset(String(NOW / 1000 + 42), NOW)).toBe(42_000);
+    expect(parseRateLimitReset(String(NOW + 1234), NOW)).toBe(1234);
+    expect(parseRateLimitReset(String(NOW / 1000 - 42), NOW)).toBe(0);
+  });
+
+  it('rejects garbage', () => {
+    for (const value of [undefined, null, '', 'x', '-3', '1e9', 'Sun, 01 Jun 2025 12:00:30 GMT']) {
+      expect(parseRateLimitReset(value, NOW)).toBeUndefined();
+    }
+  });
+
+  it('bounds huge values', () => {
+    expect(parseRateLimitReset('9'.repeat(400), NOW)).toBe(MAX_SERVER_DELAY_MS);
+  });
+});
+
+describe('serverDelay', () => {
+  it('prefers Retry-After, then RateLimit-Reset, then X-RateLimit-Reset; skips unparseable ones', () => {
+    expect(
+      serverDelay(headers({ 'Retry-After': '1', 'RateLimit-Reset': '2', 'X-RateLimit-Reset': '3' }), NOW),
+    ).toEqual({
+      ms: 1000,
+      source: 'retry-after',
+    });
+    expect(serverDelay(headers({ 'Retry-After': 'x', 'RateLimit-Reset': '2' }), NOW)).toEqual({
+      ms: 2000,
+      source: 'ratelimit-reset',
+    });
+    expect(serverDelay(headers({ 'RateLimit-Reset': 'y', 'X-RateLimit-Reset': '3' }), NOW)).toEqual({
+      ms: 3000,
+      source: 'x-ratelimit-reset',
+    });
+    expect(serverDelay(headers({}), NOW)).toBeUndefined();
+  });
+
+  it('asks for lower-case header names', () => {
+    const asked: string[] = [];
+    serverDelay((name) => {
+      asked.push(name);
+      return null;
+    }, NOW);
+    expect(asked).toEqual(['retry-after', 'ratelimit-reset', 'x-ratelimit-reset']);
+  });
+});
