@@ -1,0 +1,17 @@
+/**
+ * `@jitterbug/undici`: retries with exponential backoff and jitter for undici's `request()`, undici's
+ * `fetch()` and Node's global `fetch`, as a `Dispatcher.compose` interceptor.
+ *
+ * @packageDocumentation
+ */
+export {
+  createRetryPolicy,
+  getRetryInfo,
+  type RetryOptions,
+  type RetryPolicy,
+  type RetryPolicyOrOptions,
+  type RetrySummary,
+  type RouteRule,
+} from '@jitterbug/core';
+export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';
+export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, retryInterceptor, type UndiciRetryOptions } from './interceptor.ts';

@@ -1,0 +1,103 @@
+/**
+ * `retryInterceptor`: jitterbug for undici, as an interceptor for `Dispatcher.compose`.
+ */
+import { type RetryPolicyOrOptions, type RetryRun, toRetryPolicy } from '@jitterbug/core';
+import type { Dispatcher } from 'undici';
+import { prepareBody } from './body.ts';
+import { toNewHandler } from './legacy.ts';
+import { requestBodyKind, requestHeaderGetter, requestUrl } from './request-info.ts';
+import { RetryingRequest } from './retrying-request.ts';
+import type { DispatchOpts, LegacyHandler, NewHandler, NextDispatch } from './types.ts';
+
+/** Settings of the undici adapter itself (retry behaviour is configured by the policy). */
+export interface UndiciRetryOptions {
+  /**
+   * Adds `x-jitterbug-attempts` and `x-jitterbug-total-delay-ms` to the final response's headers,
+   * the one way to read a request's retry summary that survives `fetch` (see the README). Default
+   * `false`: the caller gets the response exactly as without jitterbug.
+   */
+  readonly infoHeaders?: boolean;
+  /**
+   * `fetch` hands every request body (a string too) to the dispatcher as a stream, with its
+   * `content-length` when it had one. Such a body of at most this many bytes is read into memory
+   * before the first attempt so that it can be sent again. Node and web streams are not affected
+   * (see `bufferStreamBytes`). Default 1 MiB; `0` turns it off (then a fetch request with a body is
+   * never retried unless `bufferStreamBytes` covers it).
+   */
+  readonly knownLengthBodyBytes?: number;
+}
+
+/** The default of {@link UndiciRetryOptions.knownLengthBodyBytes}: 1 MiB. */
+export const DEFAULT_KNOWN_LENGTH_BODY_BYTES = 1_048_576;
+
+const checkAdapterOptions = (
+  options: UndiciRetryOptions,
+): { infoHeaders: boolean; knownLengthBodyBytes: number } => {
+  for (const key of Object.keys(options)) {
+    if (key !== 'infoHeaders' && key !== 'knownLengthBodyBytes') {
+      throw new TypeError(`jitterbug: unknown undici adapter option "${key}"`);
+    }
+  }
+  const { infoHeaders = false, knownLengthBodyBytes = DEFAULT_KNOWN_LENGTH_BODY_BYTES } = options;
+  if (typeof infoHeaders !== 'boolean')
+    throw new TypeError('jitterbug: option "infoHeaders" must be a boolean');
+  if (
+    typeof knownLengthBodyBytes !== 'number' ||
+    !(knownLengthBodyBytes >= 0) ||
+    !Number.isFinite(knownLengthBodyBytes)
+  ) {
+    throw new TypeError('jitterbug: option "knownLengthBodyBytes" must be a finite number >= 0');
+  }
+  return { infoHeaders, knownLengthBodyBytes };
+};
+
+/**
+ * An interceptor that retries requests as `optionsOrPolicy` decides (options for a new policy, or a
+ * policy to share its retry budget), for `Dispatcher.compose`:
+ *
+ * ```ts
+ * const dispatcher = new Agent().compose(retryInterceptor({ maxAttempts: 4 }));
+ * await request(url, { dispatcher });      // undici request()
+ * await fetch(url, { dispatcher });        // undici fetch() or Node's global fetch
+ * ```
+ *
+ * Works on undici 7 and 8 dispatchers, and accepts handlers in both of undici's APIs, so an undici 8
+ * agent composed with it also serves Node's global `fetch` (whose bundled undici hands over legacy
+ * handlers). Upgrades and `CONNECT` pass through unretried.
+ *
+ * @throws TypeError naming the option when an option is invalid.
+ */
+export const retryInterceptor = (
+  optionsOrPolicy?: RetryPolicyOrOptions,
+  adapterOptions: UndiciRetryOptions = {},
+): Dispatcher.DispatcherComposeInterceptor => {
+  const policy = toRetryPolicy(optionsOrPolicy);
+  const settings = checkAdapterOptions(adapterOptions);
+  const interceptor = (next: NextDispatch, interceptorOrigin?: unknown): NextDispatch =>
+    function retryDispatch(opts: DispatchOpts, handler: NewHandler | LegacyHandler): boolean {
+      const caller = toNewHandler(handler);
+      if (opts.upgrade || opts.method === 'CONNECT') return next(opts, caller);
+      const headers = requestHeaderGetter(opts.headers);
+      let run: RetryRun;
+      try {
+        run = policy.begin({
+          method: opts.method,
+          url: requestUrl(opts, interceptorOrigin),
+          headers,
+          body: requestBodyKind(opts.body),
+        });
+      } catch (error) {
+        caller.onResponseError?.(null, error as Error);
+        return true;
+      }
+      const request = new RetryingRequest(next, caller, run, settings);
+      const prepared = prepareBody(opts, run, headers, settings.knownLengthBodyBytes);
+      if (prepared === opts) return request.start(opts);
+      (prepared as Promise<DispatchOpts>).then(
+        (ready) => request.start(ready),
+        (error: unknown) => request.failBeforeStart(error as Error),
+      );
+      return true;
+    };
+  return interceptor as unknown as Dispatcher.DispatcherComposeInterceptor;
+};

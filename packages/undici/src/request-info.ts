@@ -1,0 +1,85 @@
+/**
+ * Reads what the policy needs from undici's dispatch options: method, absolute URL, request
+ * headers (for the idempotency key) and how the body behaves when sent again.
+ */
+import { type BodyKind, bodyKind, type HeaderGetter } from '@jitterbug/core';
+import type { DispatchOpts, HeaderRecord } from './types.ts';
+
+const NO_HEADERS: HeaderGetter = () => undefined;
+
+const joinValue = (value: unknown): string | undefined => {
+  if (value === undefined || value === null) return undefined;
+  return Array.isArray(value) ? value.map(String).join(', ') : String(value);
+};
+
+/**
+ * A case-insensitive reader over any header shape undici accepts: a record, a flat
+ * `[name, value, …]` array, or an iterable of `[name, value]` pairs (`Headers`, `Map`, …).
+ */
+export const requestHeaderGetter = (headers: unknown): HeaderGetter => {
+  if (headers === undefined || headers === null || typeof headers !== 'object') return NO_HEADERS;
+  if (Array.isArray(headers)) {
+    if (headers.length > 0 && !Array.isArray(headers[0])) {
+      const flat = headers as unknown[];
+      return (name) => {
+        const lower = name.toLowerCase();
+        for (let i = 0; i + 1 < flat.length; i += 2) {
+          if (String(flat[i]).toLowerCase() === lower) return joinValue(flat[i + 1]);
+        }
+        return undefined;
+      };
+    }
+  }
+  if (Array.isArray(headers) || typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    const pairs = headers as Iterable<readonly [unknown, unknown]>;
+    return (name) => {
+      const lower = name.toLowerCase();
+      for (const [key, value] of pairs) if (String(key).toLowerCase() === lower) return joinValue(value);
+      return undefined;
+    };
+  }
+  const record = headers as Record<string, unknown>;
+  return (name) => {
+    const lower = name.toLowerCase();
+    if (Object.hasOwn(record, lower)) return joinValue(record[lower]);
+    for (const key of Object.keys(record)) if (key.toLowerCase() === lower) return joinValue(record[key]);
+    return undefined;
+  };
+};
+
+/** A reader over response headers as undici passes them (lower-case names). */
+export const responseHeaderGetter =
+  (headers: HeaderRecord | null | undefined): HeaderGetter =>
+  (name) =>
+    headers ? joinValue(headers[name.toLowerCase()]) : undefined;
+
+const originOf = (origin: unknown): string => {
+  if (origin instanceof URL) return origin.origin;
+  return typeof origin === 'string' ? origin.replace(/\/+$/, '') : '';
+};
+
+/** The request's absolute URL (or its path alone when no origin is known). */
+export const requestUrl = (opts: DispatchOpts, fallbackOrigin: unknown): string => {
+  const path = opts.path;
+  if (/^https?:\/\//i.test(path)) return path;
+  return `${originOf(opts.origin ?? fallbackOrigin)}${path}`;
+};
+
+/** undici's own `FormData` is not Node's global class, so `instanceof` misses it. */
+const isFormDataLike = (body: object): boolean =>
+  (body as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag] === 'FormData' &&
+  typeof (body as { getAll?: unknown }).getAll === 'function';
+
+/**
+ * How the dispatch body behaves when sent again. undici re-encodes a `FormData` on every dispatch,
+ * so one is replayable whichever class made it; everything else is classified by the core.
+ */
+export const requestBodyKind = (body: unknown): BodyKind =>
+  typeof body === 'object' && body !== null && isFormDataLike(body) ? 'replayable' : bodyKind(body);
+
+/** The request's declared `content-length`, when it is a plain non-negative integer. */
+export const declaredLength = (headers: HeaderGetter): number | undefined => {
+  const value = headers('content-length');
+  if (value === undefined || value === null || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value);
+};

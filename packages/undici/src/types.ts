@@ -1,0 +1,74 @@
+/**
+ * The shapes of undici's dispatch protocol that this adapter relies on, written structurally so the
+ * same code serves undici 7, undici 8 and the undici inside Node's global `fetch` (6.x in Node 22,
+ * 7.x in Node 24) without importing any of them at run time.
+ */
+import type { Duplex } from 'node:stream';
+
+/** Response headers as undici hands them to new-API handlers: lower-case names. */
+export type HeaderRecord = Record<string, string | string[] | undefined>;
+
+/** Raw headers: alternating names and values, as the HTTP parser produced them. */
+export type RawHeaders = Array<Buffer | string | Array<Buffer | string>>;
+
+/** What a new-API handler is given to steer its request (undici's `DispatchController`). */
+export interface Controller {
+  readonly aborted: boolean;
+  readonly paused: boolean;
+  readonly reason: unknown;
+  rawHeaders?: RawHeaders | HeaderRecord | null | undefined;
+  rawTrailers?: RawHeaders | HeaderRecord | null | undefined;
+  abort(reason: Error): void;
+  pause(): void;
+  resume(): void;
+}
+
+/** A handler in undici's current API (the only one undici 8 accepts). */
+export interface NewHandler {
+  onRequestStart?(controller: Controller, context: unknown): void;
+  onRequestUpgrade?(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void;
+  onResponseStarted?(): void;
+  onResponseStart?(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage?: string,
+  ): void;
+  onResponseData?(controller: Controller, chunk: Buffer): void;
+  onResponseEnd?(controller: Controller, trailers: HeaderRecord): void;
+  onResponseError?(controller: Controller | null, error: Error): void;
+  onRequestSent?(): void;
+  onBodySent?(chunk: Buffer): void;
+}
+
+/** A handler in undici's legacy API (undici 6, and still accepted by undici 7). */
+export interface LegacyHandler {
+  onConnect?(abort: (reason?: Error) => void, context?: unknown): void;
+  onResponseStarted?(): void;
+  onHeaders?(
+    statusCode: number,
+    rawHeaders: RawHeaders,
+    resume: () => void,
+    statusText?: string,
+  ): boolean | undefined;
+  onUpgrade?(statusCode: number, rawHeaders: RawHeaders, socket: Duplex): void;
+  onData?(chunk: Buffer): boolean | undefined;
+  onComplete?(trailers: RawHeaders | null): void;
+  onError?(error: Error): void;
+  onRequestSent?(): void;
+  onBodySent?(chunk: Buffer): void;
+}
+
+/** The options of one dispatch, as far as this adapter reads them. */
+export interface DispatchOpts {
+  origin?: string | URL | undefined;
+  path: string;
+  method: string;
+  body?: unknown;
+  headers?: unknown;
+  upgrade?: boolean | string | null | undefined;
+  [key: string]: unknown;
+}
+
+/** The next dispatch in the chain. */
+export type NextDispatch = (opts: DispatchOpts, handler: NewHandler) => boolean;

@@ -1,0 +1,202 @@
+/**
+ * Conformance drivers for `@jitterbug/undici`: one interceptor, composed onto an undici 8 or an
+ * undici 7 `Agent`, serving undici's `request()`, undici's `fetch()` and Node's global `fetch`.
+ *
+ * Retry info is read the documented ways: `getRetryInfo(error)` (fetch: `error.cause`) for errors,
+ * `getRetryInfo(res.headers)` for undici 8's `request()`, otherwise the policy's `onFinish` (only
+ * when the scenario passes options, not a ready policy; matched by method and URL, in order).
+ */
+import { Readable } from 'node:stream';
+import { getRetryInfo, isRetryPolicy, type RetryPolicyOrOptions, type RetrySummary } from '@jitterbug/core';
+import { retryInterceptor } from '@jitterbug/undici';
+import * as undici8 from 'undici';
+import * as undici7 from 'undici7';
+import type {
+  ConformanceBody,
+  ConformanceClient,
+  ConformanceDriver,
+  ConformanceOutcome,
+  ConformanceRequest,
+  ConformanceResult,
+} from '../driver.ts';
+
+type Client = 'request' | 'fetch' | 'global-fetch';
+type Undici = typeof undici8 | typeof undici7;
+
+// What the drivers use of request() in both majors (their declarations differ only nominally).
+interface RequestResult {
+  readonly statusCode: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: { text(): Promise<string> };
+}
+type RequestFn = (url: string, options: Record<string, unknown>) => Promise<RequestResult>;
+
+interface Encoded {
+  readonly headers: Record<string, string>;
+  readonly body: string | Uint8Array | URLSearchParams | Readable | ReadableStream<Uint8Array> | undefined;
+}
+
+const encodeBody = (body: ConformanceBody | undefined, client: Client): Encoded => {
+  if (body === undefined) return { headers: {}, body: undefined };
+  switch (body.kind) {
+    case 'text':
+      return { headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: body.value };
+    case 'json':
+      return { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body.value) };
+    case 'bytes':
+      return { headers: { 'content-type': 'application/octet-stream' }, body: body.value };
+    case 'form':
+      // undici's request() would take URLSearchParams for an iterable of pairs: send its text.
+      return {
+        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+        body: client === 'request' ? body.value.toString() : body.value,
+      };
+    case 'stream': {
+      const chunks = body.chunks;
+      if (client === 'request')
+        return { headers: {}, body: Readable.from(chunks.map((c) => Buffer.from(c))) };
+      const encoder = new TextEncoder();
+      return {
+        headers: {},
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+            controller.close();
+          },
+        }),
+      };
+    }
+  }
+};
+
+const recordToHeaders = (record: Record<string, string | string[] | undefined>): Headers => {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(record)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.append(name, value);
+  }
+  return headers;
+};
+
+/** Collects `onFinish` summaries so a fetch caller can pick up its own (by method and URL, in order). */
+class FinishLog {
+  readonly #byKey = new Map<string, RetrySummary[]>();
+  record(summary: RetrySummary): void {
+    const key = `${summary.method} ${summary.url}`;
+    const list = this.#byKey.get(key);
+    if (list) list.push(summary);
+    else this.#byKey.set(key, [summary]);
+  }
+  take(method: string, url: string): RetrySummary | undefined {
+    return this.#byKey.get(`${method.toUpperCase()} ${url}`)?.shift();
+  }
+}
+
+const create = (
+  undici: Undici,
+  client: Client,
+  baseUrl: string,
+  options: RetryPolicyOrOptions,
+): ConformanceClient => {
+  const log = new FinishLog();
+  const policyOrOptions: RetryPolicyOrOptions = isRetryPolicy(options)
+    ? options
+    : {
+        ...options,
+        onFinish: (summary) => {
+          log.record(summary);
+          options.onFinish?.(summary);
+        },
+      };
+  const agent = new undici.Agent();
+  // Both majors' compose take the same interceptor; their declarations differ only nominally.
+  const dispatcher = (agent as undici8.Agent).compose(retryInterceptor(policyOrOptions));
+
+  const viaRequest = async (req: ConformanceRequest, url: string): Promise<ConformanceResult> => {
+    const { headers, body } = encodeBody(req.body, 'request');
+    let res: RequestResult;
+    try {
+      res = await (undici.request as unknown as RequestFn)(url, {
+        dispatcher,
+        method: req.method,
+        headers: { ...headers, ...req.headers },
+        ...(body === undefined ? {} : { body }),
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
+    } catch (error) {
+      return { outcome: { kind: 'error', error }, info: getRetryInfo(error) ?? log.take(req.method, url) };
+    }
+    // undici 8 hands request() the headers object jitterbug tagged; undici 7 rebuilds it from raw headers.
+    const tagged = getRetryInfo(res.headers);
+    let outcome: ConformanceOutcome;
+    try {
+      const text = await res.body.text();
+      outcome = {
+        kind: 'response',
+        status: res.statusCode,
+        body: text,
+        headers: recordToHeaders(res.headers),
+      };
+    } catch (error) {
+      outcome = { kind: 'error', error };
+    }
+    const logged = log.take(req.method, url);
+    return { outcome, info: tagged ?? logged };
+  };
+
+  const viaFetch = async (req: ConformanceRequest, url: string): Promise<ConformanceResult> => {
+    const { headers, body } = encodeBody(req.body, client);
+    const init = {
+      method: req.method,
+      headers: { ...headers, ...req.headers },
+      dispatcher,
+      ...(body === undefined ? {} : { body }),
+      ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+    };
+    const run = client === 'fetch' ? undici.fetch : globalThis.fetch;
+    let outcome: ConformanceOutcome;
+    try {
+      const res = await (run as (url: string, init: unknown) => Promise<Response>)(url, init);
+      try {
+        const text = await res.text();
+        outcome = { kind: 'response', status: res.status, body: text, headers: new Headers(res.headers) };
+      } catch (error) {
+        outcome = { kind: 'error', error };
+      }
+    } catch (error) {
+      outcome = { kind: 'error', error };
+    }
+    const logged = log.take(req.method, url);
+    if (outcome.kind !== 'error') return { outcome, info: logged };
+    const error = outcome.error as { cause?: unknown };
+    return { outcome, info: getRetryInfo(error) ?? getRetryInfo(error?.cause) ?? logged };
+  };
+
+  return {
+    send: (req) => {
+      const url = new URL(req.path, baseUrl).href;
+      return client === 'request' ? viaRequest(req, url) : viaFetch(req, url);
+    },
+    close: () => agent.close(),
+  };
+};
+
+const driver = (name: string, undici: Undici, client: Client): ConformanceDriver => ({
+  name,
+  statusesReject: false,
+  buffersResponses: false,
+  create: (baseUrl, options) => create(undici, client, baseUrl, options),
+});
+
+/** undici 8 `request()`, `fetch()` and Node's global `fetch`, then the same on undici 7. */
+export const undiciDrivers: readonly ConformanceDriver[] = [
+  driver('undici request (undici 8)', undici8, 'request'),
+  driver('undici fetch (undici 8)', undici8, 'fetch'),
+  driver('global fetch + undici 8 Agent', undici8, 'global-fetch'),
+  driver('undici request (undici 7)', undici7, 'request'),
+  driver('undici fetch (undici 7)', undici7, 'fetch'),
+  driver('global fetch + undici 7 Agent', undici7, 'global-fetch'),
+];
+
+export default undiciDrivers;
