@@ -1,0 +1,252 @@
+/**
+ * SVG charts, rendered in Node by Apache ECharts' server-side SVG renderer (no browser, no DOM).
+ * ECharts is imported lazily, so runs that write no chart never load it.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LineSeriesOption } from 'echarts/charts';
+import type {
+  GridComponentOption,
+  LegendComponentOption,
+  MarkAreaComponentOption,
+  MarkLineComponentOption,
+  TitleComponentOption,
+} from 'echarts/components';
+import type { ComposeOption } from 'echarts/core';
+import type { OccSweepResult } from './occ.ts';
+import type { StormResult } from './storm.ts';
+
+type ChartOption = ComposeOption<
+  | LineSeriesOption
+  | GridComponentOption
+  | LegendComponentOption
+  | TitleComponentOption
+  | MarkAreaComponentOption
+  | MarkLineComponentOption
+>;
+
+/** A chart: its file name and SVG text. */
+export interface Chart {
+  readonly file: string;
+  readonly svg: string;
+}
+
+/** Chart size in pixels. */
+export interface ChartSize {
+  readonly width?: number;
+  readonly height?: number;
+}
+
+let loaded: Promise<typeof import('echarts/core')> | undefined;
+const loadEcharts = (): Promise<typeof import('echarts/core')> => {
+  loaded ??= (async () => {
+    const [core, charts, components, renderers] = await Promise.all([
+      import('echarts/core'),
+      import('echarts/charts'),
+      import('echarts/components'),
+      import('echarts/renderers'),
+    ]);
+    core.use([
+      charts.LineChart,
+      components.GridComponent,
+      components.LegendComponent,
+      components.TitleComponent,
+      components.MarkAreaComponent,
+      components.MarkLineComponent,
+      renderers.SVGRenderer,
+    ]);
+    return core;
+  })();
+  return loaded;
+};
+
+/** Renders one ECharts option to an SVG string. */
+export const renderSvg = async (option: ChartOption, width: number, height: number): Promise<string> => {
+  const echarts = await loadEcharts();
+  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width, height });
+  try {
+    chart.setOption({ animation: false, backgroundColor: '#ffffff', ...option });
+    return chart.renderToSVGString();
+  } finally {
+    chart.dispose();
+  }
+};
+
+const FONT = { fontFamily: 'sans-serif' };
+const title = (text: string, subtext: string): TitleComponentOption => ({
+  text,
+  subtext,
+  left: 'center',
+  textStyle: { ...FONT, fontSize: 16 },
+  subtextStyle: FONT,
+});
+const legend = (): LegendComponentOption => ({ bottom: 0, itemGap: 18, textStyle: FONT });
+const axisName = (name: string) => ({
+  name,
+  nameLocation: 'middle' as const,
+  nameGap: 32,
+  nameTextStyle: FONT,
+});
+
+/**
+ * The blog's two charts (calls vs clients, time vs clients; one line per strategy, mean over runs)
+ * and the per-strategy histogram of write arrivals for one client count.
+ */
+export const occCharts = async (result: OccSweepResult, size: ChartSize = {}): Promise<Chart[]> => {
+  const width = size.width ?? 900;
+  const height = size.height ?? 520;
+  const sub = `${result.runs} runs per point · base ${result.baseMs} ms · cap ${result.capMs} ms · latency |N(${result.latency.meanMs}, ${result.latency.sdMs})| ms · seed ${result.seed}`;
+  const line = (pick: (p: OccSweepResult['points'][number]) => number): LineSeriesOption[] =>
+    result.strategies.map((strategy) => ({
+      type: 'line',
+      name: strategy,
+      symbolSize: 5,
+      data: result.points.filter((p) => p.strategy === strategy).map((p) => [p.clients, pick(p)]),
+    }));
+  const grid: GridComponentOption = { left: 80, right: 30, top: 70, bottom: 80 };
+  const calls = await renderSvg(
+    {
+      title: title('Work: writes received by the server', sub),
+      legend: legend(),
+      grid,
+      xAxis: { type: 'value', ...axisName('clients') },
+      yAxis: { type: 'value', ...axisName('calls (mean)'), nameGap: 55 },
+      series: line((p) => p.calls.mean),
+    },
+    width,
+    height,
+  );
+  const time = await renderSvg(
+    {
+      title: title('Time until the last client has written (log scale)', sub),
+      legend: legend(),
+      grid,
+      xAxis: { type: 'value', ...axisName('clients') },
+      yAxis: { type: 'log', ...axisName('time, ms (mean)'), nameGap: 55 },
+      series: line((p) => p.timeMs.mean),
+    },
+    width,
+    height,
+  );
+  const charts: Chart[] = [
+    { file: 'occ-calls.svg', svg: calls },
+    { file: 'occ-time.svg', svg: time },
+  ];
+  if (result.histograms.length > 0) {
+    const panel = 170;
+    const top = 60;
+    const h = result.histograms;
+    const writes = await renderSvg(
+      {
+        title: [
+          title(
+            `Writes arriving at the server over time, ${h[0]!.clients} clients, one run each`,
+            `writes per ${h[0]!.binMs} ms bin; each panel has its own time axis`,
+          ),
+          ...h.map(
+            (hist, i): TitleComponentOption => ({
+              text: `${hist.strategy}: ${hist.calls} writes, last client done at ${Math.round(hist.timeMs)} ms`,
+              left: 70,
+              top: top + 8 + i * panel,
+              textStyle: { ...FONT, fontSize: 12, fontWeight: 'normal' },
+            }),
+          ),
+        ],
+        grid: h.map((_, i) => ({ left: 70, right: 30, top: top + 30 + i * panel, height: panel - 70 })),
+        xAxis: h.map((_, i) => ({
+          type: 'value',
+          gridIndex: i,
+          min: 0,
+          axisLabel: { ...FONT, formatter: '{value} ms' },
+        })),
+        yAxis: h.map((_, i) => ({ type: 'value', gridIndex: i, minInterval: 1, axisLabel: FONT })),
+        series: h.map((hist, i) => ({
+          type: 'line',
+          name: hist.strategy,
+          xAxisIndex: i,
+          yAxisIndex: i,
+          step: 'start',
+          showSymbol: false,
+          lineStyle: { width: 1 },
+          areaStyle: { opacity: 0.35 },
+          data: hist.counts.map((count, bin) => [bin * hist.binMs, count]),
+        })),
+      },
+      width,
+      top + 30 + h.length * panel,
+    );
+    charts.push({ file: 'occ-writes.svg', svg: writes });
+  }
+  return charts;
+};
+
+/** Attempts per second (and served requests per second) over time, one line per policy. */
+export const stormCharts = async (result: StormResult, size: ChartSize = {}): Promise<Chart[]> => {
+  const width = size.width ?? 1000;
+  const height = size.height ?? 560;
+  const s = result.settings;
+  const sub = `${s.ratePerSec} req/s offered · capacity ${s.capacityPerSec}/s · outage ${s.outageStartSec}–${s.outageEndSec} s · ${s.maxAttempts} attempts · base ${s.baseMs} ms · mean of ${s.runs} runs · seed ${result.seed}`;
+  const outage: MarkAreaComponentOption = {
+    silent: true,
+    itemStyle: { color: 'rgba(220, 60, 60, 0.08)' },
+    label: { ...FONT, color: '#a33', position: 'insideTop' },
+    data: [[{ name: 'outage', xAxis: s.outageStartSec }, { xAxis: s.outageEndSec }]],
+  };
+  const capacity: MarkLineComponentOption = {
+    silent: true,
+    symbol: 'none',
+    lineStyle: { type: 'dashed', color: '#555' },
+    label: { formatter: 'capacity', position: 'insideEndTop', ...FONT },
+    data: [{ yAxis: s.capacityPerSec }],
+  };
+  const chart = (
+    heading: string,
+    yName: string,
+    pick: (p: StormResult['policies'][number]) => readonly number[],
+  ) =>
+    renderSvg(
+      {
+        title: title(heading, sub),
+        legend: legend(),
+        grid: { left: 80, right: 40, top: 70, bottom: 80 },
+        xAxis: { type: 'value', min: 0, ...axisName('time, s') },
+        yAxis: { type: 'value', ...axisName(yName), nameGap: 50 },
+        series: result.policies.map((p, i) => ({
+          type: 'line',
+          name: p.policy,
+          showSymbol: false,
+          lineStyle: { width: 1.5 },
+          data: pick(p).map((v, bin) => [(bin * p.timeline.binMs) / 1000, Math.round(v * 10) / 10]),
+          ...(i === 0 ? { markArea: outage, markLine: capacity } : {}),
+        })),
+      },
+      width,
+      height,
+    );
+  return [
+    {
+      file: 'storm-attempts.svg',
+      svg: await chart(
+        'Attempts per second arriving at the server',
+        'attempts/s',
+        (p) => p.timeline.attemptsPerSec,
+      ),
+    },
+    {
+      file: 'storm-served.svg',
+      svg: await chart('Attempts served per second (goodput)', 'served/s', (p) => p.timeline.servedPerSec),
+    },
+  ];
+};
+
+/** Writes charts into `dir` (created if needed) and returns their paths. */
+export const writeCharts = async (dir: string, charts: readonly Chart[]): Promise<string[]> => {
+  await mkdir(dir, { recursive: true });
+  return Promise.all(
+    charts.map(async ({ file, svg }) => {
+      const path = join(dir, file);
+      await writeFile(path, svg);
+      return path;
+    }),
+  );
+};

@@ -1,0 +1,436 @@
+/**
+ * The `jitterbug-sim` command line: argument parsing, help, and output. `runCli` returns the exit
+ * code instead of exiting, so tests can call it in-process; `cli.ts` is the thin executable.
+ */
+import { parseArgs } from 'node:util';
+import { type Chart, occCharts, stormCharts, writeCharts } from './charts.ts';
+import { DEFAULT_LATENCY } from './normal.ts';
+import {
+  DEFAULT_OCC_STRATEGIES,
+  isOccStrategy,
+  OCC_DEFAULTS,
+  OCC_STRATEGIES,
+  type OccStrategyName,
+  runOcc,
+} from './occ.ts';
+import { occCsv, occJson, occTable, stormCsv, stormJson, stormTable, writeText } from './output.ts';
+import { createProgress, type ProgressStream } from './progress.ts';
+import { randomSeed } from './seeds.ts';
+import {
+  DEFAULT_STORM_POLICIES,
+  isStormPolicy,
+  runStorm,
+  STORM_DEFAULTS,
+  STORM_POLICIES,
+  type StormPolicyName,
+} from './storm.ts';
+
+/** Where the command writes. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: ProgressStream;
+}
+
+/** A bad command line: reported on stderr with exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const MAIN_HELP = `Usage: jitterbug-sim <command> [options]
+
+Simulations run on jitterbug's own backoff and retry-budget code (@jitterbug/core).
+
+Commands:
+  occ     Marc Brooker's optimistic-concurrency contention experiment: N clients update one row
+  storm   retries during an outage: load amplification, goodput and recovery per retry policy
+
+Run "jitterbug-sim <command> --help" for the command's options.
+
+Examples:
+  jitterbug-sim occ --seed 1 --out out/sim
+  jitterbug-sim storm --seed 1 --out out/sim
+`;
+
+const COMMON_HELP = `  --seed N               base seed (integer); the same seed gives the same numbers.
+                         Default: a new random seed, printed so that the run can be repeated
+  --base MS              backoff base
+  --cap MS               backoff cap
+  --latency-mean MS      mean of each message's delay |Normal(mean, sd)| (default ${DEFAULT_LATENCY.meanMs})
+  --latency-sd MS        its standard deviation (default ${DEFAULT_LATENCY.sdMs}; Brooker's article used 4)
+  --json FILE            write the results as JSON
+  --csv FILE             write the results as CSV
+  --out DIR              write SVG charts into DIR
+  -h, --help             show this help`;
+
+const OCC_HELP = `Usage: jitterbug-sim occ [options]
+
+N clients each update one database row once under optimistic concurrency control (read the
+version, write if it is unchanged, back off and retry on conflict). Measures the writes the server
+receives ("calls") and the time until the last client has written, averaged over runs.
+
+Options:
+  --clients SPEC         client counts: FROM:TO:STEP, a list 10,50,100, or one number
+                         (default ${OCC_DEFAULTS.clients[0]}:${OCC_DEFAULTS.clients.at(-1)}:10)
+  --strategies LIST      comma-separated, from ${OCC_STRATEGIES.join(', ')}
+                         (default ${DEFAULT_OCC_STRATEGIES.join(',')}); "none" retries at once
+  --runs N               runs per point (default ${OCC_DEFAULTS.runs})
+  --hist-clients N       client count of the write-time histograms, 0 for none (default ${OCC_DEFAULTS.histogramClients})
+${COMMON_HELP.replace('--base MS              backoff base', `--base MS              backoff base (default ${OCC_DEFAULTS.baseMs})`).replace('--cap MS               backoff cap', `--cap MS               backoff cap (default ${OCC_DEFAULTS.capMs})`)}
+
+Examples:
+  jitterbug-sim occ                                    # the full sweep, table on stdout
+  jitterbug-sim occ --seed 42 --out out/occ --json out/occ/points.json
+  jitterbug-sim occ --clients 100 --strategies full,equal,decorrelated --runs 1000
+  jitterbug-sim occ --clients 10,50,100 --latency-sd 4 --csv occ.csv
+`;
+
+const STORM_HELP = `Usage: jitterbug-sim storm [options]
+
+Open-loop clients send requests at a steady rate (Poisson) to a server that serves at most
+--capacity attempts per second. During the outage every attempt fails with 503 (with Retry-After
+if set); afterwards load above capacity is shed with 503. Each policy is a real jitterbug
+RetryPolicy driven in virtual time.
+
+Options:
+  --policies LIST        comma-separated, from ${STORM_POLICIES.join(', ')}
+                         (default: all but naive-constant)
+  --rate N               new requests per second (default ${STORM_DEFAULTS.ratePerSec})
+  --capacity N           attempts per second the server can serve (default ${STORM_DEFAULTS.capacityPerSec})
+  --duration S           seconds during which requests start (default ${STORM_DEFAULTS.durationSec})
+  --outage FROM:TO       the outage, in seconds (default ${STORM_DEFAULTS.outageStartSec}:${STORM_DEFAULTS.outageEndSec})
+  --retry-after S|off    Retry-After on the outage's 503s (default ${STORM_DEFAULTS.retryAfterSec})
+  --overload-retry-after S|off
+                         Retry-After on load-shedding 503s (default ${STORM_DEFAULTS.overloadRetryAfterSec})
+  --attempts N           attempts per request, counting the first (default ${STORM_DEFAULTS.maxAttempts})
+  --runs N               runs per policy, averaged (default ${STORM_DEFAULTS.runs})
+  --bin MS               timeline bin width (default ${STORM_DEFAULTS.binMs})
+${COMMON_HELP.replace('--base MS              backoff base', `--base MS              backoff base (default ${STORM_DEFAULTS.baseMs}, the core's)`).replace('--cap MS               backoff cap', `--cap MS               backoff cap (default ${STORM_DEFAULTS.capMs}, the core's)`)}
+
+Examples:
+  jitterbug-sim storm --seed 1 --out out/storm
+  jitterbug-sim storm --attempts 5 --base 1000 --retry-after off
+  jitterbug-sim storm --policies none,naive-full,budget --capacity 150 --csv storm.csv
+`;
+
+const COMMON_OPTIONS = {
+  seed: { type: 'string' },
+  runs: { type: 'string' },
+  base: { type: 'string' },
+  cap: { type: 'string' },
+  'latency-mean': { type: 'string' },
+  'latency-sd': { type: 'string' },
+  json: { type: 'string' },
+  csv: { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Parses a number option; `undefined` stays `undefined`. */
+const num = (
+  name: string,
+  text: string | undefined,
+  { min = Number.NEGATIVE_INFINITY, integer = false, positive = false } = {},
+): number | undefined => {
+  if (text === undefined) return undefined;
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  const ok =
+    Number.isFinite(value) &&
+    value >= min &&
+    (!positive || value > 0) &&
+    (!integer || Number.isInteger(value));
+  if (!ok) {
+    const what = integer
+      ? positive
+        ? 'a positive integer'
+        : 'an integer'
+      : positive
+        ? 'a positive number'
+        : 'a number';
+    throw new UsageError(
+      `--${name} must be ${what}${min > Number.NEGATIVE_INFINITY ? ` >= ${min}` : ''}, got "${text}"`,
+    );
+  }
+  return value;
+};
+
+/** `FROM:TO:STEP`, `a,b,c` or `n`. */
+export const parseClients = (text: string): number[] => {
+  const bad = (why: string): never => {
+    throw new UsageError(
+      `--clients ${why}, got "${text}" (use FROM:TO:STEP, a list like 10,50,100, or one number)`,
+    );
+  };
+  const count = (part: string): number => {
+    const n = Number(part);
+    if (part.trim() === '' || !Number.isInteger(n) || n < 1 || n > 100_000)
+      bad('takes whole numbers from 1 to 100000');
+    return n;
+  };
+  if (text.includes(':')) {
+    const parts = text.split(':');
+    if (parts.length !== 3) bad('range needs three parts');
+    const [from, to, step] = parts.map(count) as [number, number, number];
+    if (to < from) bad('range must not end before it starts');
+    const out: number[] = [];
+    for (let n = from; n <= to; n += step) out.push(n);
+    return out;
+  }
+  return text.split(',').map(count);
+};
+
+const list = <T extends string>(
+  name: string,
+  text: string | undefined,
+  valid: (s: string) => s is T,
+  known: readonly string[],
+): T[] | undefined => {
+  if (text === undefined) return undefined;
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (items.length === 0) throw new UsageError(`--${name} needs at least one name (${known.join(', ')})`);
+  for (const item of items) {
+    if (!valid(item))
+      throw new UsageError(`--${name}: unknown name "${item}"; choose from ${known.join(', ')}`);
+  }
+  return [...new Set(items)] as T[];
+};
+
+const seedOf = (text: string | undefined): { seed: number; given: boolean } => {
+  if (text === undefined) return { seed: randomSeed(), given: false };
+  const seed = num('seed', text, { min: 0, integer: true })!;
+  if (seed > Number.MAX_SAFE_INTEGER) throw new UsageError(`--seed is too large, got "${text}"`);
+  return { seed, given: true };
+};
+
+const retryAfterOf = (name: string, text: string | undefined, fallback: number): number | undefined => {
+  if (text === undefined) return fallback;
+  if (text === 'off' || text === 'none') return undefined;
+  return num(name, text, { min: 0 });
+};
+
+const latencyOf = (values: { 'latency-mean'?: string | undefined; 'latency-sd'?: string | undefined }) => ({
+  meanMs: num('latency-mean', values['latency-mean'], { min: 0 }) ?? DEFAULT_LATENCY.meanMs,
+  sdMs: num('latency-sd', values['latency-sd'], { min: 0 }) ?? DEFAULT_LATENCY.sdMs,
+});
+
+const checkBaseCap = (base: number, cap: number): void => {
+  if (cap < base) throw new UsageError(`--cap (${cap}) must not be smaller than --base (${base})`);
+};
+
+interface Outputs {
+  readonly json?: string | undefined;
+  readonly csv?: string | undefined;
+  readonly out?: string | undefined;
+}
+
+const writeOutputs = async (
+  io: CliIo,
+  outputs: Outputs,
+  json: () => string,
+  csv: () => string,
+  charts: () => Promise<Chart[]>,
+): Promise<void> => {
+  if (outputs.json) {
+    await writeText(outputs.json, json());
+    io.stdout.write(`wrote ${outputs.json}\n`);
+  }
+  if (outputs.csv) {
+    await writeText(outputs.csv, csv());
+    io.stdout.write(`wrote ${outputs.csv}\n`);
+  }
+  if (outputs.out) {
+    for (const path of await writeCharts(outputs.out, await charts())) io.stdout.write(`wrote ${path}\n`);
+  }
+};
+
+const seedLine = (seed: number, given: boolean): string =>
+  given ? `seed ${seed}` : `seed ${seed} (random; repeat this run with --seed ${seed})`;
+
+const occCommand = async (args: string[], io: CliIo): Promise<number> => {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ...COMMON_OPTIONS,
+      clients: { type: 'string' },
+      strategies: { type: 'string' },
+      'hist-clients': { type: 'string' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(OCC_HELP);
+    return 0;
+  }
+  const clients = values.clients === undefined ? OCC_DEFAULTS.clients : parseClients(values.clients);
+  const strategies =
+    list<OccStrategyName>('strategies', values.strategies, isOccStrategy, OCC_STRATEGIES) ??
+    DEFAULT_OCC_STRATEGIES;
+  const runs = num('runs', values.runs, { integer: true, positive: true }) ?? OCC_DEFAULTS.runs;
+  const baseMs = num('base', values.base, { min: 0 }) ?? OCC_DEFAULTS.baseMs;
+  const capMs = num('cap', values.cap, { min: 0 }) ?? OCC_DEFAULTS.capMs;
+  checkBaseCap(baseMs, capMs);
+  const histogramClients =
+    num('hist-clients', values['hist-clients'], { min: 0, integer: true }) ?? OCC_DEFAULTS.histogramClients;
+  const latency = latencyOf(values);
+  const { seed, given } = seedOf(values.seed);
+
+  const progress = createProgress('occ', io.stderr);
+  const started = performance.now();
+  const result = runOcc({
+    clients,
+    strategies,
+    runs,
+    baseMs,
+    capMs,
+    latency,
+    seed,
+    histogramClients,
+    onProgress: (done, total) => progress.update(done, total),
+  });
+  progress.done();
+  const seconds = (performance.now() - started) / 1000;
+  io.stdout.write(`${occTable(result)}\n\n`);
+  io.stdout.write(
+    `${strategies.length * clients.length * runs} runs in ${seconds.toFixed(2)} s · base ${baseMs} ms · cap ${capMs} ms · latency |N(${latency.meanMs}, ${latency.sdMs})| ms · ${seedLine(seed, given)}\n`,
+  );
+  await writeOutputs(
+    io,
+    values,
+    () => occJson(result),
+    () => occCsv(result),
+    () => occCharts(result),
+  );
+  return 0;
+};
+
+const stormCommand = async (args: string[], io: CliIo): Promise<number> => {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ...COMMON_OPTIONS,
+      policies: { type: 'string' },
+      rate: { type: 'string' },
+      capacity: { type: 'string' },
+      duration: { type: 'string' },
+      outage: { type: 'string' },
+      'retry-after': { type: 'string' },
+      'overload-retry-after': { type: 'string' },
+      attempts: { type: 'string' },
+      bin: { type: 'string' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(STORM_HELP);
+    return 0;
+  }
+  const d = STORM_DEFAULTS;
+  const policies =
+    list<StormPolicyName>('policies', values.policies, isStormPolicy, STORM_POLICIES) ??
+    DEFAULT_STORM_POLICIES;
+  const durationSec = num('duration', values.duration, { positive: true }) ?? d.durationSec;
+  let outageStartSec: number = d.outageStartSec;
+  let outageEndSec: number = d.outageEndSec;
+  if (values.outage !== undefined) {
+    const parts = values.outage.split(':');
+    if (parts.length !== 2)
+      throw new UsageError(`--outage must be FROM:TO in seconds, got "${values.outage}"`);
+    outageStartSec = num('outage', parts[0], { min: 0 })!;
+    outageEndSec = num('outage', parts[1], { min: 0 })!;
+  }
+  if (!(outageStartSec <= outageEndSec && outageEndSec <= durationSec)) {
+    throw new UsageError(
+      `--outage ${outageStartSec}:${outageEndSec} must start before it ends and end within --duration (${durationSec} s)`,
+    );
+  }
+  const baseMs = num('base', values.base, { min: 0 }) ?? d.baseMs;
+  const capMs = num('cap', values.cap, { min: 0 }) ?? d.capMs;
+  checkBaseCap(baseMs, capMs);
+  const options = {
+    policies,
+    durationSec,
+    outageStartSec,
+    outageEndSec,
+    baseMs,
+    capMs,
+    ratePerSec: num('rate', values.rate, { positive: true }) ?? d.ratePerSec,
+    capacityPerSec: num('capacity', values.capacity, { positive: true }) ?? d.capacityPerSec,
+    retryAfterSec: retryAfterOf('retry-after', values['retry-after'], d.retryAfterSec),
+    overloadRetryAfterSec: retryAfterOf(
+      'overload-retry-after',
+      values['overload-retry-after'],
+      d.overloadRetryAfterSec,
+    ),
+    maxAttempts: num('attempts', values.attempts, { integer: true, positive: true }) ?? d.maxAttempts,
+    runs: num('runs', values.runs, { integer: true, positive: true }) ?? d.runs,
+    binMs: num('bin', values.bin, { positive: true }) ?? d.binMs,
+    latency: latencyOf(values),
+  };
+  const { seed, given } = seedOf(values.seed);
+  const progress = createProgress('storm', io.stderr);
+  const started = performance.now();
+  const result = runStorm({ ...options, seed, onProgress: (done, total) => progress.update(done, total) });
+  progress.done();
+  const seconds = (performance.now() - started) / 1000;
+  const s = result.settings;
+  io.stdout.write(`${stormTable(result)}\n\n`);
+  io.stdout.write(
+    `${s.ratePerSec} req/s for ${s.durationSec} s · capacity ${s.capacityPerSec}/s · outage ${s.outageStartSec}-${s.outageEndSec} s · ` +
+      `Retry-After ${s.retryAfterSec ?? 'off'} / ${s.overloadRetryAfterSec ?? 'off'} s · ${s.maxAttempts} attempts · ` +
+      `base ${s.baseMs} ms · cap ${s.capMs} ms · ${s.runs} runs in ${seconds.toFixed(2)} s · ${seedLine(seed, given)}\n`,
+  );
+  await writeOutputs(
+    io,
+    values,
+    () => stormJson(result),
+    () => stormCsv(result),
+    () => stormCharts(result),
+  );
+  return 0;
+};
+
+/**
+ * Runs `jitterbug-sim` with `argv` (without the node and script paths).
+ *
+ * @returns the exit code: 0 on success, 2 on a bad command line, 1 on any other failure.
+ */
+export const runCli = async (
+  argv: readonly string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> => {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'occ':
+        return await occCommand(rest, io);
+      case 'storm':
+        return await stormCommand(rest, io);
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
+        io.stdout.write(MAIN_HELP);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"; the commands are occ and storm`);
+    }
+  } catch (error) {
+    const usage =
+      error instanceof UsageError ||
+      (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
+    if (usage) {
+      const hint =
+        command === 'occ' || command === 'storm' ? `jitterbug-sim ${command} --help` : 'jitterbug-sim --help';
+      io.stderr.write(`jitterbug-sim: ${(error as Error).message}\nRun "${hint}" for usage.\n`);
+      return 2;
+    }
+    io.stderr.write(
+      `jitterbug-sim: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return 1;
+  }
+};

@@ -1,0 +1,47 @@
+/**
+ * `@jitterbug/simulator`: Marc Brooker's backoff-and-jitter contention experiment and a retry-storm
+ * experiment, both running on `@jitterbug/core`'s own backoff functions, retry policy and budget.
+ * The `jitterbug-sim` command wraps these functions; tests and demos call them directly.
+ *
+ * @packageDocumentation
+ */
+export { type Chart, type ChartSize, occCharts, renderSvg, stormCharts, writeCharts } from './charts.ts';
+export { type CliIo, parseClients, runCli, UsageError } from './command.ts';
+export { DEMO_OUT_DIR, type DemoResult, runDemo } from './demo.ts';
+export { EventHeap } from './heap.ts';
+export { createLatency, createStandardNormal, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
+export {
+  DEFAULT_OCC_STRATEGIES,
+  isOccStrategy,
+  OCC_DEFAULTS,
+  OCC_STRATEGIES,
+  type OccHistogram,
+  type OccPoint,
+  type OccRunOptions,
+  type OccRunResult,
+  type OccStrategyName,
+  type OccSweepOptions,
+  type OccSweepResult,
+  runOcc,
+  simulateOcc,
+} from './occ.ts';
+export { formatTable, occCsv, occJson, occTable, stormCsv, stormJson, stormTable } from './output.ts';
+export { createProgress, type Progress, type ProgressStream } from './progress.ts';
+export { deriveSeed, randomSeed } from './seeds.ts';
+export { histogram, type Summary, summarize } from './stats.ts';
+export {
+  createStormPolicy,
+  DEFAULT_STORM_POLICIES,
+  isStormPolicy,
+  runStorm,
+  STORM_DEFAULTS,
+  STORM_POLICIES,
+  STORM_POLICY_DESCRIPTIONS,
+  type StormOptions,
+  type StormPolicyName,
+  type StormPolicyResult,
+  type StormResult,
+  type StormRunResult,
+  type StormTimeline,
+  simulateStorm,
+} from './storm.ts';

@@ -1,0 +1,138 @@
+/** Text output: aligned tables for the terminal, CSV and JSON files. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { OccSweepResult } from './occ.ts';
+import type { StormResult } from './storm.ts';
+
+/** Formats rows as a plain aligned table (numbers right-aligned). */
+export const formatTable = (
+  header: readonly string[],
+  rows: readonly (readonly (string | number)[])[],
+): string => {
+  const cells = [header, ...rows].map((row) => row.map((c) => String(c)));
+  const widths = header.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  const numeric = header.map(
+    (_, i) =>
+      rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || /^[\d.,%±\s-]+$/.test(String(r[i]))),
+  );
+  const line = (row: string[]): string =>
+    row
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const [head, ...body] = cells;
+  return [line(head!), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+};
+
+const fixed = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+/** The OCC sweep as a table: one row per (strategy, client count). */
+export const occTable = (result: OccSweepResult): string =>
+  formatTable(
+    ['strategy', 'clients', 'calls', '±sd', 'calls/client', 'time ms', '±sd'],
+    result.points.map((p) => [
+      p.strategy,
+      p.clients,
+      fixed(p.calls.mean),
+      fixed(p.calls.sd),
+      fixed(p.callsPerClient, 2),
+      fixed(p.timeMs.mean),
+      fixed(p.timeMs.sd),
+    ]),
+  );
+
+/** The storm results as a table: one row per policy. */
+export const stormTable = (result: StormResult): string =>
+  formatTable(
+    ['policy', 'amplification', 'during outage', 'goodput/s', 'failed', 'recovery s', 'peak att/s'],
+    result.policies.map((p) => [
+      p.policy,
+      fixed(p.amplification.mean, 2),
+      fixed(p.outageAmplification.mean, 2),
+      fixed(p.goodputPerSec.mean, 1),
+      `${fixed(100 * p.failedShare.mean, 1)}%`,
+      p.notRecovered === p.runs
+        ? 'never'
+        : `${fixed(p.recoveryMs.mean / 1000, 2)}${p.notRecovered > 0 ? ` (${p.notRecovered} never)` : ''}`,
+      fixed(p.peakAttemptsPerSec),
+    ]),
+  );
+
+const csvCell = (value: string | number): string => {
+  const text = String(value);
+  return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+const csv = (header: readonly string[], rows: readonly (readonly (string | number)[])[]): string =>
+  `${[header, ...rows].map((row) => row.map(csvCell).join(',')).join('\n')}\n`;
+
+/** The OCC points as CSV. */
+export const occCsv = (result: OccSweepResult): string =>
+  csv(
+    [
+      'strategy',
+      'clients',
+      'runs',
+      'calls_mean',
+      'calls_sd',
+      'time_ms_mean',
+      'time_ms_sd',
+      'calls_per_client',
+    ],
+    result.points.map((p) => [
+      p.strategy,
+      p.clients,
+      p.runs,
+      p.calls.mean,
+      p.calls.sd,
+      p.timeMs.mean,
+      p.timeMs.sd,
+      p.callsPerClient,
+    ]),
+  );
+
+/** The storm summary as CSV, one row per policy. */
+export const stormCsv = (result: StormResult): string =>
+  csv(
+    [
+      'policy',
+      'runs',
+      'requests',
+      'attempts',
+      'retries',
+      'failed',
+      'amplification_mean',
+      'outage_amplification_mean',
+      'goodput_per_sec_mean',
+      'failed_share_mean',
+      'recovery_ms_mean',
+      'not_recovered_runs',
+      'peak_attempts_per_sec',
+    ],
+    result.policies.map((p) => [
+      p.policy,
+      p.runs,
+      p.requests,
+      p.attempts,
+      p.retries,
+      p.failed,
+      p.amplification.mean,
+      p.outageAmplification.mean,
+      p.goodputPerSec.mean,
+      p.failedShare.mean,
+      p.recoveryMs.mean,
+      p.notRecovered,
+      p.peakAttemptsPerSec,
+    ]),
+  );
+
+/** The OCC points in the issue's JSON shape (`{ strategy, clients, runs, calls, timeMs }` and more). */
+export const occJson = (result: OccSweepResult): string => `${JSON.stringify(result.points, null, 2)}\n`;
+
+/** The whole storm result (settings, per-policy metrics and mean timelines) as JSON. */
+export const stormJson = (result: StormResult): string => `${JSON.stringify(result, null, 2)}\n`;
+
+/** Writes a text file, creating its directory. */
+export const writeText = async (path: string, text: string): Promise<void> => {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
+};

@@ -1,0 +1,513 @@
+/**
+ * The retry-storm experiment: open-loop clients send requests at a steady rate to a server with a
+ * fixed capacity; during an outage every attempt fails with 503 (optionally with `Retry-After`), and
+ * afterwards the server sheds whatever load exceeds its capacity with 503 again.
+ *
+ * Every request runs under a real `RetryPolicy` from `@jitterbug/core` (`createRetryPolicy`, with
+ * the simulation's virtual clock as `now` and a seeded `random`), and each attempt's outcome goes
+ * through `RetryRun.next`, exactly as the HTTP adapters do. So the backoff, the `Retry-After`
+ * handling and the retry budget are the library's own code, not a model of it.
+ */
+import {
+  type BackoffStrategyName,
+  createRetryBudget,
+  createRetryPolicy,
+  type HeaderGetter,
+  type RandomSource,
+  type RetryOptions,
+  type RetryPolicy,
+  type RetryRun,
+  seededRandom,
+} from '@jitterbug/core';
+import { EventHeap } from './heap.ts';
+import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
+import { deriveSeed } from './seeds.ts';
+import { type Summary, summarize } from './stats.ts';
+
+/** The retry policies compared. */
+export type StormPolicyName =
+  | 'none'
+  | `naive-${BackoffStrategyName}`
+  | 'budget'
+  | 'retry-after'
+  | 'budget+retry-after';
+
+/** Every policy the experiment knows. */
+export const STORM_POLICIES: readonly StormPolicyName[] = Object.freeze([
+  'none',
+  'naive-constant',
+  'naive-exponential',
+  'naive-full',
+  'naive-equal',
+  'naive-decorrelated',
+  'budget',
+  'retry-after',
+  'budget+retry-after',
+]);
+
+/** The policies of a default run (`naive-constant` only on request). */
+export const DEFAULT_STORM_POLICIES: readonly StormPolicyName[] = Object.freeze(
+  STORM_POLICIES.filter((p) => p !== 'naive-constant'),
+);
+
+/** Whether a string names a storm policy. */
+export const isStormPolicy = (name: string): name is StormPolicyName =>
+  (STORM_POLICIES as readonly string[]).includes(name);
+
+/** What each policy is, in words (for tables and the README). */
+export const STORM_POLICY_DESCRIPTIONS: Readonly<Record<StormPolicyName, string>> = Object.freeze({
+  none: 'one attempt, no retries',
+  'naive-constant': 'up to N attempts, constant backoff, no budget, Retry-After ignored',
+  'naive-exponential': 'up to N attempts, exponential backoff (no jitter), no budget, Retry-After ignored',
+  'naive-full': 'up to N attempts, full jitter, no budget, Retry-After ignored',
+  'naive-equal': 'up to N attempts, equal jitter, no budget, Retry-After ignored',
+  'naive-decorrelated': 'up to N attempts, decorrelated jitter, no budget, Retry-After ignored',
+  budget: "up to N attempts, full jitter, the core's default retry budget, Retry-After ignored",
+  'retry-after': 'up to N attempts, full jitter, no budget, Retry-After honoured',
+  'budget+retry-after': "the core's defaults: full jitter, default budget, Retry-After honoured",
+});
+
+/** Options of the storm experiment. Times are in seconds unless the name says ms. */
+export interface StormOptions {
+  /** Base seed; run `r` uses `deriveSeed(seed, r)`, the same for every policy. */
+  readonly seed: number;
+  /** Runs per policy (the metrics are averaged; the timeline too). Default 10. */
+  readonly runs?: number;
+  /** Default {@link DEFAULT_STORM_POLICIES}. */
+  readonly policies?: readonly StormPolicyName[];
+  /** New requests per second (a Poisson process). Default 100. */
+  readonly ratePerSec?: number;
+  /** Attempts per second the server can serve. Default 120. */
+  readonly capacityPerSec?: number;
+  /** Depth of the server's admission bucket, in seconds of capacity. Default 0.5. */
+  readonly serverBurstSec?: number;
+  /** Requests start during `[0, durationSec)`; the run ends when the last one is finished. Default 60. */
+  readonly durationSec?: number;
+  /** Default 10. */
+  readonly outageStartSec?: number;
+  /** Default 25. */
+  readonly outageEndSec?: number;
+  /** `Retry-After` on the outage's 503s, in seconds; `undefined` for none. Default 5. */
+  readonly retryAfterSec?: number | undefined;
+  /** `Retry-After` on 503s from load shedding after the outage; `undefined` for none. Default 1. */
+  readonly overloadRetryAfterSec?: number | undefined;
+  /** Attempts per request, counting the first (not used by `none`). Default 3. */
+  readonly maxAttempts?: number;
+  /** Backoff base. Default 100 ms (the core's default). */
+  readonly baseMs?: number;
+  /** Backoff cap. Default 20 000 ms (the core's default). */
+  readonly capMs?: number;
+  /** Each message (request, response) takes `|Normal(meanMs, sdMs)|`. Default 10, 2. */
+  readonly latency?: LatencyModel;
+  /** Width of the timeline's bins. Default 250 ms. */
+  readonly binMs?: number;
+  /** A bin after the outage counts as overloaded when more than this share of its attempts fail. Default 0.01. */
+  readonly recoveryThreshold?: number;
+  /** Called after every run with (runs done, runs in all). */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** Defaults of {@link StormOptions}. */
+export const STORM_DEFAULTS = Object.freeze({
+  runs: 10,
+  ratePerSec: 100,
+  capacityPerSec: 120,
+  serverBurstSec: 0.5,
+  durationSec: 60,
+  outageStartSec: 10,
+  outageEndSec: 25,
+  retryAfterSec: 5,
+  overloadRetryAfterSec: 1,
+  maxAttempts: 3,
+  baseMs: 100,
+  capMs: 20_000,
+  binMs: 250,
+  recoveryThreshold: 0.01,
+});
+
+type ResolvedStormOptions = Required<
+  Omit<StormOptions, 'onProgress' | 'retryAfterSec' | 'overloadRetryAfterSec'>
+> & {
+  readonly retryAfterSec: number | undefined;
+  readonly overloadRetryAfterSec: number | undefined;
+};
+
+/** Counts per timeline bin of one run. */
+export interface StormTimeline {
+  readonly binMs: number;
+  /** Attempts arriving at the server. */
+  readonly attempts: number[];
+  /** Of those, rejected with 503 (outage or load shedding). */
+  readonly rejected: number[];
+  /** Of those, served (200). */
+  readonly served: number[];
+  /** New requests started. */
+  readonly started: number[];
+}
+
+/** What one run of one policy measured. */
+export interface StormRunResult {
+  readonly policy: StormPolicyName;
+  readonly requests: number;
+  /** Attempts that reached the server; always `requests + retries`. */
+  readonly attempts: number;
+  /** Retries the policy decided to make. */
+  readonly retries: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  /** Requests started during the outage, and attempts that arrived during it. */
+  readonly outageRequests: number;
+  readonly outageAttempts: number;
+  /** Time from the outage's end to the end of the last overloaded bin; `null` if still overloaded when requests stopped. */
+  readonly recoveryMs: number | null;
+  /** When the last request finished, in ms. */
+  readonly endMs: number;
+  /** Why requests stopped, as the core reports it (`success`, `max-attempts`, `budget-exhausted`, …). */
+  readonly stopReasons: Readonly<Record<string, number>>;
+  readonly timeline: StormTimeline;
+}
+
+const resolve = (options: StormOptions): ResolvedStormOptions => {
+  const d = STORM_DEFAULTS;
+  const o: ResolvedStormOptions = {
+    seed: options.seed,
+    runs: options.runs ?? d.runs,
+    policies: options.policies ?? DEFAULT_STORM_POLICIES,
+    ratePerSec: options.ratePerSec ?? d.ratePerSec,
+    capacityPerSec: options.capacityPerSec ?? d.capacityPerSec,
+    serverBurstSec: options.serverBurstSec ?? d.serverBurstSec,
+    durationSec: options.durationSec ?? d.durationSec,
+    outageStartSec: options.outageStartSec ?? d.outageStartSec,
+    outageEndSec: options.outageEndSec ?? d.outageEndSec,
+    retryAfterSec: 'retryAfterSec' in options ? options.retryAfterSec : d.retryAfterSec,
+    overloadRetryAfterSec:
+      'overloadRetryAfterSec' in options ? options.overloadRetryAfterSec : d.overloadRetryAfterSec,
+    maxAttempts: options.maxAttempts ?? d.maxAttempts,
+    baseMs: options.baseMs ?? d.baseMs,
+    capMs: options.capMs ?? d.capMs,
+    latency: options.latency ?? DEFAULT_LATENCY,
+    binMs: options.binMs ?? d.binMs,
+    recoveryThreshold: options.recoveryThreshold ?? d.recoveryThreshold,
+  };
+  const positive = (name: string, v: number): void => {
+    if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`${name} must be a positive number, got ${v}`);
+  };
+  positive('ratePerSec', o.ratePerSec);
+  positive('capacityPerSec', o.capacityPerSec);
+  positive('serverBurstSec', o.serverBurstSec);
+  positive('durationSec', o.durationSec);
+  positive('binMs', o.binMs);
+  if (!Number.isInteger(o.runs) || o.runs < 1)
+    throw new RangeError(`runs must be a positive integer, got ${o.runs}`);
+  if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1) {
+    throw new RangeError(`maxAttempts must be a positive integer, got ${o.maxAttempts}`);
+  }
+  if (!(o.outageStartSec >= 0 && o.outageEndSec >= o.outageStartSec && o.outageEndSec <= o.durationSec)) {
+    throw new RangeError(
+      `the outage must lie within the run: 0 <= start <= end <= duration, got ${o.outageStartSec}..${o.outageEndSec} of ${o.durationSec}`,
+    );
+  }
+  for (const p of o.policies) if (!isStormPolicy(p)) throw new RangeError(`unknown policy "${p}"`);
+  return o;
+};
+
+/**
+ * The core policy for a named storm policy. `now` is the virtual clock and `random` the run's seeded
+ * source, so every decision is reproducible.
+ */
+export const createStormPolicy = (
+  name: StormPolicyName,
+  settings: { readonly maxAttempts: number; readonly baseMs: number; readonly capMs: number },
+  random: RandomSource,
+  now: () => number,
+): RetryPolicy => {
+  const common: RetryOptions = { random, now, maxAttempts: settings.maxAttempts };
+  const backoff = (strategy: BackoffStrategyName) => ({
+    strategy,
+    baseMs: settings.baseMs,
+    capMs: settings.capMs,
+  });
+  switch (name) {
+    case 'none':
+      return createRetryPolicy({ random, now, maxAttempts: 1, budget: false, retryAfter: false });
+    case 'budget':
+      return createRetryPolicy({
+        ...common,
+        backoff: backoff('full'),
+        budget: createRetryBudget(),
+        retryAfter: false,
+      });
+    case 'retry-after':
+      return createRetryPolicy({ ...common, backoff: backoff('full'), budget: false });
+    case 'budget+retry-after':
+      return createRetryPolicy({ ...common, backoff: backoff('full'), budget: createRetryBudget() });
+    default: {
+      const strategy = name.slice('naive-'.length) as BackoffStrategyName;
+      return createRetryPolicy({ ...common, backoff: backoff(strategy), budget: false, retryAfter: false });
+    }
+  }
+};
+
+const START = 0;
+const ARRIVE = 1;
+const RESPOND = 2;
+const NO_HEADERS: HeaderGetter = () => undefined;
+const retryAfterHeaders = (seconds: number | undefined): HeaderGetter => {
+  if (seconds === undefined) return NO_HEADERS;
+  const value = String(seconds);
+  return (name) => (name.toLowerCase() === 'retry-after' ? value : undefined);
+};
+const REQUEST = Object.freeze({ method: 'GET', url: 'http://server.invalid/item' });
+
+/** Poisson arrivals in `[0, durationMs)` at `ratePerSec`. */
+const arrivals = (random: RandomSource, ratePerSec: number, durationMs: number): Float64Array => {
+  const meanGap = 1000 / ratePerSec;
+  const times: number[] = [];
+  for (let t = -Math.log(1 - random()) * meanGap; t < durationMs; t += -Math.log(1 - random()) * meanGap) {
+    times.push(t);
+  }
+  return Float64Array.from(times);
+};
+
+const bump = (bins: number[], bin: number): void => {
+  while (bins.length <= bin) bins.push(0);
+  bins[bin]!++;
+};
+
+/**
+ * Simulates one run of one policy. The arrivals depend only on `seed`, so every policy faces the
+ * same requests.
+ */
+export const simulateStorm = (policyName: StormPolicyName, options: StormOptions): StormRunResult => {
+  const o = resolve(options);
+  const durationMs = o.durationSec * 1000;
+  const outageStart = o.outageStartSec * 1000;
+  const outageEnd = o.outageEndSec * 1000;
+  const starts = arrivals(seededRandom(deriveSeed(o.seed, 'arrivals')), o.ratePerSec, durationMs);
+  const delay = createLatency(seededRandom(deriveSeed(o.seed, 'network')), o.latency);
+  let clock = 0;
+  const policy = createStormPolicy(policyName, o, seededRandom(deriveSeed(o.seed, 'jitter')), () => clock);
+  const outageHeaders = retryAfterHeaders(o.retryAfterSec);
+  const overloadHeaders = retryAfterHeaders(o.overloadRetryAfterSec);
+
+  const n = starts.length;
+  const heap = new EventHeap(Math.max(1, n));
+  const kind = new Uint8Array(n);
+  // 0: served; 1: rejected by the outage; 2: rejected by load shedding.
+  const outcome = new Uint8Array(n);
+  const runs: (RetryRun | undefined)[] = new Array(n);
+  for (let i = 0; i < n; i++) heap.push(i, starts[i]!);
+
+  const ratePerMs = o.capacityPerSec / 1000;
+  const depth = o.capacityPerSec * o.serverBurstSec;
+  let tokens = depth;
+  let refilledAt = 0;
+  const timeline: StormTimeline = { binMs: o.binMs, attempts: [], rejected: [], served: [], started: [] };
+  let attempts = 0;
+  let retries = 0;
+  let succeeded = 0;
+  let failed = 0;
+  let outageRequests = 0;
+  let outageAttempts = 0;
+  let endMs = 0;
+  const stopReasons: Record<string, number> = {};
+
+  while (heap.size > 0) {
+    const id = heap.peek();
+    const t = heap.peekTime();
+    clock = t;
+    const k = kind[id];
+    if (k === START) {
+      runs[id] = policy.begin(REQUEST);
+      bump(timeline.started, Math.floor(t / o.binMs));
+      if (t >= outageStart && t < outageEnd) outageRequests++;
+      kind[id] = ARRIVE;
+      heap.replaceTop(t + delay());
+    } else if (k === ARRIVE) {
+      attempts++;
+      const bin = Math.floor(t / o.binMs);
+      bump(timeline.attempts, bin);
+      tokens = Math.min(depth, tokens + (t - refilledAt) * ratePerMs);
+      refilledAt = t;
+      if (t >= outageStart && t < outageEnd) {
+        outageAttempts++;
+        outcome[id] = 1;
+        bump(timeline.rejected, bin);
+      } else if (tokens >= 1) {
+        tokens -= 1;
+        outcome[id] = 0;
+        bump(timeline.served, bin);
+      } else {
+        outcome[id] = 2;
+        bump(timeline.rejected, bin);
+      }
+      kind[id] = RESPOND;
+      heap.replaceTop(t + delay());
+    } else {
+      const result = outcome[id]!;
+      const decision = runs[id]!.next(
+        result === 0
+          ? { status: 200 }
+          : { status: 503, headers: result === 1 ? outageHeaders : overloadHeaders },
+      );
+      if (decision.retry) {
+        retries++;
+        kind[id] = ARRIVE;
+        heap.replaceTop(t + decision.delayMs + delay());
+      } else {
+        heap.pop();
+        runs[id] = undefined;
+        if (result === 0) succeeded++;
+        else failed++;
+        stopReasons[decision.reason] = (stopReasons[decision.reason] ?? 0) + 1;
+        endMs = t;
+      }
+    }
+  }
+
+  // Recovery: the last bin at or after the outage's end in which the server shed more than the
+  // threshold share of its attempts.
+  const bins = timeline.attempts.length;
+  for (const series of [timeline.rejected, timeline.served, timeline.started])
+    while (series.length < bins) series.push(0);
+  let lastOverloaded = -1;
+  for (let b = Math.ceil(outageEnd / o.binMs); b < bins; b++) {
+    const total = timeline.attempts[b]!;
+    if (total > 0 && timeline.rejected[b]! > o.recoveryThreshold * total) lastOverloaded = b;
+  }
+  const overloadEnd = (lastOverloaded + 1) * o.binMs;
+  const recoveryMs = lastOverloaded < 0 ? 0 : overloadEnd >= durationMs ? null : overloadEnd - outageEnd;
+
+  return {
+    policy: policyName,
+    requests: n,
+    attempts,
+    retries,
+    succeeded,
+    failed,
+    outageRequests,
+    outageAttempts,
+    recoveryMs,
+    endMs,
+    stopReasons,
+    timeline,
+  };
+};
+
+/** One policy's results over all runs. */
+export interface StormPolicyResult {
+  readonly policy: StormPolicyName;
+  readonly description: string;
+  readonly runs: number;
+  /** Totals over all runs. */
+  readonly requests: number;
+  readonly attempts: number;
+  readonly retries: number;
+  readonly failed: number;
+  /** Attempts ÷ requests over the whole run. */
+  readonly amplification: Summary;
+  /** Attempts arriving during the outage ÷ requests started during it. */
+  readonly outageAmplification: Summary;
+  /** Requests that finally succeeded, per second of the run. */
+  readonly goodputPerSec: Summary;
+  /** Requests that finally failed ÷ requests. */
+  readonly failedShare: Summary;
+  /** Over the runs that recovered before requests stopped. */
+  readonly recoveryMs: Summary;
+  /** Runs that were still overloaded when requests stopped. */
+  readonly notRecovered: number;
+  /** Highest attempts per second in any bin of the mean timeline. */
+  readonly peakAttemptsPerSec: number;
+  /** Stop reasons summed over runs. */
+  readonly stopReasons: Readonly<Record<string, number>>;
+  /** Mean over runs, per bin, in per-second rates. Bin `k` covers `[k·binMs, (k+1)·binMs)`. */
+  readonly timeline: {
+    readonly binMs: number;
+    readonly attemptsPerSec: readonly number[];
+    readonly rejectedPerSec: readonly number[];
+    readonly servedPerSec: readonly number[];
+    readonly startedPerSec: readonly number[];
+  };
+}
+
+/** The result of {@link runStorm}. */
+export interface StormResult {
+  readonly seed: number;
+  readonly settings: Omit<ResolvedStormOptions, 'seed' | 'policies'>;
+  readonly policies: readonly StormPolicyResult[];
+}
+
+const meanSeries = (
+  runs: readonly StormRunResult[],
+  pick: (t: StormTimeline) => number[],
+  binMs: number,
+): number[] => {
+  const length = Math.max(...runs.map((r) => pick(r.timeline).length));
+  const out = new Array<number>(length).fill(0);
+  const scale = 1000 / binMs / runs.length;
+  for (const r of runs) {
+    const series = pick(r.timeline);
+    for (let b = 0; b < series.length; b++) out[b]! += series[b]! * scale;
+  }
+  return out;
+};
+
+/**
+ * Runs the storm experiment: every policy, `runs` times, each run with the same arrivals for every
+ * policy.
+ *
+ * @example
+ * ```ts
+ * const { policies } = runStorm({ seed: 1, runs: 3 });
+ * for (const p of policies) console.log(p.policy, p.amplification.mean);
+ * ```
+ */
+export const runStorm = (options: StormOptions): StormResult => {
+  const o = resolve(options);
+  const total = o.runs * o.policies.length;
+  let done = 0;
+  const results: StormPolicyResult[] = [];
+  for (const policy of o.policies) {
+    const runs: StormRunResult[] = [];
+    for (let r = 0; r < o.runs; r++) {
+      runs.push(simulateStorm(policy, { ...o, seed: deriveSeed(o.seed, r) }));
+      options.onProgress?.(++done, total);
+    }
+    const stopReasons: Record<string, number> = {};
+    for (const run of runs) {
+      for (const [reason, count] of Object.entries(run.stopReasons))
+        stopReasons[reason] = (stopReasons[reason] ?? 0) + count;
+    }
+    const attemptsPerSec = meanSeries(runs, (t) => t.attempts, o.binMs);
+    const sum = (pick: (r: StormRunResult) => number): number => runs.reduce((s, r) => s + pick(r), 0);
+    const recovered = runs.filter((r) => r.recoveryMs !== null).map((r) => r.recoveryMs as number);
+    results.push({
+      policy,
+      description: STORM_POLICY_DESCRIPTIONS[policy].replace('N attempts', `${o.maxAttempts} attempts`),
+      runs: o.runs,
+      requests: sum((r) => r.requests),
+      attempts: sum((r) => r.attempts),
+      retries: sum((r) => r.retries),
+      failed: sum((r) => r.failed),
+      amplification: summarize(runs.map((r) => r.attempts / r.requests)),
+      outageAmplification: summarize(
+        runs.map((r) => (r.outageRequests ? r.outageAttempts / r.outageRequests : 0)),
+      ),
+      goodputPerSec: summarize(runs.map((r) => r.succeeded / o.durationSec)),
+      failedShare: summarize(runs.map((r) => r.failed / r.requests)),
+      recoveryMs: summarize(recovered),
+      notRecovered: runs.length - recovered.length,
+      peakAttemptsPerSec: Math.max(0, ...attemptsPerSec),
+      stopReasons,
+      timeline: {
+        binMs: o.binMs,
+        attemptsPerSec,
+        rejectedPerSec: meanSeries(runs, (t) => t.rejected, o.binMs),
+        servedPerSec: meanSeries(runs, (t) => t.served, o.binMs),
+        startedPerSec: meanSeries(runs, (t) => t.started, o.binMs),
+      },
+    });
+  }
+  const { seed, policies: _policies, ...settings } = o;
+  return { seed, settings, policies: results };
+};

@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseClients, runCli } from '../src/index.ts';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, ['--conditions=@jitterbug/source', CLI, ...args], { encoding: 'utf8' });
+
+const dir = mkdtempSync(join(tmpdir(), 'jitterbug-sim-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('jitterbug-sim (spawned)', () => {
+  it('prints help with examples and exits 0', () => {
+    for (const command of ['occ', 'storm']) {
+      const r = run(command, '--help');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain('Examples:');
+      expect(r.stdout).toContain(`jitterbug-sim ${command}`);
+    }
+  });
+
+  const bad: [string[], RegExp][] = [
+    [['occ', '--runs', 'zero'], /--runs must be a positive integer/],
+    [['occ', '--clients', '10:5:1'], /--clients/],
+    [['occ', '--strategies', 'full,wobbly'], /unknown name "wobbly"/],
+    [['occ', '--nope'], /Unknown option '--nope'/],
+    [['occ', '--base', '100', '--cap', '10'], /--cap/],
+    [['storm', '--outage', '50:70'], /--outage/],
+    [['storm', '--policies', 'yolo'], /unknown name "yolo"/],
+    [['storm', '--retry-after', 'soon'], /--retry-after must be a number/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [[], /Usage: jitterbug-sim/],
+  ];
+  for (const [args, message] of bad) {
+    it(`exits 2 with a clear message for: ${args.join(' ') || '(nothing)'}`, () => {
+      const r = run(...args);
+      expect(r.status).toBe(2);
+      expect(`${r.stderr}${r.stdout}`).toMatch(message);
+    });
+  }
+
+  it('runs occ and writes JSON and CSV; no progress bar when stderr is not a TTY', () => {
+    const json = join(dir, 'occ.json');
+    const csv = join(dir, 'occ.csv');
+    const r = run('occ', '--clients', '5,10', '--runs', '3', '--seed', '1', '--json', json, '--csv', csv);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('decorrelated');
+    const points = JSON.parse(readFileSync(json, 'utf8'));
+    expect(points).toHaveLength(10);
+    expect(points[0]).toMatchObject({ strategy: 'none', clients: 5, runs: 3 });
+    expect(points[0].calls).toHaveProperty('mean');
+    expect(points[0].timeMs).toHaveProperty('sd');
+    expect(readFileSync(csv, 'utf8').split('\n')[0]).toBe(
+      'strategy,clients,runs,calls_mean,calls_sd,time_ms_mean,time_ms_sd,calls_per_client',
+    );
+  });
+});
+
+describe('runCli (in process)', () => {
+  const capture = () => {
+    let out = '';
+    let err = '';
+    return {
+      io: {
+        stdout: { write: (t: string) => (out += t) },
+        stderr: { isTTY: false, write: (t: string) => (err += t) },
+      },
+      text: () => ({ out, err }),
+    };
+  };
+
+  it('gives the same table for the same seed', async () => {
+    const a = capture();
+    const b = capture();
+    const args = ['storm', '--seed', '3', '--runs', '1', '--duration', '20', '--outage', '5:10'];
+    expect(await runCli(args, a.io)).toBe(0);
+    expect(await runCli(args, b.io)).toBe(0);
+    const strip = (s: string) => s.replace(/in [\d.]+ s/, '');
+    expect(strip(a.text().out)).toBe(strip(b.text().out));
+  });
+
+  it('writes SVG charts with --out', async () => {
+    const c = capture();
+    const out = join(dir, 'charts');
+    expect(
+      await runCli(
+        ['occ', '--clients', '5,10', '--runs', '2', '--hist-clients', '5', '--seed', '1', '--out', out],
+        c.io,
+      ),
+    ).toBe(0);
+    const svg = readFileSync(join(out, 'occ-calls.svg'), 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(c.text().out).toContain('occ-writes.svg');
+  });
+
+  it('parses client specs', () => {
+    expect(parseClients('10:50:20')).toEqual([10, 30, 50]);
+    expect(parseClients('7,3')).toEqual([7, 3]);
+    expect(parseClients('100')).toEqual([100]);
+    expect(() => parseClients('10:20:0')).toThrow();
+    expect(() => parseClients('1:2')).toThrow();
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_OCC_STRATEGIES, OCC_STRATEGIES, runOcc, simulateOcc } from '../src/index.ts';
+
+describe('simulateOcc invariants', () => {
+  for (const strategy of OCC_STRATEGIES) {
+    it(`${strategy}: every client succeeds exactly once and calls >= N`, () => {
+      for (const clients of [1, 2, 17, 60]) {
+        for (let seed = 0; seed < 5; seed++) {
+          const r = simulateOcc({ clients, strategy, seed });
+          expect(r.finalVersion).toBe(clients);
+          expect([...r.successes].every((s) => s === 1)).toBe(true);
+          expect(r.calls).toBeGreaterThanOrEqual(clients);
+          expect(r.writes.reduce((a, b) => a + b, 0)).toBe(r.calls);
+          expect(r.timeMs).toBeGreaterThan(0);
+          expect(Number.isFinite(r.timeMs)).toBe(true);
+        }
+      }
+    });
+  }
+
+  it('with one client there is no contention: one call, for every strategy', () => {
+    for (const strategy of OCC_STRATEGIES) {
+      for (let seed = 0; seed < 20; seed++) expect(simulateOcc({ clients: 1, strategy, seed }).calls).toBe(1);
+    }
+  });
+
+  it('takes four message delays for one client (read, answer, write, result)', () => {
+    const r = simulateOcc({ clients: 1, strategy: 'none', seed: 3, latency: { meanMs: 10, sdMs: 0 } });
+    expect(r.timeMs).toBeCloseTo(40, 9);
+  });
+
+  it('records write arrival times in order, one per call', () => {
+    const r = simulateOcc({ clients: 30, strategy: 'full', seed: 9, recordWrites: true });
+    const times = [...r.writeTimesMs!];
+    expect(times).toHaveLength(r.calls);
+    expect(times.every((t, i) => i === 0 || t >= times[i - 1]!)).toBe(true);
+  });
+
+  it('rejects a bad client count', () => {
+    expect(() => simulateOcc({ clients: 0, strategy: 'full', seed: 1 })).toThrow(RangeError);
+  });
+});
+
+describe('runOcc', () => {
+  const options = { seed: 42, clients: [10, 40], runs: 8, histogramClients: 20 } as const;
+
+  it('is deterministic under a seed', () => {
+    expect(runOcc(options)).toEqual(runOcc(options));
+  });
+
+  it('differs between seeds', () => {
+    const a = runOcc(options).points.map((p) => p.calls.mean);
+    const b = runOcc({ ...options, seed: 43 }).points.map((p) => p.calls.mean);
+    expect(a).not.toEqual(b);
+  });
+
+  it('gives a point per strategy and client count, in the JSON shape of the issue', () => {
+    const r = runOcc(options);
+    expect(r.points).toHaveLength(DEFAULT_OCC_STRATEGIES.length * 2);
+    for (const p of r.points) {
+      expect(p).toMatchObject({ runs: 8, calls: { n: 8 }, timeMs: { n: 8 } });
+      expect(p.calls.mean).toBeGreaterThanOrEqual(p.clients);
+      expect(p.calls.sd).toBeGreaterThanOrEqual(0);
+    }
+    expect(r.histograms.map((h) => h.strategy)).toEqual([...DEFAULT_OCC_STRATEGIES]);
+    for (const h of r.histograms) expect(h.counts.reduce((a, b) => a + b, 0)).toBe(h.calls);
+  });
+
+  it("a point's numbers do not depend on the rest of the sweep", () => {
+    const alone = runOcc({ seed: 5, clients: [40], strategies: ['equal'], runs: 4, histogramClients: 0 });
+    const within = runOcc({ seed: 5, clients: [10, 40], runs: 4, histogramClients: 0 });
+    expect(within.points.find((p) => p.strategy === 'equal' && p.clients === 40)).toEqual(alone.points[0]);
+  });
+
+  it('reproduces the blog: jitter at least halves the work of no-jitter backoff at 100 clients', () => {
+    const r = runOcc({ seed: 7, clients: [100], runs: 20, histogramClients: 0 });
+    const calls = Object.fromEntries(r.points.map((p) => [p.strategy, p.calls.mean]));
+    expect(calls.full!).toBeLessThan(calls.exponential! / 2);
+    expect(calls.equal!).toBeLessThan(calls.exponential! / 2);
+    expect(calls.full!).toBeLessThan(calls.decorrelated!);
+    const time = Object.fromEntries(r.points.map((p) => [p.strategy, p.timeMs.mean]));
+    expect(time.equal!).toBeGreaterThan(time.full!);
+  });
+});
