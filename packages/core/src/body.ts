@@ -26,9 +26,10 @@ export const bodyKind = (body: unknown): BodyKind => {
   if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) return 'stream';
   if (typeof (body as { pipe?: unknown }).pipe === 'function') return 'stream';
   if (isAsyncIterable(body)) return 'stream';
+  // A generator or other iterator is consumed by reading it; a Map, a Set or an array is data.
   if (
     typeof (body as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function' &&
-    !Array.isArray(body)
+    typeof (body as { next?: unknown }).next === 'function'
   ) {
     return 'stream';
   }

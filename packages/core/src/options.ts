@@ -16,8 +16,8 @@ import { sleep as defaultSleep, type Sleep } from './sleep.ts';
 
 /** Backoff settings: a built-in strategy with its numbers, or your own function. */
 export interface BackoffOptions {
-  /** Default `'full'`. */
-  readonly strategy?: BackoffStrategyName;
+  /** A built-in strategy by name, or your own function (which then gets `baseMs`/`capMs`). Default `'full'`. */
+  readonly strategy?: BackoffStrategyName | Backoff;
   /** Default 100. */
   readonly baseMs?: number;
   /** Default 20 000. */
@@ -42,8 +42,8 @@ export interface RetryAfterOptions {
 
 /** Why a request was, or was not, retried. */
 export type StopReason =
-  | 'success' // a status that is not a failure to retry (2xx, 3xx, or a 4xx/5xx not in statusCodes)
-  | 'status-not-retryable'
+  | 'success' // a status below 400 (2xx, 3xx, 1xx)
+  | 'status-not-retryable' // a status >= 400 that is not in statusCodes
   | 'error-not-retryable'
   | 'aborted' // the caller's signal aborted
   | 'method-not-idempotent'
@@ -293,43 +293,65 @@ const stringList = (path: string, value: unknown): string[] => {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-export const resolveBackoff = (path: string, value: unknown): { backoff: Backoff; params: BackoffParams } => {
+export const resolveBackoff = (
+  path: string,
+  value: unknown,
+  base?: { readonly backoff: Backoff; readonly params: BackoffParams },
+): { backoff: Backoff; params: BackoffParams } => {
   const d = DEFAULTS.backoff;
-  if (typeof value === 'function')
-    return { backoff: value as Backoff, params: { baseMs: d.baseMs, capMs: d.capMs } };
+  const inherited = base ?? {
+    backoff: backoffStrategies[d.strategy],
+    params: { baseMs: d.baseMs, capMs: d.capMs },
+  };
+  if (typeof value === 'function') return { backoff: value as Backoff, params: inherited.params };
   if (typeof value !== 'object' || value === null) return bad(path, 'an object or a function', value);
   for (const key of Object.keys(value)) {
     if (key !== 'strategy' && key !== 'baseMs' && key !== 'capMs')
       throw new TypeError(`jitterbug: unknown option "${path}.${key}"`);
   }
+  // A route's `{ capMs }` keeps the policy's strategy and base: only the fields given change.
   const o = value as BackoffOptions;
-  const strategy = o.strategy ?? d.strategy;
-  const backoff = Object.hasOwn(backoffStrategies, strategy) ? backoffStrategies[strategy] : undefined;
-  if (!backoff) bad(`${path}.strategy`, `one of ${Object.keys(backoffStrategies).join(', ')}`, strategy);
-  const baseMs = finiteAtLeast(`${path}.baseMs`, o.baseMs ?? d.baseMs, 0);
-  const capMs = finiteAtLeast(`${path}.capMs`, o.capMs ?? Math.max(d.capMs, baseMs), 0);
+  let backoff: Backoff;
+  if (o.strategy === undefined) backoff = inherited.backoff;
+  else if (typeof o.strategy === 'function') backoff = o.strategy;
+  else if (typeof o.strategy === 'string' && Object.hasOwn(backoffStrategies, o.strategy)) {
+    backoff = backoffStrategies[o.strategy];
+  } else {
+    return bad(
+      `${path}.strategy`,
+      `a function or one of ${Object.keys(backoffStrategies).join(', ')}`,
+      o.strategy,
+    );
+  }
+  const baseMs = finiteAtLeast(`${path}.baseMs`, o.baseMs ?? inherited.params.baseMs, 0);
+  const capMs = finiteAtLeast(`${path}.capMs`, o.capMs ?? Math.max(inherited.params.capMs, baseMs), 0);
   if (capMs < baseMs) bad(`${path}.capMs`, `>= ${path}.baseMs (${baseMs})`, capMs);
-  return { backoff: backoff!, params: { baseMs, capMs } };
+  return { backoff, params: { baseMs, capMs } };
 };
 
-const resolveRetryAfter = (path: string, value: unknown): Required<RetryAfterOptions> | false => {
+const resolveRetryAfter = (
+  path: string,
+  value: unknown,
+  base: Required<RetryAfterOptions> | false | undefined,
+): Required<RetryAfterOptions> | false => {
+  const inherited = base || DEFAULTS.retryAfter;
   if (value === false) return false;
-  if (value === true) return { ...DEFAULTS.retryAfter };
+  if (value === true) return { ...inherited };
   if (typeof value !== 'object' || value === null) return bad(path, 'an object or false', value);
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(DEFAULTS.retryAfter, key))
       throw new TypeError(`jitterbug: unknown option "${path}.${key}"`);
   }
   const o = value as RetryAfterOptions;
-  const whenLonger = o.whenLonger ?? DEFAULTS.retryAfter.whenLonger;
+  const whenLonger = o.whenLonger ?? inherited.whenLonger;
   if (whenLonger !== 'give-up' && whenLonger !== 'cap')
     bad(`${path}.whenLonger`, '"give-up" or "cap"', whenLonger);
-  const jitterRatio = o.jitterRatio ?? DEFAULTS.retryAfter.jitterRatio;
+  const jitterRatio = o.jitterRatio ?? inherited.jitterRatio;
   if (typeof jitterRatio !== 'number' || !(jitterRatio >= 0 && jitterRatio <= 1)) {
     bad(`${path}.jitterRatio`, 'a number from 0 to 1', jitterRatio);
   }
   return {
-    maxMs: finiteAtLeast(`${path}.maxMs`, o.maxMs ?? DEFAULTS.retryAfter.maxMs, 0),
+    maxMs: finiteAtLeast(`${path}.maxMs`, o.maxMs ?? inherited.maxMs, 0),
     whenLonger,
     jitterRatio,
   };
@@ -361,7 +383,13 @@ export const resolveOptions = (
   const has = (key: string): boolean => source[key] !== undefined;
   const d = DEFAULTS;
 
-  const backoff = has('backoff') ? resolveBackoff(name('backoff'), source.backoff) : undefined;
+  const backoff = has('backoff')
+    ? resolveBackoff(
+        name('backoff'),
+        source.backoff,
+        base && { backoff: base.backoff, params: base.backoffParams },
+      )
+    : undefined;
   const idempotencyKey = has('idempotencyKey')
     ? source.idempotencyKey
     : base
@@ -413,7 +441,7 @@ export const resolveOptions = (
       : (base?.errorCodes ?? new Set(d.errorCodes)),
     idempotencyKey: idempotencyKey === false ? false : (idempotencyKey as string).toLowerCase(),
     retryAfter: has('retryAfter')
-      ? resolveRetryAfter(name('retryAfter'), source.retryAfter)
+      ? resolveRetryAfter(name('retryAfter'), source.retryAfter, base?.retryAfter)
       : base
         ? base.retryAfter
         : { ...d.retryAfter },

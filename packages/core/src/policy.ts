@@ -235,7 +235,8 @@ export const createRetryPolicy = (options: RetryOptions = {}): RetryPolicy => {
   const resolve = (method: string, url: string | URL): ResolvedOptions => {
     if (routes.length === 0) return base;
     const parsed = toUrl(url);
-    for (const route of routes) if (route.matches(method, parsed)) return route.options;
+    const upper = method.toUpperCase();
+    for (const route of routes) if (route.matches(upper, parsed)) return route.options;
     return base;
   };
 

@@ -1,3 +1,7 @@
+// setTimeout fires after ~1 ms for anything above 2^31 - 1 ms (about 24.8 days): longer waits are
+// taken in steps.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Waits `ms` milliseconds. Rejects at once with `signal.reason` when the signal aborts (or has
  * already aborted), and in every case leaves no timer and no listener behind.
@@ -8,17 +12,22 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
       reject(signal.reason);
       return;
     }
+    let left = Number.isFinite(ms) ? Math.max(0, ms) : MAX_TIMER_MS;
+    let timer: ReturnType<typeof setTimeout>;
     const onAbort = (): void => {
       clearTimeout(timer);
       reject(signal?.reason);
     };
-    const timer = setTimeout(
-      () => {
+    const step = (): void => {
+      const chunk = Math.min(left, MAX_TIMER_MS);
+      left -= chunk;
+      timer = setTimeout(() => {
+        if (left > 0) return step();
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      },
-      Math.max(0, ms),
-    );
+      }, chunk);
+    };
+    step();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 

@@ -1,0 +1,5 @@
+/** Every client the conformance suite runs against. */
+import type { ConformanceDriver } from '../driver.ts';
+import { undiciDrivers } from './undici.ts';
+
+export const drivers: readonly ConformanceDriver[] = [...undiciDrivers];
