@@ -1,0 +1,359 @@
+/**
+ * The translation layer alone: the interceptor in front of a scripted fake `dispatch`, so every
+ * handler call undici could make (and when) is under the test's control.
+ */
+import { AttemptTimeoutError, createRetryPolicy, getRetryInfo, type RetryOptions } from '@jitterbug/core';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { retryInterceptor } from '../src/index.ts';
+import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from '../src/types.ts';
+import { endlessSleep, recordingSleep } from './helpers.ts';
+
+class FakeController implements Controller {
+  aborted = false;
+  paused = false;
+  reason: unknown = null;
+  rawHeaders: Controller['rawHeaders'] = null;
+  rawTrailers: Controller['rawTrailers'] = null;
+  calls: string[] = [];
+  readonly #onAbort: (reason: Error) => void;
+  constructor(onAbort: (reason: Error) => void = () => {}) {
+    this.#onAbort = onAbort;
+  }
+  abort(reason: Error): void {
+    this.calls.push('abort');
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.#onAbort(reason);
+  }
+  pause(): void {
+    this.calls.push('pause');
+    this.paused = true;
+  }
+  resume(): void {
+    this.calls.push('resume');
+    this.paused = false;
+  }
+}
+
+interface Dispatched {
+  readonly opts: DispatchOpts;
+  readonly handler: NewHandler;
+  /** Starts the attempt as undici would; aborting it reports the reason through onResponseError. */
+  start(): FakeController;
+}
+
+const fakeNext = (): { next: NextDispatch; dispatched: Dispatched[] } => {
+  const dispatched: Dispatched[] = [];
+  const next: NextDispatch = (opts, handler) => {
+    dispatched.push({
+      opts,
+      handler,
+      start() {
+        const controller = new FakeController((reason) => handler.onResponseError?.(controller, reason));
+        handler.onRequestStart?.(controller, { attempt: dispatched.length });
+        return controller;
+      },
+    });
+    return true;
+  };
+  return { next, dispatched };
+};
+
+/** A new-API caller that records what it is told. */
+class RecordingCaller implements NewHandler {
+  events: string[] = [];
+  controller: Controller | undefined;
+  headers: HeaderRecord | undefined;
+  error: Error | undefined;
+  chunks: Buffer[] = [];
+  onRequestStart(controller: Controller): void {
+    this.events.push('start');
+    this.controller = controller;
+  }
+  onResponseStart(_c: Controller, status: number, headers: HeaderRecord): void {
+    this.events.push(`response ${status}`);
+    this.headers = headers;
+  }
+  onResponseData(_c: Controller, chunk: Buffer): void {
+    this.events.push('data');
+    this.chunks.push(chunk);
+  }
+  onResponseEnd(): void {
+    this.events.push('end');
+  }
+  onResponseError(_c: Controller | null, error: Error): void {
+    this.events.push('error');
+    this.error = error;
+  }
+}
+
+const setup = (options: RetryOptions = {}) => {
+  const { next, dispatched } = fakeNext();
+  const { sleep, delays } = recordingSleep();
+  const finished: unknown[] = [];
+  const dispatch = (
+    retryInterceptor({
+      sleep,
+      random: () => 0.5,
+      onFinish: (s) => finished.push(s),
+      ...options,
+    }) as never as (n: NextDispatch) => NextDispatch
+  )(next);
+  return { dispatch, dispatched, delays, finished };
+};
+
+const GET: DispatchOpts = {
+  origin: 'http://api.test',
+  path: '/items/1',
+  method: 'GET',
+  headers: { accept: 'text/plain' },
+};
+const tick = () => new Promise((r) => setImmediate(r));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('the success path streams straight through', () => {
+  test('one dispatch with the caller’s own opts, the same headers object and the same chunks', () => {
+    const { dispatch, dispatched } = setup();
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    expect(dispatched).toHaveLength(1);
+    expect(dispatched[0]!.opts).toBe(GET);
+    const inner = dispatched[0]!.start();
+    const headers = { 'content-type': 'text/plain' };
+    inner.rawHeaders = [Buffer.from('content-type'), Buffer.from('text/plain')];
+    const chunk = Buffer.from('hello');
+    const h = dispatched[0]!.handler;
+    h.onResponseStart?.(inner, 200, headers, 'OK');
+    h.onResponseData?.(inner, chunk);
+    h.onResponseEnd?.(inner, {});
+    expect(caller.events).toEqual(['start', 'response 200', 'data', 'end']);
+    expect(caller.headers).toBe(headers);
+    expect(caller.chunks[0]).toBe(chunk);
+    expect(caller.controller?.rawHeaders).toBe(inner.rawHeaders);
+    expect(getRetryInfo(headers)).toMatchObject({ attempts: 1, outcome: 'success' });
+  });
+
+  test('the caller’s pause, resume and abort reach the attempt in flight', () => {
+    const { dispatch, dispatched } = setup();
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const inner = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseStart?.(inner, 200, {});
+    caller.controller!.pause();
+    caller.controller!.resume();
+    const reason = new Error('stop');
+    caller.controller!.abort(reason);
+    expect(inner.calls).toEqual(['pause', 'resume', 'abort']);
+    expect(inner.reason).toBe(reason);
+    expect(caller.error).toBe(reason);
+    expect(caller.controller!.aborted).toBe(true);
+  });
+
+  test('an error after the response was delivered goes to the caller, never retried', () => {
+    const { dispatch, dispatched } = setup();
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const inner = dispatched[0]!.start();
+    const h = dispatched[0]!.handler;
+    h.onResponseStart?.(inner, 200, {});
+    const reset = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    h.onResponseError?.(inner, reset);
+    expect(caller.error).toBe(reset);
+    expect(dispatched).toHaveLength(1);
+  });
+
+  test('interim 1xx answers pass through and are not outcomes', () => {
+    const { dispatch, dispatched, finished } = setup();
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const inner = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseStart?.(inner, 103, { link: '</a.css>' });
+    expect(finished).toHaveLength(0);
+    dispatched[0]!.handler.onResponseStart?.(inner, 200, {});
+    expect(caller.events).toEqual(['start', 'response 103', 'response 200']);
+  });
+});
+
+describe('a retried response is swallowed', () => {
+  test('the caller sees one request: no 503, one onRequestStart, then the retry’s response', async () => {
+    const { dispatch, dispatched, delays } = setup();
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const first = dispatched[0]!.start();
+    const h1 = dispatched[0]!.handler;
+    h1.onResponseStart?.(first, 503, { 'content-length': '4' });
+    h1.onResponseData?.(first, Buffer.from('busy'));
+    h1.onResponseEnd?.(first, {});
+    expect(first.calls).toEqual([]);
+    await tick();
+    expect(delays).toHaveLength(1);
+    expect(dispatched).toHaveLength(2);
+    expect(dispatched[1]!.opts).toBe(GET);
+    const second = dispatched[1]!.start();
+    dispatched[1]!.handler.onResponseStart?.(second, 200, {});
+    dispatched[1]!.handler.onResponseEnd?.(second, {});
+    expect(caller.events).toEqual(['start', 'response 200', 'end']);
+  });
+
+  test('a body declared over discardBodyMaxBytes is not read: the attempt is aborted at once', async () => {
+    const { dispatch, dispatched } = setup({ discardBodyMaxBytes: 10 });
+    dispatch(GET, new RecordingCaller());
+    const first = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseStart?.(first, 503, { 'content-length': '1000000' });
+    expect(first.calls).toEqual(['abort']);
+    await tick();
+    expect(dispatched).toHaveLength(2);
+  });
+
+  test('an undeclared body is drained up to discardBodyMaxBytes, then the attempt is aborted', async () => {
+    const { dispatch, dispatched } = setup({ discardBodyMaxBytes: 10 });
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const first = dispatched[0]!.start();
+    const h = dispatched[0]!.handler;
+    h.onResponseStart?.(first, 503, {});
+    h.onResponseData?.(first, Buffer.alloc(6));
+    expect(first.calls).toEqual([]);
+    h.onResponseData?.(first, Buffer.alloc(6));
+    expect(first.calls).toEqual(['abort']);
+    // Late events of the abandoned attempt are ignored.
+    h.onResponseData?.(first, Buffer.alloc(6));
+    h.onResponseError?.(first, new Error('late'));
+    await tick();
+    expect(dispatched).toHaveLength(2);
+    expect(caller.events).toEqual(['start']);
+  });
+
+  test('abort during the wait: the wait ends at once with the reason, nothing more is sent', async () => {
+    const { sleep, delays } = endlessSleep();
+    const { dispatch, dispatched, finished } = setup({ sleep });
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const first = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseStart?.(first, 503, {});
+    dispatched[0]!.handler.onResponseEnd?.(first, {});
+    expect(delays).toHaveLength(1);
+    const reason = new Error('bye');
+    caller.controller!.abort(reason);
+    await tick();
+    expect(caller.events).toEqual(['start', 'error']);
+    expect(caller.error).toBe(reason);
+    expect(dispatched).toHaveLength(1);
+    expect(finished).toMatchObject([{ reason: 'aborted', attempts: 1 }]);
+  });
+
+  test('an attempt refused before connecting still gives the caller a controller to abort the wait', async () => {
+    const { sleep } = endlessSleep();
+    const { dispatch, dispatched } = setup({ sleep });
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    dispatched[0]!.handler.onResponseError?.(null, refused);
+    expect(caller.events).toEqual(['start']);
+    caller.controller!.abort(new Error('stop'));
+    await tick();
+    expect(caller.events).toEqual(['start', 'error']);
+    expect(dispatched).toHaveLength(1);
+  });
+
+  test('a throwing user hook reaches the caller and ends the attempt', () => {
+    const boom = new Error('hook');
+    const { dispatch, dispatched } = setup({
+      shouldRetry: () => {
+        throw boom;
+      },
+    });
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const first = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseStart?.(first, 503, {});
+    expect(first.calls).toEqual(['abort']);
+    expect(caller.error).toBe(boom);
+  });
+});
+
+describe('attemptTimeoutMs', () => {
+  test('aborts a silent attempt with AttemptTimeoutError, retries, and leaves no timer', async () => {
+    vi.useFakeTimers();
+    const { dispatch, dispatched } = setup({ attemptTimeoutMs: 1000, maxAttempts: 2 });
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    const first = dispatched[0]!.start();
+    vi.advanceTimersByTime(1000);
+    expect(first.reason).toBeInstanceOf(AttemptTimeoutError);
+    await vi.advanceTimersToNextTimerAsync();
+    expect(dispatched).toHaveLength(2);
+    const second = dispatched[1]!.start();
+    dispatched[1]!.handler.onResponseStart?.(second, 200, {});
+    expect(vi.getTimerCount()).toBe(0);
+    dispatched[1]!.handler.onResponseEnd?.(second, {});
+    expect(caller.events).toEqual(['start', 'response 200', 'end']);
+  });
+
+  test('an attempt not started yet is abandoned, and aborted as soon as undici starts it', async () => {
+    vi.useFakeTimers();
+    const { dispatch, dispatched } = setup({ attemptTimeoutMs: 50, maxAttempts: 2 });
+    const caller = new RecordingCaller();
+    dispatch(GET, caller);
+    vi.advanceTimersByTime(50);
+    await vi.advanceTimersToNextTimerAsync();
+    expect(dispatched).toHaveLength(2);
+    const late = dispatched[0]!.start();
+    expect(late.reason).toBeInstanceOf(AttemptTimeoutError);
+    vi.advanceTimersByTime(50);
+    await vi.runAllTimersAsync();
+    expect(caller.error).toBeInstanceOf(AttemptTimeoutError);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  test('every ending clears the timer', () => {
+    vi.useFakeTimers();
+    const { dispatch, dispatched } = setup({ attemptTimeoutMs: 1000 });
+    dispatch({ ...GET, method: 'POST' }, new RecordingCaller());
+    const first = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseError?.(first, Object.assign(new Error('x'), { code: 'ECONNRESET' }));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('what passes through unretried', () => {
+  test.each([
+    { ...GET, upgrade: 'websocket' },
+    { ...GET, method: 'CONNECT' },
+  ])('upgrade and CONNECT: the caller’s handler goes straight on, no policy run', (opts) => {
+    const { dispatch, dispatched, finished } = setup();
+    const caller = new RecordingCaller();
+    dispatch(opts, caller);
+    expect(dispatched[0]!.handler).toBe(caller);
+    expect(finished).toEqual([]);
+  });
+});
+
+describe('policies', () => {
+  test('a shared policy object is used as is (its budget is shared)', async () => {
+    const policy = createRetryPolicy({ sleep: recordingSleep().sleep, budget: { ratio: 0, burst: 1 } });
+    const { next, dispatched } = fakeNext();
+    const a = (retryInterceptor(policy) as never as (n: NextDispatch) => NextDispatch)(next);
+    const b = (retryInterceptor(policy) as never as (n: NextDispatch) => NextDispatch)(next);
+    for (const d of [a, b]) {
+      d(GET, new RecordingCaller());
+      const attempt = dispatched.at(-1)!;
+      const c = attempt.start();
+      attempt.handler.onResponseStart?.(c, 503, {});
+      attempt.handler.onResponseEnd?.(c, {});
+      await tick();
+    }
+    // One retry token for both interceptors: the first retried, the second could not.
+    expect(dispatched).toHaveLength(3);
+  });
+
+  test('invalid adapter options throw a TypeError naming the option', () => {
+    expect(() => retryInterceptor({}, { infoHeaders: 'yes' as never })).toThrow(/infoHeaders/);
+    expect(() => retryInterceptor({}, { knownLengthBodyBytes: -1 })).toThrow(/knownLengthBodyBytes/);
+    expect(() => retryInterceptor({}, { nope: 1 } as never)).toThrow(/nope/);
+  });
+});
