@@ -3,9 +3,10 @@
  * before each attempt to skip work that only pays off on a retry (axios: reading a body in stream
  * mode so that a discarded one is never buffered whole) and to leave a last attempt to the client.
  */
-import type { HeaderGetter } from './retry-after.ts';
+
 import { mayRetry } from './may-retry.ts';
 import type { RetryRun } from './policy.ts';
+import type { HeaderGetter } from './retry-after.ts';
 
 /**
  * `false` when no outcome of the run's next attempt can lead to a retry: {@link mayRetry} says no,

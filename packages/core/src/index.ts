@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+export { attemptMayRetry } from './attempt-may-retry.ts';
 export {
   type Backoff,
   type BackoffParams,
@@ -32,7 +33,6 @@ export {
 export { type AttemptOutcome, type Decision, decide, methodAllowsRetry } from './decide.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
 export { mayRetry } from './may-retry.ts';
-export { attemptMayRetry } from './attempt-may-retry.ts';
 export {
   type BackoffOptions,
   DEFAULTS,

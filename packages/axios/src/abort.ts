@@ -1,0 +1,89 @@
+/**
+ * The caller's cancellation (an `AbortSignal` or a legacy `CancelToken`) as one signal for the
+ * backoff wait, and the per-attempt timeout as a signal for the attempt.
+ */
+import { AttemptTimeoutError } from '@jitterbug/core';
+import { AxiosError, CanceledError, type InternalAxiosRequestConfig } from 'axios';
+
+type GenericSignal = NonNullable<InternalAxiosRequestConfig['signal']>;
+
+/** A signal and the clean-up of what feeds it. */
+export interface Linked {
+  readonly signal: AbortSignal;
+  dispose(): void;
+}
+
+const listen = (signal: GenericSignal, onAbort: () => void): (() => void) => {
+  if (signal.aborted) {
+    onAbort();
+    return () => {};
+  }
+  signal.addEventListener?.('abort', onAbort);
+  return () => signal.removeEventListener?.('abort', onAbort);
+};
+
+/**
+ * A signal that aborts when the caller cancels, with the reason axios rejects with for that
+ * cancel: a `CanceledError` for a signal (axios never hands out the signal's own reason), the
+ * token's `Cancel` for a `CancelToken`. `undefined` when the request cannot be cancelled.
+ */
+export const callerCancellation = (config: InternalAxiosRequestConfig): Linked | undefined => {
+  const { signal, cancelToken } = config;
+  if (!signal && !cancelToken) return undefined;
+  const controller = new AbortController();
+  const cleanups: (() => void)[] = [];
+  if (cancelToken) {
+    const onCancel = (reason: unknown): void => controller.abort(reason);
+    cancelToken.subscribe(onCancel);
+    cleanups.push(() => cancelToken.unsubscribe(onCancel));
+  }
+  if (signal && !controller.signal.aborted) {
+    cleanups.push(listen(signal, () => controller.abort(new CanceledError(undefined, config))));
+  }
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      for (const cleanup of cleanups) cleanup();
+    },
+  };
+};
+
+/** The per-attempt timeout: the signal to give the attempt, and whether it was the timer that fired. */
+export interface AttemptTimer extends Linked {
+  fired(): boolean;
+}
+
+/**
+ * Starts one attempt's timer. The attempt gets a signal that aborts when the caller's signal does
+ * or when `timeoutMs` passes; `fired()` tells the two apart afterwards.
+ */
+export const startAttemptTimer = (
+  timeoutMs: number,
+  callerSignal: GenericSignal | undefined,
+): AttemptTimer => {
+  const controller = new AbortController();
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    controller.abort(new AttemptTimeoutError(timeoutMs));
+  }, timeoutMs);
+  const stopListening = callerSignal ? listen(callerSignal, () => controller.abort()) : () => {};
+  return {
+    signal: controller.signal,
+    fired: () => fired,
+    dispose: () => {
+      clearTimeout(timer);
+      stopListening();
+    },
+  };
+};
+
+/**
+ * What the caller gets when the attempt timer ended an attempt: an `AxiosError` (so `isAxiosError`
+ * holds) with code `ERR_JITTERBUG_ATTEMPT_TIMEOUT` and the core's `AttemptTimeoutError` as `cause`.
+ */
+export const attemptTimeoutError = (
+  timeoutMs: number,
+  config: InternalAxiosRequestConfig,
+  request: unknown,
+): AxiosError => AxiosError.from(new AttemptTimeoutError(timeoutMs), undefined, config, request);

@@ -1,0 +1,70 @@
+/**
+ * Translating what axios settled with into the core's terms: a status, or an error with the code
+ * the core's `errorCodes` understand. Nothing here decides; it only says what happened.
+ */
+import type { AttemptResult, HeaderGetter } from '@jitterbug/core';
+import { AxiosError, AxiosHeaders, type AxiosResponse, isCancel } from 'axios';
+
+/** Response headers as the core reads them (any case). */
+export const responseHeaders = (response: AxiosResponse): HeaderGetter => {
+  const headers = AxiosHeaders.from(response.headers as AxiosHeaders);
+  return (name) => {
+    const value = headers.get(name);
+    return value === undefined || value === null || value === false ? undefined : String(value);
+  };
+};
+
+/** The attempt ended with a response, whatever `validateStatus` thought of it. */
+export const statusResult = (response: AxiosResponse): AttemptResult => ({
+  status: response.status,
+  headers: responseHeaders(response),
+});
+
+/**
+ * Whether a rejection is `settle`'s (the status failed `validateStatus`) rather than a failure
+ * while reading the body, which also carries the response.
+ */
+export const isStatusRejection = (error: unknown): error is AxiosError & { response: AxiosResponse } =>
+  error instanceof AxiosError &&
+  error.response !== undefined &&
+  error.cause === undefined &&
+  error.message === `Request failed with status code ${error.response.status}`;
+
+/**
+ * An error whose code tells the core what an axios error means: axios reports a connection lost
+ * in the middle of a body as `ERR_BAD_RESPONSE` ("stream has been aborted"), and its own timeout in
+ * the http adapter as `ECONNABORTED`. The axios error is its `cause`; the caller never sees this one.
+ */
+export class AxiosTransportError extends Error {
+  /** `ECONNRESET` or `ETIMEDOUT`. */
+  readonly code: string;
+  constructor(code: string, cause: unknown) {
+    super(`${code}: ${(cause as Error).message}`, { cause });
+    this.name = 'AxiosTransportError';
+    this.code = code;
+  }
+}
+
+/**
+ * The error as the core should see it. Only translations that are honest are made: a body cut off
+ * mid-way is a reset connection; `ECONNABORTED` from axios' http adapter is only ever its timeout.
+ */
+export const errorForCore = (error: unknown, httpAdapter: boolean): unknown => {
+  if (!(error instanceof AxiosError)) return error;
+  if (error.code === AxiosError.ERR_BAD_RESPONSE && error.message === 'stream has been aborted') {
+    return new AxiosTransportError('ECONNRESET', error);
+  }
+  if (httpAdapter && error.code === AxiosError.ECONNABORTED)
+    return new AxiosTransportError('ETIMEDOUT', error);
+  return error;
+};
+
+/** The attempt ended with an error; `aborted` when the caller cancelled it. */
+export const errorResult = (
+  error: unknown,
+  httpAdapter: boolean,
+  cancelledByCaller: boolean,
+): AttemptResult => ({
+  error: errorForCore(error, httpAdapter),
+  aborted: cancelledByCaller && isCancel(error),
+});

@@ -1,0 +1,195 @@
+/**
+ * Reading a response that axios' http adapter handed over as a stream (the adapter's
+ * `responseType: 'stream'`), so that a response to be discarded is read only up to a byte cap, and
+ * a response the caller gets is turned into exactly what axios' own buffering would have produced.
+ * The error cases mirror `lib/adapters/http.js` (axios 1.x): the same errors, in the same order.
+ */
+import type { Readable } from 'node:stream';
+import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+
+/** Where reading a body stands. `over-cap`: more than the cap arrived and the stream is paused. */
+export type BodyPhase =
+  | { readonly kind: 'ended'; readonly body: Buffer }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'over-cap' };
+
+const STREAM_ABORTED = 'stream has been aborted';
+
+/** Reads a stream-mode response body: up to a cap first, then (if told to) to the end. */
+export class BodyReader {
+  readonly #stream: Readable;
+  readonly #response: AxiosResponse;
+  readonly #config: InternalAxiosRequestConfig;
+  readonly #maxContentLength: number;
+  #cap: number;
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  #final: BodyPhase | undefined;
+  #overCap = false;
+  #waiter: ((phase: BodyPhase) => void) | undefined;
+
+  /**
+   * @param response - the adapter's response, `data` being the body stream.
+   * @param config - the config the caller's errors carry.
+   * @param cap - pause and report `over-cap` once more than this many bytes arrived.
+   */
+  constructor(response: AxiosResponse, config: InternalAxiosRequestConfig, cap: number) {
+    this.#stream = response.data as Readable;
+    this.#response = response;
+    this.#config = config;
+    this.#cap = cap;
+    const max = config.maxContentLength;
+    this.#maxContentLength = typeof max === 'number' ? max : -1;
+    const stream = this.#stream;
+    stream.on('data', (chunk: Buffer) => this.#onData(chunk));
+    // Node's IncomingMessage reports a connection lost mid-body as 'aborted' before 'error'.
+    stream.on('aborted', () =>
+      this.#fail(
+        new AxiosError(STREAM_ABORTED, AxiosError.ERR_BAD_RESPONSE, config, response.request, response),
+        true,
+      ),
+    );
+    stream.on('error', (error: unknown) =>
+      // Errors axios itself emits into the stream (its abort: cancel, timeout) reach the caller as
+      // they are; anything else is wrapped, as the buffering adapter does.
+      this.#fail(
+        error instanceof AxiosError
+          ? error
+          : AxiosError.from(error as Error, undefined, config, response.request, response),
+        false,
+      ),
+    );
+    stream.on('end', () => this.#end());
+  }
+
+  /** The next phase: `over-cap` (once), then `ended` or `failed`. */
+  next(): Promise<BodyPhase> {
+    if (this.#final) return Promise.resolve(this.#final);
+    if (this.#overCap) return Promise.resolve({ kind: 'over-cap' });
+    return new Promise((resolve) => {
+      this.#waiter = resolve;
+    });
+  }
+
+  /** After `over-cap`: keep reading to the end, as axios would have. */
+  readToEnd(): void {
+    this.#cap = Number.POSITIVE_INFINITY;
+    this.#overCap = false;
+    this.#stream.resume();
+  }
+
+  /** Drops the body: a body read to its end has freed its connection; otherwise the connection is closed. */
+  discard(): void {
+    this.#chunks = [];
+    if (this.#final?.kind === 'ended') return;
+    destroyBody(this.#response);
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#final) return;
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    const max = this.#maxContentLength;
+    if (max > -1 && this.#bytes > max) {
+      this.#fail(
+        new AxiosError(
+          `maxContentLength size of ${max} exceeded`,
+          AxiosError.ERR_BAD_RESPONSE,
+          this.#config,
+          this.#response.request,
+        ),
+        false,
+      );
+      // After failing: destroying may emit 'aborted', which must not replace this error.
+      destroyBody(this.#response);
+      return;
+    }
+    if (this.#bytes > this.#cap && !this.#overCap) {
+      this.#stream.pause();
+      this.#overCap = true;
+      this.#emit({ kind: 'over-cap' });
+    }
+  }
+
+  #end(): void {
+    if (this.#final) return;
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    this.#settle({ kind: 'ended', body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
+  }
+
+  #fail(error: unknown, destroy: boolean): void {
+    if (this.#final) return;
+    this.#chunks = [];
+    this.#settle({ kind: 'failed', error });
+    if (destroy) this.#stream.destroy();
+  }
+
+  #settle(phase: BodyPhase): void {
+    this.#final = phase;
+    this.#overCap = false;
+    this.#emit(phase);
+  }
+
+  #emit(phase: BodyPhase): void {
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    waiter?.(phase);
+  }
+}
+
+/**
+ * Closes a response's unfinished body stream and its request, so a half-read connection is never
+ * reused. A body already read (a string, a buffer, an ended stream) is left alone: its connection
+ * may already serve another request.
+ */
+export const destroyBody = (response: AxiosResponse): void => {
+  const data = response.data as
+    | { destroy?: () => void; readableEnded?: boolean; cancel?: () => Promise<void> }
+    | null
+    | undefined;
+  if (typeof data !== 'object' || data === null) return;
+  if (typeof data.destroy === 'function') {
+    if (data.readableEnded === true) return;
+    data.destroy();
+    const request = response.request as { destroy?: () => void } | undefined;
+    if (typeof request?.destroy === 'function') request.destroy();
+  } else if (typeof data.cancel === 'function') {
+    data.cancel().catch(() => {});
+  }
+};
+
+const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
+/**
+ * The body as axios' buffering http adapter delivers it: a `Buffer` for `arraybuffer`, else a
+ * string in `responseEncoding` (BOM stripped for UTF-8). Throws what that adapter rejects with.
+ */
+export const convertBody = (
+  body: Buffer,
+  response: AxiosResponse,
+  config: InternalAxiosRequestConfig,
+): Buffer | string => {
+  if (config.responseType === 'arraybuffer') return body;
+  try {
+    const encoding = config.responseEncoding;
+    const text = body.toString(encoding as BufferEncoding | undefined);
+    return !encoding || encoding === 'utf8' ? stripBom(text) : text;
+  } catch (error) {
+    throw AxiosError.from(error as Error, undefined, config, response.request, response);
+  }
+};
+
+/** What axios' `settle` does: resolve, or reject per `validateStatus`. */
+export const settle = (response: AxiosResponse): AxiosResponse => {
+  const { status } = response;
+  const validateStatus = response.config.validateStatus;
+  if (!status || !validateStatus || validateStatus(status)) return response;
+  throw new AxiosError(
+    `Request failed with status code ${status}`,
+    status >= 400 && status < 500 ? AxiosError.ERR_BAD_REQUEST : AxiosError.ERR_BAD_RESPONSE,
+    response.config,
+    response.request,
+    response,
+  );
+};

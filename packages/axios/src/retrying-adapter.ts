@@ -1,0 +1,261 @@
+/**
+ * The adapter that jitterbug puts in front of the real one for one request. axios calls it after
+ * the request interceptors and `transformRequest`, and hands its result to `transformResponse` and
+ * the response interceptors, so retries happen below everything the user plugged in: each of those
+ * runs once per request, as without retries.
+ */
+import {
+  type AttemptResult,
+  attemptMayRetry,
+  bodyKind,
+  type Decision,
+  type HeaderGetter,
+  mayRetry,
+  type RetryPolicy,
+  type RetryRun,
+  setRetryInfo,
+} from '@jitterbug/core';
+import axios, {
+  type AxiosAdapter,
+  AxiosHeaders,
+  type AxiosRequestConfig,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+  isCancel,
+} from 'axios';
+import { attemptTimeoutError, callerCancellation, startAttemptTimer } from './abort.ts';
+import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
+import { bufferRequestStream } from './request-body.ts';
+import { type BodyPhase, BodyReader, convertBody, destroyBody, settle } from './response-body.ts';
+
+/** What `config.adapter` may hold. */
+export type AdapterSetting = AxiosRequestConfig['adapter'];
+
+/** One attempt, translated: what to tell the core, and how to hand it over or drop it. */
+interface Attempt {
+  readonly result: AttemptResult;
+  /** The caller's outcome: resolves with the response or throws what axios would. */
+  finish(): Promise<AxiosResponse>;
+  /** Drops the attempt before a retry: its body drained within the cap or its connection closed. */
+  discard(): void;
+}
+
+interface RequestContext {
+  readonly config: InternalAxiosRequestConfig;
+  readonly adapter: AxiosAdapter;
+  readonly httpAdapter: boolean;
+  readonly run: RetryRun;
+  readonly requestHeaders: HeaderGetter;
+  readonly url: string;
+  readonly data: unknown;
+}
+
+const WRAPPED = Symbol('jitterbug.axios.adapter');
+
+/** A jitterbug adapter and the setting it stands in for. */
+type RetryingAdapter = AxiosAdapter & { readonly [WRAPPED]: AdapterSetting };
+
+/** The adapter setting without jitterbug's wrapper (a config handed back to axios may carry one). */
+export const unwrapAdapter = (adapter: AdapterSetting): AdapterSetting =>
+  typeof adapter === 'function' && WRAPPED in adapter ? (adapter as RetryingAdapter)[WRAPPED] : adapter;
+
+const requestHeaderGetter = (config: InternalAxiosRequestConfig): HeaderGetter => {
+  const headers = AxiosHeaders.from(config.headers);
+  return (name) => {
+    const value = headers.get(name);
+    return value === undefined || value === null || value === false ? undefined : String(value);
+  };
+};
+
+const requestUrl = (config: InternalAxiosRequestConfig): string => axios.getUri(config);
+
+/** Points the config (and so the response or error the caller gets) back at the caller's config. */
+const restoreConfig = (target: unknown, attemptConfig: object, config: InternalAxiosRequestConfig): void => {
+  if (typeof target !== 'object' || target === null) return;
+  const t = target as { config?: unknown; response?: { config?: unknown } };
+  if (t.config === attemptConfig) t.config = config;
+  if (t.response?.config === attemptConfig) t.response.config = config;
+};
+
+const failed = (result: AttemptResult, error: unknown): Attempt => ({
+  result,
+  finish: () => Promise.reject(error),
+  discard: () => {},
+});
+
+/** Sends one attempt. `streamMode`: the body is read here, within the cap, instead of by axios. */
+const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<Attempt> => {
+  const { config, run, httpAdapter } = ctx;
+  const timeoutMs = run.options.attemptTimeoutMs;
+  const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, config.signal);
+  const attemptConfig: InternalAxiosRequestConfig = {
+    ...config,
+    data: ctx.data,
+    ...(timer ? { signal: timer.signal } : {}),
+    ...(streamMode ? { responseType: 'stream', validateStatus: null, maxContentLength: -1 } : {}),
+  };
+  const asCaughtError = (error: unknown): unknown => {
+    restoreConfig(error, attemptConfig, config);
+    if (timer?.fired() && isCancel(error)) {
+      return attemptTimeoutError(timeoutMs!, config, (error as { request?: unknown }).request);
+    }
+    return error;
+  };
+  const cancelledByCaller = (): boolean => !timer?.fired();
+
+  let response: AxiosResponse;
+  try {
+    response = await ctx.adapter(attemptConfig);
+  } catch (caught) {
+    timer?.dispose();
+    const error = asCaughtError(caught);
+    if (isStatusRejection(error)) return failed(statusResult(error.response), error);
+    return failed(errorResult(error, httpAdapter, cancelledByCaller()), error);
+  }
+  restoreConfig(response, attemptConfig, config);
+
+  if (!streamMode) {
+    timer?.dispose();
+    return {
+      result: statusResult(response),
+      finish: async () => response,
+      discard: () => destroyBody(response),
+    };
+  }
+
+  if (config.responseType === 'stream') {
+    // The caller wants the stream itself: decide on the status, hand the stream over untouched.
+    return {
+      result: statusResult(response),
+      finish: async () => {
+        timer?.dispose();
+        return settle(response);
+      },
+      discard: () => {
+        const reader = new BodyReader(response, config, run.options.discardBodyMaxBytes);
+        reader.next().then(
+          () => {
+            reader.discard();
+            timer?.dispose();
+          },
+          () => {},
+        );
+      },
+    };
+  }
+
+  const reader = new BodyReader(response, config, run.options.discardBodyMaxBytes);
+  const phase = await reader.next();
+  if (phase.kind === 'failed') {
+    timer?.dispose();
+    const error = asCaughtError(phase.error);
+    return failed(errorResult(error, httpAdapter, cancelledByCaller()), error);
+  }
+  return {
+    result: statusResult(response),
+    finish: async () => {
+      let end: BodyPhase = phase;
+      if (end.kind === 'over-cap') {
+        reader.readToEnd();
+        end = await reader.next();
+      }
+      timer?.dispose();
+      if (end.kind === 'failed') throw asCaughtError(end.error);
+      if (end.kind === 'ended') response.data = convertBody(end.body, response, config);
+      return settle(response);
+    },
+    discard: () => {
+      timer?.dispose();
+      reader.discard();
+    },
+  };
+};
+
+const attachInfo = (run: RetryRun, target: unknown): void => {
+  if (!run.summary) return;
+  setRetryInfo(target, run.summary);
+  const config = (target as { config?: unknown } | null)?.config;
+  if (config) setRetryInfo(config, run.summary);
+};
+
+const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<void> => {
+  const cancellation = callerCancellation(ctx.config);
+  try {
+    await ctx.run.wait(delayMs, cancellation?.signal);
+  } finally {
+    cancellation?.dispose();
+  }
+};
+
+const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
+  const { run } = ctx;
+  for (;;) {
+    // Only an attempt that could be retried is read here; any other is axios' own, untouched.
+    const streamMode =
+      ctx.httpAdapter && attemptMayRetry(run, ctx.requestHeaders) && !ctx.url.startsWith('data:');
+    const attempt = await sendAttempt(ctx, streamMode);
+    let decision: Decision;
+    try {
+      decision = run.next(attempt.result);
+    } catch (hookError) {
+      attempt.discard();
+      throw hookError;
+    }
+    if (!decision.retry) {
+      try {
+        const response = await attempt.finish();
+        attachInfo(run, response);
+        return response;
+      } catch (error) {
+        attachInfo(run, error);
+        throw error;
+      }
+    }
+    attempt.discard();
+    try {
+      await waitBeforeRetry(ctx, decision.delayMs);
+    } catch (reason) {
+      attachInfo(run, reason);
+      throw reason;
+    }
+  }
+};
+
+/**
+ * Makes the adapter for one request: it runs the real adapter (the caller's `adapter` setting, or
+ * axios' default) as many times as the policy decides.
+ */
+export const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): AxiosAdapter => {
+  const adapter = (async (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
+    // The caller's response.config shows the adapter setting it would show without jitterbug.
+    if (setting === undefined) delete config.adapter;
+    else config.adapter = setting;
+    const real = axios.getAdapter(setting ?? axios.defaults.adapter, config);
+    const requestHeaders = requestHeaderGetter(config);
+    const url = requestUrl(config);
+    const run = policy.begin({
+      method: config.method ?? 'get',
+      url,
+      headers: requestHeaders,
+      body: bodyKind(config.data),
+    });
+    let data: unknown = config.data;
+    const streamLimit = run.options.bufferStreamBytes;
+    if (run.body === 'stream' && streamLimit > 0 && mayRetry(run.options, run.method, requestHeaders)) {
+      const prepared = await bufferRequestStream(data as AsyncIterable<unknown>, streamLimit);
+      data = prepared.data;
+      if (prepared.replayable) run.body = 'replayable';
+    }
+    return runRequest({
+      config,
+      adapter: real,
+      httpAdapter: real === axios.getAdapter('http'),
+      run,
+      requestHeaders,
+      url,
+      data,
+    });
+  }) as AxiosAdapter as RetryingAdapter;
+  Object.defineProperty(adapter, WRAPPED, { value: setting });
+  return adapter as AxiosAdapter;
+};

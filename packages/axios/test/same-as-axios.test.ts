@@ -1,0 +1,149 @@
+/**
+ * The caller gets what axios gives without jitterbug. The first attempt of a GET is read by the
+ * adapter in stream mode (it could be retried); these tests make that attempt the final one and
+ * compare the result, field by field, with the same request on a plain axios instance.
+ */
+import { Agent } from 'node:http';
+import type { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import axios, { type AxiosHeaders, type AxiosRequestConfig, type AxiosResponse, isAxiosError } from 'axios';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { attachRetry } from '../src/index.ts';
+
+let server: ScriptedServer;
+const agent = new Agent({ keepAlive: true });
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(async () => {
+  agent.destroy();
+  await server.close();
+});
+
+const readAll = async (stream: Readable): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('latin1');
+};
+
+const responseShape = async (response: AxiosResponse) => ({
+  status: response.status,
+  statusText: response.statusText,
+  headers: { ...(response.headers as AxiosHeaders).toJSON(), date: 'x', 'keep-alive': 'x', connection: 'x' },
+  data:
+    response.data && typeof (response.data as Readable).pipe === 'function'
+      ? { stream: await readAll(response.data as Readable) }
+      : Buffer.isBuffer(response.data)
+        ? { buffer: (response.data as Buffer).toString('hex') }
+        : response.data,
+  config: {
+    responseType: response.config.responseType,
+    responseEncoding: response.config.responseEncoding,
+    maxContentLength: response.config.maxContentLength,
+    adapter: response.config.adapter,
+    hasValidateStatus: typeof response.config.validateStatus,
+  },
+  hasRequest: typeof response.request,
+});
+
+type Shape = { ok: Awaited<ReturnType<typeof responseShape>> } | { error: Record<string, unknown> };
+
+const outcome = async (promise: Promise<AxiosResponse>): Promise<Shape> => {
+  try {
+    return { ok: await responseShape(await promise) };
+  } catch (error) {
+    if (!isAxiosError(error)) return { error: { other: String(error) } };
+    return {
+      error: {
+        name: error.name,
+        message: error.message,
+        code: error.code,
+        status: error.status,
+        response: error.response ? await responseShape(error.response) : undefined,
+        sameConfig: error.response ? error.response.config === error.config : undefined,
+        responseType: error.config?.responseType,
+      },
+    };
+  }
+};
+
+const compare = async (
+  path: string,
+  step: Parameters<ScriptedServer['route']>[1],
+  config: AxiosRequestConfig = {},
+) => {
+  server.route(path, step);
+  const plain = axios.create({ baseURL: server.url, httpAgent: agent });
+  const retried = axios.create({ baseURL: server.url, httpAgent: agent });
+  attachRetry(retried, { sleep: async () => {}, random: () => 0 });
+  const expected = await outcome(plain.get(path, config));
+  const actual = await outcome(retried.get(path, config));
+  expect(actual).toEqual(expected);
+  return actual;
+};
+
+describe('final response on an attempt that could have been retried', () => {
+  const text = '\ufeff{"hello":"wörld"}';
+  it.each<[string, AxiosRequestConfig]>([
+    ['default (json)', {}],
+    ['json', { responseType: 'json' }],
+    ['text', { responseType: 'text' }],
+    ['arraybuffer', { responseType: 'arraybuffer' }],
+    ['blob', { responseType: 'blob' }],
+    ['document', { responseType: 'document' }],
+    ['stream', { responseType: 'stream' }],
+    ['latin1', { responseType: 'text', responseEncoding: 'latin1' }],
+    ['forced JSON off', { transitional: { forcedJSONParsing: false } }],
+  ])('200 with %s', async (_, config) => {
+    const result = await compare(`/ok-${_}`, [{ status: 200, body: text, headers: { 'x-a': '1' } }], config);
+    expect('ok' in result).toBe(true);
+  });
+
+  it.each<[string, AxiosRequestConfig]>([
+    ['default', {}],
+    ['arraybuffer', { responseType: 'arraybuffer' }],
+    ['stream', { responseType: 'stream' }],
+  ])('404 with %s', async (_, config) => {
+    const result = await compare(`/nf-${_}`, [{ status: 404, body: '{"e":1}' }], config);
+    expect('error' in result).toBe(true);
+  });
+
+  it('validateStatus accepting 404', async () => {
+    await compare('/vs', [{ status: 404, body: 'nope' }], { validateStatus: (s) => s < 500 });
+  });
+
+  it('a gzip-encoded body is decompressed', async () => {
+    await compare('/gz', [
+      { status: 200, body: gzipSync('zipped text'), headers: { 'content-encoding': 'gzip' } },
+    ]);
+  });
+
+  it('maxContentLength exceeded', async () => {
+    const result = await compare('/mcl', [{ status: 200, body: 'x'.repeat(5000) }], {
+      maxContentLength: 100,
+    });
+    expect(result).toMatchObject({ error: { code: 'ERR_BAD_RESPONSE' } });
+  });
+
+  it('maxContentLength exceeded past discardBodyMaxBytes', async () => {
+    const result = await compare('/mcl2', [{ status: 200, bodyBytes: 300_000 }], {
+      maxContentLength: 200_000,
+    });
+    expect(result).toMatchObject({ error: { message: 'maxContentLength size of 200000 exceeded' } });
+  });
+
+  it('an empty 204 and a HEAD', async () => {
+    await compare('/empty', [{ status: 204 }]);
+    server.route('/head', [{ status: 200, body: 'ignored' }]);
+    const plain = axios.create({ baseURL: server.url, httpAgent: agent });
+    const retried = axios.create({ baseURL: server.url, httpAgent: agent });
+    attachRetry(retried);
+    expect(await outcome(retried.head('/head'))).toEqual(await outcome(plain.head('/head')));
+  });
+
+  it('a body bigger than discardBodyMaxBytes', async () => {
+    const result = await compare('/big', [{ status: 200, bodyBytes: 500_000 }], { responseType: 'text' });
+    expect(result).toMatchObject({ ok: { status: 200 } });
+  });
+});
