@@ -1,0 +1,94 @@
+/**
+ * Conformance driver for `@jitterbug/axios`: an axios instance (its own keep-alive agent, closed
+ * by `close()`) with `attachRetry`. axios reads whole bodies before resolving and rejects a status
+ * that fails `validateStatus` (the default: not 2xx). Retry info is read the documented way:
+ * `getRetryInfo(response)` or `getRetryInfo(error)`.
+ */
+import { Agent } from 'node:http';
+import { Readable } from 'node:stream';
+import { attachRetry, getRetryInfo } from '@jitterbug/axios';
+import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import axios, { type AxiosResponse, isAxiosError } from 'axios';
+import type {
+  ConformanceBody,
+  ConformanceClient,
+  ConformanceDriver,
+  ConformanceOutcome,
+  ConformanceRequest,
+  ConformanceResult,
+} from '../driver.ts';
+
+const encodeBody = (body: ConformanceBody | undefined): { data?: unknown; contentType?: string } => {
+  if (body === undefined) return {};
+  switch (body.kind) {
+    case 'text':
+      return { data: body.value, contentType: 'text/plain;charset=UTF-8' };
+    case 'json':
+      return { data: body.value, contentType: 'application/json' };
+    case 'bytes':
+      return { data: Buffer.from(body.value), contentType: 'application/octet-stream' };
+    case 'form':
+      return { data: body.value };
+    case 'stream':
+      return { data: Readable.from(body.chunks.map((c) => Buffer.from(c))) };
+  }
+};
+
+const toHeaders = (response: AxiosResponse): Headers => {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, String(v));
+    else if (value !== undefined && value !== null) headers.append(name, String(value));
+  }
+  return headers;
+};
+
+const create = (baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient => {
+  const agent = new Agent({ keepAlive: true });
+  // responseType 'text' and no transforms: the driver reports the body as the server sent it.
+  const api = axios.create({
+    baseURL: baseUrl,
+    httpAgent: agent,
+    responseType: 'text',
+    transformResponse: [],
+  });
+  attachRetry(api, options);
+  return {
+    async send(request: ConformanceRequest): Promise<ConformanceResult> {
+      const { data, contentType } = encodeBody(request.body);
+      try {
+        const response = await api.request<string>({
+          method: request.method,
+          url: request.path,
+          data,
+          headers: { ...(contentType ? { 'content-type': contentType } : {}), ...request.headers },
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
+        const outcome: ConformanceOutcome = {
+          kind: 'response',
+          status: response.status,
+          body: String(response.data),
+          headers: toHeaders(response),
+        };
+        return { outcome, info: getRetryInfo(response) };
+      } catch (error) {
+        const outcome: ConformanceOutcome =
+          isAxiosError(error) && error.response && error.message.startsWith('Request failed with status code')
+            ? { kind: 'http-error', status: error.response.status, error }
+            : { kind: 'error', error };
+        return { outcome, info: getRetryInfo(error) };
+      }
+    },
+    async close() {
+      agent.destroy();
+    },
+  };
+};
+
+/** axios 1.x with `attachRetry`. */
+export const axiosDriver: ConformanceDriver = {
+  name: 'axios',
+  statusesReject: true,
+  buffersResponses: true,
+  create,
+};
