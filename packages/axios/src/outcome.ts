@@ -3,7 +3,7 @@
  * the core's `errorCodes` understand. Nothing here decides; it only says what happened.
  */
 import type { AttemptResult, HeaderGetter } from '@jitterbug/core';
-import { AxiosError, AxiosHeaders, type AxiosResponse, isCancel } from 'axios';
+import { AxiosError, AxiosHeaders, type AxiosResponse, isAxiosError, isCancel } from 'axios';
 
 /** Response headers as the core reads them (any case). */
 export const responseHeaders = (response: AxiosResponse): HeaderGetter => {
@@ -25,7 +25,7 @@ export const statusResult = (response: AxiosResponse): AttemptResult => ({
  * while reading the body, which also carries the response.
  */
 export const isStatusRejection = (error: unknown): error is AxiosError & { response: AxiosResponse } =>
-  error instanceof AxiosError &&
+  isAxiosError(error) &&
   error.response !== undefined &&
   error.cause === undefined &&
   error.message === `Request failed with status code ${error.response.status}`;
@@ -50,7 +50,7 @@ export class AxiosTransportError extends Error {
  * mid-way is a reset connection; `ECONNABORTED` from axios' http adapter is only ever its timeout.
  */
 export const errorForCore = (error: unknown, httpAdapter: boolean): unknown => {
-  if (!(error instanceof AxiosError)) return error;
+  if (!isAxiosError(error)) return error;
   if (error.code === AxiosError.ERR_BAD_RESPONSE && error.message === 'stream has been aborted') {
     return new AxiosTransportError('ECONNRESET', error);
   }

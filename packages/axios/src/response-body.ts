@@ -5,7 +5,7 @@
  * The error cases mirror `lib/adapters/http.js` (axios 1.x): the same errors, in the same order.
  */
 import type { Readable } from 'node:stream';
-import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig, isAxiosError } from 'axios';
 
 /** Where reading a body stands. `over-cap`: more than the cap arrived and the stream is paused. */
 export type BodyPhase =
@@ -53,7 +53,7 @@ export class BodyReader {
       // Errors axios itself emits into the stream (its abort: cancel, timeout) reach the caller as
       // they are; anything else is wrapped, as the buffering adapter does.
       this.#fail(
-        error instanceof AxiosError
+        isAxiosError(error)
           ? error
           : AxiosError.from(error as Error, undefined, config, response.request, response),
         false,

@@ -67,6 +67,11 @@ const requestHeaderGetter = (config: InternalAxiosRequestConfig): HeaderGetter =
   };
 };
 
+// By identity, or by the name axios gives its own adapters (another copy of axios, e.g. its CJS
+// build next to the ESM one this package imports, has its own http adapter function).
+const isHttpAdapter = (adapter: AxiosAdapter): boolean =>
+  adapter === axios.getAdapter('http') || (adapter as { adapterName?: unknown }).adapterName === 'http';
+
 const requestUrl = (config: InternalAxiosRequestConfig): string => axios.getUri(config);
 
 /** Points the config (and so the response or error the caller gets) back at the caller's config. */
@@ -249,7 +254,7 @@ export const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): A
     return runRequest({
       config,
       adapter: real,
-      httpAdapter: real === axios.getAdapter('http'),
+      httpAdapter: isHttpAdapter(real),
       run,
       requestHeaders,
       url,

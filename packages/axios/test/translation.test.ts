@@ -1,0 +1,205 @@
+/**
+ * The translation layer on its own: axios results to the core's terms and back, with no network
+ * (a custom adapter stands in for the real one; axios calls it like its own).
+ */
+import axios, {
+  AxiosError,
+  AxiosHeaders,
+  type AxiosResponse,
+  CanceledError,
+  type InternalAxiosRequestConfig,
+} from 'axios';
+import { describe, expect, it } from 'vitest';
+import { callerCancellation } from '../src/abort.ts';
+import { AxiosTransportError, attachRetry, getRetryInfo } from '../src/index.ts';
+import { errorForCore, errorResult, isStatusRejection, responseHeaders } from '../src/outcome.ts';
+import { convertBody, settle } from '../src/response-body.ts';
+import { recordingSleep, rejection } from './helpers.ts';
+
+const config = (extra: Partial<InternalAxiosRequestConfig> = {}): InternalAxiosRequestConfig => ({
+  headers: new AxiosHeaders(),
+  validateStatus: (s: number) => s >= 200 && s < 300,
+  ...extra,
+});
+
+const response = (status: number, c = config(), data: unknown = ''): AxiosResponse => ({
+  status,
+  statusText: '',
+  headers: new AxiosHeaders({ 'Retry-After': '3' }),
+  config: c,
+  data,
+  request: {},
+});
+
+describe('outcome', () => {
+  it('tells a validateStatus rejection from a body failure that also carries the response', () => {
+    const r = response(503);
+    const rejected = (() => {
+      try {
+        settle(r);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isStatusRejection(rejected)).toBe(true);
+    const aborted = new AxiosError('stream has been aborted', 'ERR_BAD_RESPONSE', r.config, {}, r);
+    expect(isStatusRejection(aborted)).toBe(false);
+    expect(isStatusRejection(new AxiosError('socket hang up', 'ECONNRESET'))).toBe(false);
+    expect(isStatusRejection(new Error('Request failed with status code 503'))).toBe(false);
+  });
+
+  it('maps only the honest cases to error codes the core knows', () => {
+    const aborted = new AxiosError('stream has been aborted', 'ERR_BAD_RESPONSE');
+    const mapped = errorForCore(aborted, true);
+    expect(mapped).toBeInstanceOf(AxiosTransportError);
+    expect(mapped).toMatchObject({ code: 'ECONNRESET', cause: aborted });
+    const timeout = new AxiosError('timeout of 5ms exceeded', 'ECONNABORTED');
+    expect(errorForCore(timeout, true)).toMatchObject({ code: 'ETIMEDOUT', cause: timeout });
+    // Other adapters use ECONNABORTED for a browser abort too: left alone.
+    expect(errorForCore(timeout, false)).toBe(timeout);
+    const reset = new AxiosError('socket hang up', 'ECONNRESET');
+    expect(errorForCore(reset, true)).toBe(reset);
+    const plain = new TypeError('x');
+    expect(errorForCore(plain, true)).toBe(plain);
+  });
+
+  it('reports a cancel as aborted only when the caller cancelled', () => {
+    const cancel = new CanceledError();
+    expect(errorResult(cancel, true, true)).toMatchObject({ aborted: true });
+    expect(errorResult(cancel, true, false)).toMatchObject({ aborted: false });
+    expect(errorResult(new AxiosError('x', 'ECONNRESET'), true, true)).toMatchObject({ aborted: false });
+  });
+
+  it('reads response headers in any case', () => {
+    const get = responseHeaders(response(429));
+    expect(get('retry-after')).toBe('3');
+    expect(get('RETRY-AFTER')).toBe('3');
+    expect(get('x-none')).toBeUndefined();
+  });
+});
+
+describe('response body conversion (as the buffering http adapter)', () => {
+  const body = Buffer.from('\ufeffhé', 'utf8');
+  it('arraybuffer keeps the Buffer', () => {
+    expect(convertBody(body, response(200), config({ responseType: 'arraybuffer' }))).toBe(body);
+  });
+  it('text strips a UTF-8 BOM', () => {
+    expect(convertBody(body, response(200), config({ responseType: 'text' }))).toBe('hé');
+  });
+  it('another encoding keeps every character', () => {
+    expect(convertBody(body, response(200), config({ responseEncoding: 'latin1' }))).toBe(
+      body.toString('latin1'),
+    );
+  });
+  it('settle resolves what validateStatus accepts, or has none', () => {
+    expect(settle(response(200))).toBeDefined();
+    expect(settle(response(500, config({ validateStatus: null })))).toBeDefined();
+    expect(() => settle(response(404))).toThrow(
+      expect.objectContaining({ code: 'ERR_BAD_REQUEST', status: 404 }),
+    );
+  });
+});
+
+describe('caller cancellation', () => {
+  it('none without signal or token', () => {
+    expect(callerCancellation(config())).toBeUndefined();
+  });
+  it('a signal becomes a CanceledError, as axios makes it', () => {
+    const controller = new AbortController();
+    const c = config({ signal: controller.signal });
+    const linked = callerCancellation(c)!;
+    controller.abort(new Error('mine'));
+    expect(linked.signal.aborted).toBe(true);
+    expect(linked.signal.reason).toBeInstanceOf(CanceledError);
+    expect((linked.signal.reason as CanceledError<unknown>).config).toBe(c);
+    linked.dispose();
+  });
+  it("a CancelToken gives the token's reason; dispose unsubscribes", async () => {
+    const source = axios.CancelToken.source();
+    const linked = callerCancellation(config({ cancelToken: source.token }))!;
+    linked.dispose();
+    source.cancel('later');
+    await source.token.promise;
+    await new Promise((r) => setTimeout(r, 0));
+    expect(linked.signal.aborted).toBe(false);
+    const source2 = axios.CancelToken.source();
+    const linked2 = callerCancellation(config({ cancelToken: source2.token }))!;
+    source2.cancel('now');
+    // A token notifies its subscribers from a promise callback.
+    await new Promise((r) => setTimeout(r, 0));
+    expect(linked2.signal.reason).toBe(source2.token.reason);
+  });
+});
+
+describe('through a custom adapter', () => {
+  type Script = (config: InternalAxiosRequestConfig) => Promise<AxiosResponse>;
+  const setup = (script: Script[], options: Parameters<typeof attachRetry>[1] = {}) => {
+    const seen: InternalAxiosRequestConfig[] = [];
+    const adapter = (c: InternalAxiosRequestConfig) => {
+      seen.push(c);
+      return script[Math.min(seen.length - 1, script.length - 1)]!(c);
+    };
+    const delays: number[] = [];
+    const api = axios.create({ adapter });
+    attachRetry(api, { sleep: recordingSleep(delays), random: () => 0.5, ...options });
+    return { api, seen, adapter, delays };
+  };
+  const status =
+    (code: number, data = ''): Script =>
+    async (c) =>
+      settle({ ...response(code, c, data), headers: new AxiosHeaders() });
+  const fail =
+    (code: string): Script =>
+    async (c) => {
+      throw new AxiosError(code, code, c, {});
+    };
+
+  it('retries on the statuses axios rejects, and the caller sees its own config', async () => {
+    const { api, seen, adapter } = setup([status(503), status(502), status(200, 'done')]);
+    const r = await api.put('http://x.test/a', { a: 1 });
+    expect(r.data).toBe('done');
+    expect(seen).toHaveLength(3);
+    expect(seen.map((c) => c.data)).toEqual(Array(3).fill('{"a":1}'));
+    expect(r.config.adapter).toBe(adapter);
+    expect(seen[0]).not.toBe(r.config);
+    expect(getRetryInfo(r)).toMatchObject({ attempts: 3 });
+    expect(getRetryInfo(r.config)).toBe(getRetryInfo(r));
+  });
+
+  it('retries transient error codes, not others', async () => {
+    const a = setup([fail('ECONNRESET'), status(200)]);
+    await a.api.get('http://x.test/a');
+    expect(a.seen).toHaveLength(2);
+    const b = setup([fail('ENOTFOUND'), status(200)]);
+    const error = (await rejection(b.api.get('http://x.test/a'))) as AxiosError;
+    expect(error.code).toBe('ENOTFOUND');
+    expect(b.seen).toHaveLength(1);
+    expect(getRetryInfo(error)).toMatchObject({ reason: 'error-not-retryable', error });
+  });
+
+  it('the per-attempt timeout reaches the adapter as a signal; the caller signal still aborts it', async () => {
+    const hang: Script = (c) =>
+      new Promise((_, reject) =>
+        c.signal?.addEventListener?.('abort', () => reject(new CanceledError(undefined, c))),
+      );
+    const { api, seen } = setup([hang, status(200, 'ok')], { attemptTimeoutMs: 20 });
+    expect((await api.get('http://x.test/a')).data).toBe('ok');
+    expect(seen).toHaveLength(2);
+  });
+
+  it('registers one synchronous request interceptor and removes it', () => {
+    const api = axios.create();
+    const detach = attachRetry(api);
+    const handlers = (
+      api.interceptors.request as unknown as { handlers: ({ synchronous: boolean } | null)[] }
+    ).handlers;
+    expect(handlers.filter(Boolean)).toHaveLength(1);
+    expect(handlers.find(Boolean)?.synchronous).toBe(true);
+    detach();
+    expect(handlers.filter(Boolean)).toHaveLength(0);
+  });
+
+  it('rejects invalid options when attaching', () => {
+    expect(() => attachRetry(axios.create(), { maxAttempts: 0 })).toThrow(TypeError);
+  });
+});
