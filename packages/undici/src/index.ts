@@ -15,3 +15,4 @@ export {
 } from '@jitterbug/core';
 export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';
 export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, retryInterceptor, type UndiciRetryOptions } from './interceptor.ts';
+export type { RetryDispatch, RetryInterceptor } from './types.ts';

@@ -2,12 +2,11 @@
  * `retryInterceptor`: jitterbug for undici, as an interceptor for `Dispatcher.compose`.
  */
 import { type RetryPolicyOrOptions, type RetryRun, toRetryPolicy } from '@jitterbug/core';
-import type { Dispatcher } from 'undici';
 import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
 import { requestBodyKind, requestHeaderGetter, requestUrl } from './request-info.ts';
 import { RetryingRequest } from './retrying-request.ts';
-import type { DispatchOpts, LegacyHandler, NewHandler, NextDispatch } from './types.ts';
+import type { DispatchOpts, LegacyHandler, NewHandler, NextDispatch, RetryInterceptor } from './types.ts';
 
 /** Settings of the undici adapter itself (retry behaviour is configured by the policy). */
 export interface UndiciRetryOptions {
@@ -70,7 +69,7 @@ const checkAdapterOptions = (
 export const retryInterceptor = (
   optionsOrPolicy?: RetryPolicyOrOptions,
   adapterOptions: UndiciRetryOptions = {},
-): Dispatcher.DispatcherComposeInterceptor => {
+): RetryInterceptor => {
   const policy = toRetryPolicy(optionsOrPolicy);
   const settings = checkAdapterOptions(adapterOptions);
   const interceptor = (next: NextDispatch, interceptorOrigin?: unknown): NextDispatch =>
@@ -99,5 +98,5 @@ export const retryInterceptor = (
       );
       return true;
     };
-  return interceptor as unknown as Dispatcher.DispatcherComposeInterceptor;
+  return interceptor as unknown as RetryInterceptor;
 };

@@ -61,14 +61,25 @@ export interface LegacyHandler {
 
 /** The options of one dispatch, as far as this adapter reads them. */
 export interface DispatchOpts {
-  origin?: string | URL | undefined;
+  origin?: string | URL;
   path: string;
   method: string;
   body?: unknown;
   headers?: unknown;
-  upgrade?: boolean | string | null | undefined;
-  [key: string]: unknown;
+  upgrade?: boolean | string | null;
 }
 
 /** The next dispatch in the chain. */
 export type NextDispatch = (opts: DispatchOpts, handler: NewHandler) => boolean;
+
+/**
+ * The dispatch function the interceptor returns, typed for `compose()` of undici 7 and 8 alike
+ * (their declarations of options and handlers differ only nominally; undici declares `dispatch` as
+ * a method, so these `never` parameters are accepted). Call it through the composed dispatcher.
+ */
+export type RetryDispatch = {
+  dispatch(opts: never, handler: never): boolean;
+}['dispatch'];
+
+/** What `retryInterceptor` returns: an interceptor for `Dispatcher.compose` (undici 7 and 8). */
+export type RetryInterceptor = (dispatch: (...args: never[]) => unknown, origin?: unknown) => RetryDispatch;
