@@ -247,7 +247,8 @@ export class RetryingRequest {
     this.#delayMs = decision.delayMs;
     this.#discarded = 0;
     this.#state = 'discard';
-    const declared = Number(headers['content-length']);
+    // A HEAD answer declares the length of a body it does not have.
+    const declared = this.#run.method === 'HEAD' ? 0 : Number(headers['content-length']);
     if (declared > this.#run.options.discardBodyMaxBytes) {
       this.#detach(discardReason(0));
       this.#wait();

@@ -209,6 +209,17 @@ describe('a retried response is swallowed', () => {
     expect(dispatched).toHaveLength(2);
   });
 
+  test('a HEAD answer’s content-length (no body follows) does not close the connection', async () => {
+    const { dispatch, dispatched } = setup({ discardBodyMaxBytes: 10 });
+    dispatch({ ...GET, method: 'HEAD' }, new RecordingCaller());
+    const first = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseStart?.(first, 503, { 'content-length': '1000000' });
+    dispatched[0]!.handler.onResponseEnd?.(first, {});
+    expect(first.calls).toEqual([]);
+    await tick();
+    expect(dispatched).toHaveLength(2);
+  });
+
   test('an undeclared body is drained up to discardBodyMaxBytes, then the attempt is aborted', async () => {
     const { dispatch, dispatched } = setup({ discardBodyMaxBytes: 10 });
     const caller = new RecordingCaller();
