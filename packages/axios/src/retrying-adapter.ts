@@ -72,7 +72,15 @@ const requestHeaderGetter = (config: InternalAxiosRequestConfig): HeaderGetter =
 const isHttpAdapter = (adapter: AxiosAdapter): boolean =>
   adapter === axios.getAdapter('http') || (adapter as { adapterName?: unknown }).adapterName === 'http';
 
-const requestUrl = (config: InternalAxiosRequestConfig): string => axios.getUri(config);
+// axios' own isAbsoluteURL and combineURLs; `getUri` (a full config merge, ~25 µs) only for params.
+const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
+const requestUrl = (config: InternalAxiosRequestConfig): string => {
+  if (config.params != null) return axios.getUri(config);
+  const url = config.url ?? '';
+  const { baseURL } = config;
+  if (!baseURL || (ABSOLUTE_URL.test(url) && config.allowAbsoluteUrls !== false)) return url;
+  return url ? `${baseURL.replace(/\/?\/$/, '')}/${url.replace(/^\/+/, '')}` : baseURL;
+};
 
 /** Points the config (and so the response or error the caller gets) back at the caller's config. */
 const restoreConfig = (target: unknown, attemptConfig: object, config: InternalAxiosRequestConfig): void => {

@@ -359,6 +359,7 @@ describe('discarded responses', () => {
     const first = server.responses.find((r) => r.path === '/big')!;
     expect(first.finished).toBe(false);
     expect(first.bytesWritten).toBeLessThan(size / 8);
+    console.info(`64 MiB 503 discarded after the server wrote ${first.bytesWritten} bytes`);
     c.close();
     expect(await server.waitForIdle()).toBe(0);
   });
@@ -420,6 +421,31 @@ describe('interceptors and transforms run once', () => {
     expect(response.data).toEqual({ v: 1 });
     expect(counts).toEqual({ req: 1, res: 1, tReq: 1, tRes: 1 });
     expect(server.seen('/once')).toHaveLength(3);
+  });
+});
+
+describe('other adapters and URLs', () => {
+  it("retries with axios' fetch adapter too (it reads discarded bodies itself)", async () => {
+    server.route('/fetch', [
+      { status: 503, body: 'busy' },
+      { status: 200, body: 'ok' },
+    ]);
+    const { api } = client(server.url, {}, { adapter: 'fetch' });
+    const response = await api.get('/fetch');
+    expect(response.data).toBe('ok');
+    expect(server.seen('/fetch')).toHaveLength(2);
+  });
+
+  it('routes and summaries see the full URL, params included', async () => {
+    server.route('/api/v1/items', [{ status: 503 }, { status: 200 }]);
+    const urls: string[] = [];
+    const { api } = client(`${server.url}/api/v1/`, {
+      onFinish: (summary) => urls.push(summary.url),
+      routes: [{ match: '/api/v1/items', maxAttempts: 2 }],
+    });
+    await api.get('items', { params: { q: 'a b' } });
+    await api.get('/items');
+    expect(urls).toEqual([`${server.url}/api/v1/items?q=a+b`, `${server.url}/api/v1/items`]);
   });
 });
 
