@@ -38,6 +38,10 @@ export const isStatusRejection = (error: unknown): error is AxiosError & { respo
 export class AxiosTransportError extends Error {
   /** `ECONNRESET` or `ETIMEDOUT`. */
   readonly code: string;
+  /**
+   * @param code - the code the core should read.
+   * @param cause - the axios error it stands for.
+   */
   constructor(code: string, cause: unknown) {
     super(`${code}: ${(cause as Error).message}`, { cause });
     this.name = 'AxiosTransportError';

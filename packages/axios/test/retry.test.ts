@@ -180,6 +180,8 @@ describe('connection errors', () => {
     const error = (await rejection(api.get('/n'))) as AxiosError;
     expect(error.message).toBe('stream has been aborted');
     expect(server.seen('/n')).toHaveLength(1);
+    // The decision was taken on the status, before the break.
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, reason: 'success', status: 200 });
   });
 
   it("retries axios' own timeout (ECONNABORTED) for a GET, and hands the last one over", async () => {
@@ -213,6 +215,28 @@ describe('connection errors', () => {
     expect(error.code).toBe('ERR_JITTERBUG_ATTEMPT_TIMEOUT');
     expect(isCancel(error)).toBe(false);
     expect(server.seen('/q')).toHaveLength(2);
+  });
+});
+
+describe('timers', () => {
+  const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  it('leaves no attempt timer behind, whatever the outcome', async () => {
+    const before = timeouts();
+    server.route('/tm/a', [{ status: 503 }, { status: 200, body: 'ok' }]);
+    server.route('/tm/b', [{ status: 503, bodyBytes: 1_000_000 }, { status: 404 }]);
+    server.route('/tm/c', [{ destroy: 'before-headers' }]);
+    server.route('/tm/d', [{ status: 200, bodyBytes: 300_000 }]);
+    const c = client(server.url, { attemptTimeoutMs: 60_000 });
+    await c.api.get('/tm/a');
+    await rejection(c.api.get('/tm/b'));
+    await rejection(c.api.get('/tm/c'));
+    await c.api.get('/tm/d');
+    const stream = await c.api.get('/tm/a', { responseType: 'stream' });
+    stream.data.resume();
+    c.close();
+    await server.waitForIdle();
+    expect(timeouts()).toBeLessThanOrEqual(before);
   });
 });
 
