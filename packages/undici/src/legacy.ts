@@ -5,6 +5,7 @@
  * with "invalid onRequestStart method". The adapter delegates to the handler object itself: its
  * methods keep their `this` (a copy such as `{ ...handler }` would lose class methods).
  */
+import type { Duplex } from 'node:stream';
 import type { Controller, HeaderRecord, LegacyHandler, NewHandler, RawHeaders } from './types.ts';
 
 const rawValue = (value: string | string[]): Buffer | Buffer[] =>
@@ -46,7 +47,7 @@ export class LegacyHandlerAdapter implements NewHandler {
     this.#handler.onResponseStarted?.();
   }
 
-  onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: never): void {
+  onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
     this.#handler.onUpgrade?.(statusCode, toRawHeaders(controller.rawHeaders, headers), socket);
   }
 

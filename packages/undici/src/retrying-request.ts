@@ -4,6 +4,7 @@
  * same options. The caller sees one request: one `onRequestStart`, at most one final
  * `onResponseStart`, then data and one end or error.
  */
+import type { Duplex } from 'node:stream';
 import { AttemptTimeoutError, type Decision, type RetryRun, setRetryInfo } from '@jitterbug/core';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
@@ -101,9 +102,8 @@ class AttemptHandler implements NewHandler {
   onResponseError(_controller: Controller | null, error: Error): void {
     if (this.#request.current === this) this.#request.responseError(error);
   }
-  onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: never): void {
-    if (this.#request.current === this)
-      this.#request.caller.onRequestUpgrade?.(controller, statusCode, headers, socket);
+  onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
+    if (this.#request.current === this) this.#request.requestUpgrade(controller, statusCode, headers, socket);
   }
   onRequestSent(): void {
     if (this.#request.current === this) this.#request.caller.onRequestSent?.();
@@ -218,6 +218,14 @@ export class RetryingRequest {
     this.inner = controller;
     if (this.#callerAbort) controller.abort(this.#callerAbort);
     else this.#startCaller(context);
+  }
+
+  /** An upgrade the request did not ask for (asked-for ones never get here): the caller's, as is. */
+  requestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
+    this.#clearTimer();
+    this.#state = 'done';
+    this.#outer.rawHeaders = controller.rawHeaders;
+    this.caller.onRequestUpgrade?.(this.#outer, statusCode, headers, socket);
   }
 
   responseStart(

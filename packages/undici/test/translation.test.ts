@@ -342,6 +342,22 @@ describe('what passes through unretried', () => {
     expect(dispatched[0]!.handler).toBe(caller);
     expect(finished).toEqual([]);
   });
+  test('an upgrade the request did not ask for goes to the caller, with the caller’s controller', () => {
+    const { dispatch, dispatched } = setup({ attemptTimeoutMs: 1000 });
+    vi.useFakeTimers();
+    const caller = new RecordingCaller();
+    const upgrades: unknown[] = [];
+    const handler: NewHandler = {
+      onRequestStart: (c) => caller.onRequestStart(c),
+      onRequestUpgrade: (c, status) => upgrades.push([c, status]),
+      onResponseError: (c, e) => caller.onResponseError(c, e),
+    };
+    dispatch(GET, handler);
+    const inner = dispatched[0]!.start();
+    dispatched[0]!.handler.onRequestUpgrade?.(inner, 101, {}, {} as never);
+    expect(upgrades).toEqual([[caller.controller, 101]]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });
 
 describe('policies', () => {
