@@ -17,6 +17,7 @@ import {
 } from '@jitterbug/core';
 import axios, {
   type AxiosAdapter,
+  AxiosError,
   AxiosHeaders,
   type AxiosRequestConfig,
   type AxiosResponse,
@@ -25,7 +26,7 @@ import axios, {
 } from 'axios';
 import { attemptTimeoutError, callerCancellation, startAttemptTimer } from './abort.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
-import { bufferRequestStream } from './request-body.ts';
+import { bufferRequestStream, type PreparedBody } from './request-body.ts';
 import { type BodyPhase, BodyReader, convertBody, destroyBody, settle } from './response-body.ts';
 
 /** What `config.adapter` may hold. */
@@ -255,7 +256,16 @@ export const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): A
     let data: unknown = config.data;
     const streamLimit = run.options.bufferStreamBytes;
     if (run.body === 'stream' && streamLimit > 0 && mayRetry(run.options, run.method, requestHeaders)) {
-      const prepared = await bufferRequestStream(data as AsyncIterable<unknown>, streamLimit);
+      let prepared: PreparedBody;
+      try {
+        prepared = await bufferRequestStream(data as AsyncIterable<unknown>, streamLimit);
+      } catch (cause) {
+        // What axios rejects with when a body stream fails during the upload.
+        const error = AxiosError.from(cause as Error, undefined, config);
+        run.next({ error });
+        attachInfo(run, error);
+        throw error;
+      }
       data = prepared.data;
       if (prepared.replayable) run.body = 'replayable';
     }

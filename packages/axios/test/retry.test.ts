@@ -340,6 +340,20 @@ describe('request bodies', () => {
     expect(server.seen('/w')[0]!.body.toString()).toBe('12345678');
   });
 
+  it('a stream that fails while being buffered rejects as axios would, and sends nothing', async () => {
+    const { api } = client(server.url, { bufferStreamBytes: 1024 });
+    const broken = new Readable({
+      read() {
+        this.destroy(Object.assign(new Error('disk gone'), { code: 'EIO' }));
+      },
+    });
+    const error = (await rejection(api.put('/broken', broken))) as AxiosError;
+    expect(error).toBeInstanceOf(AxiosError);
+    expect(error.code).toBe('EIO');
+    expect(server.seen('/broken')).toHaveLength(0);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, reason: 'error-not-retryable' });
+  });
+
   it('replayable bodies (JSON, string, Buffer, URLSearchParams, FormData) are sent again unchanged', async () => {
     const form = new FormData();
     form.append('f', 'v');
@@ -398,6 +412,40 @@ describe('discarded responses', () => {
     const seen = server.seen('/small');
     expect(server.responses.find((r) => r.path === '/small')!.finished).toBe(true);
     expect(seen).toHaveLength(2);
+    c.close();
+    expect(await server.waitForIdle()).toBe(0);
+  });
+
+  it('responseType stream: a discarded 503 is closed, the final stream handed over untouched', async () => {
+    server.route('/s503', [
+      { status: 503, bodyBytes: 8 * 1024 * 1024 },
+      { status: 200, body: 'streamed' },
+    ]);
+    const c = client(server.url);
+    const response = await c.api.get('/s503', { responseType: 'stream' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of response.data as Readable) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('streamed');
+    expect(server.responses.find((r) => r.path === '/s503')!.finished).toBe(false);
+    c.close();
+    expect(await server.waitForIdle()).toBe(0);
+  });
+
+  it('an abort while the final large body is read rejects with CanceledError, as axios', async () => {
+    server.route('/slow-big', async () => ({ status: 200, bodyBytes: 50 * 1024 * 1024 }));
+    const c = client(server.url, { discardBodyMaxBytes: 1024 });
+    const controller = new AbortController();
+    const pending = rejection(
+      c.api.get('/slow-big', {
+        signal: controller.signal,
+        onDownloadProgress: (e) => {
+          if (e.loaded > 1_000_000) controller.abort();
+        },
+      }),
+    );
+    const error = await pending;
+    expect(isCancel(error)).toBe(true);
+    expect(server.seen('/slow-big')).toHaveLength(1);
     c.close();
     expect(await server.waitForIdle()).toBe(0);
   });
