@@ -199,6 +199,15 @@ describe('through a custom adapter', () => {
     expect(handlers.filter(Boolean)).toHaveLength(0);
   });
 
+  it('attached twice, retries are never nested: the interceptor axios runs last wins', async () => {
+    const { api, seen } = setup([status(503)], { maxAttempts: 2 });
+    attachRetry(api, { maxAttempts: 3, sleep: async () => {} });
+    await rejection(api.get('http://x.test/a'));
+    // axios runs request interceptors last-added first: the first attachRetry runs last and its wrapper
+    // replaces the other's.
+    expect(seen).toHaveLength(2);
+  });
+
   it('rejects invalid options when attaching', () => {
     expect(() => attachRetry(axios.create(), { maxAttempts: 0 })).toThrow(TypeError);
   });
