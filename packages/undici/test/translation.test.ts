@@ -287,6 +287,41 @@ describe('a retried response is swallowed', () => {
   });
 });
 
+describe('bodies', () => {
+  test('a buffered stream body: dispatched later, with bytes; a retry sends the same bytes', async () => {
+    const { dispatch, dispatched } = setup({ bufferStreamBytes: 100 });
+    const body = (async function* () {
+      yield 'ab';
+      yield 'c';
+    })();
+    expect(dispatch({ ...GET, method: 'PUT', body }, new RecordingCaller())).toBe(true);
+    expect(dispatched).toHaveLength(0);
+    await tick();
+    const first = dispatched[0]!;
+    expect((first.opts.body as Buffer).toString()).toBe('abc');
+    const c = first.start();
+    first.handler.onResponseStart?.(c, 503, {});
+    first.handler.onResponseEnd?.(c, {});
+    await tick();
+    expect(dispatched[1]!.opts).toBe(first.opts);
+  });
+
+  test('a stream that fails while being buffered: the caller gets its error, nothing is sent', async () => {
+    const boom = new Error('disk');
+    const { dispatch, dispatched, finished } = setup({ bufferStreamBytes: 100 });
+    const caller = new RecordingCaller();
+    const body = (async function* () {
+      yield 'a';
+      throw boom;
+    })();
+    dispatch({ ...GET, method: 'PUT', body }, caller);
+    await tick();
+    expect(caller.error).toBe(boom);
+    expect(dispatched).toHaveLength(0);
+    expect(finished).toMatchObject([{ reason: 'error-not-retryable' }]);
+  });
+});
+
 describe('attemptTimeoutMs', () => {
   test('aborts a silent attempt with AttemptTimeoutError, retries, and leaves no timer', async () => {
     vi.useFakeTimers();

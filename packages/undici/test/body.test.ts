@@ -1,0 +1,92 @@
+/** Request body preparation: what is read ahead, and what is sent as it is. */
+import { Readable } from 'node:stream';
+import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import { describe, expect, test } from 'vitest';
+import { prepareBody } from '../src/body.ts';
+import { requestBodyKind, requestHeaderGetter } from '../src/request-info.ts';
+import type { DispatchOpts } from '../src/types.ts';
+
+const fetchLikeBody = (...chunks: string[]) =>
+  (async function* () {
+    for (const c of chunks) yield new TextEncoder().encode(c);
+  })();
+
+const prepare = (opts: DispatchOpts, options: RetryOptions = {}, knownLength = 1024) => {
+  const headers = requestHeaderGetter(opts.headers);
+  const run = createRetryPolicy(options).begin({
+    method: opts.method,
+    url: `http://h${opts.path}`,
+    headers,
+    body: requestBodyKind(opts.body),
+  });
+  return { run, prepared: prepareBody(opts, run, headers, knownLength) };
+};
+
+const drain = async (body: unknown): Promise<string> => {
+  let text = '';
+  for await (const chunk of body as AsyncIterable<Uint8Array>) text += Buffer.from(chunk).toString();
+  return text;
+};
+
+describe('left alone, synchronously (the same opts object)', () => {
+  test.each([
+    ['no body', { method: 'GET', path: '/' }],
+    ['a string', { method: 'PUT', path: '/', body: 'x' }],
+    ['a Node stream without bufferStreamBytes', { method: 'PUT', path: '/', body: Readable.from(['a']) }],
+    ['a fetch body with no declared length', { method: 'PUT', path: '/', body: fetchLikeBody('a') }],
+    [
+      'a fetch body of a POST that can never be retried',
+      { method: 'POST', path: '/', body: fetchLikeBody('a'), headers: { 'content-length': '1' } },
+    ],
+    [
+      'a fetch body longer than knownLengthBodyBytes',
+      { method: 'PUT', path: '/', body: fetchLikeBody('a'), headers: { 'content-length': '5000' } },
+    ],
+  ] as [string, DispatchOpts][])('%s', (_name, opts) => {
+    expect(prepare(opts).prepared).toBe(opts);
+  });
+});
+
+describe('read ahead', () => {
+  test('a fetch body of declared length becomes bytes, and the run sees a replayable body', async () => {
+    const opts: DispatchOpts = {
+      method: 'PUT',
+      path: '/',
+      body: fetchLikeBody('he', 'llo'),
+      headers: { 'content-length': '5' },
+    };
+    const { run, prepared } = prepare(opts);
+    const ready = await prepared;
+    expect(Buffer.isBuffer(ready.body) && ready.body.toString()).toBe('hello');
+    expect(ready.headers).toBe(opts.headers);
+    expect(run.body).toBe('replayable');
+  });
+
+  test('a Node stream within bufferStreamBytes becomes bytes', async () => {
+    const { run, prepared } = prepare(
+      { method: 'PUT', path: '/', body: Readable.from([Buffer.from('ab'), Buffer.from('c')]) },
+      { bufferStreamBytes: 3 },
+    );
+    expect(((await prepared).body as Buffer).toString()).toBe('abc');
+    expect(run.body).toBe('replayable');
+  });
+
+  test('past the limit: the prefix then the rest, once, in order; the run still sees a stream', async () => {
+    const { run, prepared } = prepare(
+      { method: 'PUT', path: '/', body: Readable.from(['ab', 'cd', 'ef']) },
+      { bufferStreamBytes: 3 },
+    );
+    expect(await drain((await prepared).body)).toBe('abcdef');
+    expect(run.body).toBe('stream');
+  });
+
+  test('a stream that fails while being read rejects with its error', async () => {
+    const boom = new Error('disk');
+    const failing = (async function* () {
+      yield 'a';
+      throw boom;
+    })();
+    const { prepared } = prepare({ method: 'PUT', path: '/', body: failing }, { bufferStreamBytes: 10 });
+    await expect(prepared).rejects.toBe(boom);
+  });
+});
