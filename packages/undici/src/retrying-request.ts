@@ -113,6 +113,9 @@ class AttemptHandler implements NewHandler {
   }
 }
 
+// A module-level callback: no closure per request on the path where no timeout fires.
+const onAttemptTimeout = (request: RetryingRequest): void => request.attemptTimedOut();
+
 /** Adapter settings a request needs. */
 export interface RequestSettings {
   readonly infoHeaders: boolean;
@@ -169,7 +172,7 @@ export class RetryingRequest {
     this.inner = null;
     this.#state = 'attempt';
     const timeoutMs = this.#run.options.attemptTimeoutMs;
-    if (timeoutMs !== undefined) this.#timer = setTimeout(this.#onTimeout, timeoutMs, timeoutMs);
+    if (timeoutMs !== undefined) this.#timer = setTimeout(onAttemptTimeout, timeoutMs, this);
     try {
       return this.#dispatch(this.#opts!, handler);
     } catch (error) {
@@ -178,9 +181,10 @@ export class RetryingRequest {
     }
   }
 
-  readonly #onTimeout = (timeoutMs: number): void => {
+  /** The current attempt ran past `attemptTimeoutMs`. */
+  attemptTimedOut(): void {
     this.#timer = undefined;
-    const error = new AttemptTimeoutError(timeoutMs);
+    const error = new AttemptTimeoutError(this.#run.options.attemptTimeoutMs ?? 0);
     if (this.#state === 'attempt') {
       this.#detach(error);
       this.#decideOnError(error);
@@ -188,7 +192,7 @@ export class RetryingRequest {
       this.#detach(error);
       this.#wait();
     }
-  };
+  }
 
   #clearTimer(): void {
     if (this.#timer !== undefined) {
