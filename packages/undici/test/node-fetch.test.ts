@@ -153,6 +153,23 @@ describe('reading attempts and total delay', () => {
     }
   });
 
+  test('undici 7 request(): getRetryInfo(error) on a rejection; the headers object is undici 7’s own', async () => {
+    server.route('/r7', [{ status: 500 }, { status: 200 }]);
+    server.route('/e7', [{ destroy: 'before-headers' }]);
+    const agent = new undici7.Agent();
+    const dispatcher = agent.compose(retryInterceptor(fast()));
+    try {
+      const res = await undici7.request(`${server.url}/r7`, { dispatcher });
+      await res.body.text();
+      expect(res.statusCode).toBe(200);
+      expect(getRetryInfo(res.headers)).toBeUndefined();
+      const error = await undici7.request(`${server.url}/e7`, { dispatcher }).catch((e: unknown) => e);
+      expect(getRetryInfo(error)).toMatchObject({ attempts: 3, reason: 'max-attempts' });
+    } finally {
+      await agent.close();
+    }
+  });
+
   test.each([
     ['undici 8 fetch', (url: string, dispatcher: unknown) => undici8.fetch(url, { dispatcher } as never)],
     ['undici 7 fetch', (url: string, dispatcher: unknown) => undici7.fetch(url, { dispatcher } as never)],
