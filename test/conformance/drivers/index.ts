@@ -1,5 +1,6 @@
 /** Every client the conformance suite runs against. */
 import type { ConformanceDriver } from '../driver.ts';
+import { axiosDriver } from './axios.ts';
 import { undiciDrivers } from './undici.ts';
 
-export const drivers: readonly ConformanceDriver[] = [...undiciDrivers];
+export const drivers: readonly ConformanceDriver[] = [axiosDriver, ...undiciDrivers];
