@@ -33,6 +33,8 @@ describe.each(undiciDrivers)('$name', (driver) => {
   afterEach(async () => {
     await client?.close();
     client = undefined;
+    // Whatever the scenario (discarded bodies, aborts, timeouts), closing the client leaves no socket.
+    expect(await server.waitForIdle()).toBe(0);
     server.reset();
   });
 
