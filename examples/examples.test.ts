@@ -1,0 +1,45 @@
+/**
+ * CI runs every example against the local flaky server and checks what the server saw, so the
+ * examples users copy keep working (and keep telling the truth).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main as axiosInterceptor } from './axios-interceptor.ts';
+import { main as fetchDispatcher } from './fetch-dispatcher.ts';
+import { type FlakyServer, startFlakyServer } from './flaky-server.ts';
+import { main as perRoutePolicies } from './per-route-policies.ts';
+
+describe('examples', () => {
+  let server: FlakyServer;
+  let lines: string[];
+  const log = (line: string) => lines.push(line);
+  beforeEach(async () => {
+    server = await startFlakyServer();
+    lines = [];
+  });
+  afterEach(() => server.close());
+
+  it('fetch-dispatcher: retries GETs, never repeats the POST, gives up on a long Retry-After', async () => {
+    await fetchDispatcher(server, log);
+    expect(server.hits.get('GET /orders/1')).toBe(3);
+    expect(server.hits.get('GET /flaky-connection')).toBe(2);
+    expect(server.hits.get('POST /payments/p-1')).toBe(1);
+    expect(server.hits.get('GET /slow-down')).toBe(1);
+    expect(lines.join('\n')).toContain('-> 200 {"id":"1","status":"shipped"}');
+  });
+
+  it('per-route-policies: reports get 6 attempts, payments none, the rest 3', async () => {
+    await perRoutePolicies(server, log);
+    expect(server.hits.get('GET /reports/r-9')).toBe(5);
+    expect(server.hits.get('POST /payments/p-7')).toBe(1);
+    expect(server.hits.get('GET /down/d-1')).toBe(3);
+    expect(lines.some((l) => l.includes('route "reports: be patient"'))).toBe(true);
+  });
+
+  it('axios-interceptor: retries, keeps the Idempotency-Key, leaves a 404 alone', async () => {
+    await axiosInterceptor(server, log);
+    expect(server.hits.get('GET /orders/2')).toBe(3);
+    expect(server.hits.get('POST /orders')).toBe(2);
+    expect(server.hits.get('GET /not-found')).toBe(1);
+    expect(lines.join('\n')).toContain('getRetryInfo: 3 attempts');
+  });
+});
