@@ -17,7 +17,9 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
   );
   try {
     log('  GET /orders/1 with fetch (503, 503, then 200)');
-    const res = await fetch(`${server.url}/orders/1`, { dispatcher });
+    // `as RequestInit`: Node's fetch types its `dispatcher` with the undici 7 types it bundles; at run
+    // time an undici 8 agent composed with jitterbug works (jitterbug adapts the handler shapes).
+    const res = await fetch(`${server.url}/orders/1`, { dispatcher } as RequestInit);
     log(`    -> ${res.status} ${await res.text()}`);
 
     log('  GET /flaky-connection with undici request (reset before the response, then 200)');
@@ -34,7 +36,7 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
     log(`    -> ${payment.status}; the server saw it ${server.hits.get('POST /payments/p-1')} time(s)`);
 
     log('  GET /slow-down (503 with Retry-After: 120, longer than retryAfter.maxMs 60 s)');
-    const slow = await fetch(`${server.url}/slow-down`, { dispatcher });
+    const slow = await fetch(`${server.url}/slow-down`, { dispatcher } as RequestInit);
     await slow.arrayBuffer();
     log(`    -> ${slow.status}, handed over at once`);
   } finally {
