@@ -1,12 +1,12 @@
 /**
  * Node's global `fetch` (and undici's `request`) with retries: compose undici's Agent with
- * jitterbug's interceptor and pass it as the dispatcher — or install it for every fetch with
- * `setGlobalDispatcher`.
+ * jitterbug's interceptor and install it as the global dispatcher — or pass it per call as
+ * `{ dispatcher }`.
  *
  * Run: node --conditions=@jitterbug/source examples/fetch-dispatcher.ts
  */
 import { retryInterceptor } from '@jitterbug/undici';
-import { Agent, request } from 'undici';
+import { Agent, getGlobalDispatcher, request, setGlobalDispatcher } from 'undici';
 import type { FlakyServer } from './flaky-server.ts';
 import { runStandalone } from './standalone.ts';
 import { timelineHooks } from './timeline.ts';
@@ -15,11 +15,13 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
   const dispatcher = new Agent().compose(
     retryInterceptor({ backoff: { baseMs: 50, capMs: 1_000 }, ...timelineHooks(log) }),
   );
+  // Every `fetch()` in the process now retries. (Per call: `fetch(url, { dispatcher })` works too;
+  // TypeScript may need a cast there, as Node types `dispatcher` with the undici 7 it bundles.)
+  const previous = getGlobalDispatcher();
+  setGlobalDispatcher(dispatcher);
   try {
     log('  GET /orders/1 with fetch (503, 503, then 200)');
-    // `as RequestInit`: Node's fetch types its `dispatcher` with the undici 7 types it bundles; at run
-    // time an undici 8 agent composed with jitterbug works (jitterbug adapts the handler shapes).
-    const res = await fetch(`${server.url}/orders/1`, { dispatcher } as RequestInit);
+    const res = await fetch(`${server.url}/orders/1`);
     log(`    -> ${res.status} ${await res.text()}`);
 
     log('  GET /flaky-connection with undici request (reset before the response, then 200)');
@@ -36,10 +38,11 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
     log(`    -> ${payment.status}; the server saw it ${server.hits.get('POST /payments/p-1')} time(s)`);
 
     log('  GET /slow-down (503 with Retry-After: 120, longer than retryAfter.maxMs 60 s)');
-    const slow = await fetch(`${server.url}/slow-down`, { dispatcher } as RequestInit);
+    const slow = await fetch(`${server.url}/slow-down`);
     await slow.arrayBuffer();
     log(`    -> ${slow.status}, handed over at once`);
   } finally {
+    setGlobalDispatcher(previous);
     await dispatcher.close();
   }
 };

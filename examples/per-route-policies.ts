@@ -10,7 +10,7 @@
  */
 import { createRetryPolicy } from '@jitterbug/core';
 import { retryInterceptor } from '@jitterbug/undici';
-import { Agent } from 'undici';
+import { Agent, fetch } from 'undici';
 import type { FlakyServer } from './flaky-server.ts';
 import { runStandalone } from './standalone.ts';
 import { timelineHooks } from './timeline.ts';
@@ -33,7 +33,7 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
   const dispatcher = new Agent().compose(retryInterceptor(policy));
   try {
     log('  GET /reports/r-9 (503 four times, then 200): the route allows 6 attempts');
-    const report = await fetch(`${server.url}/reports/r-9`, { dispatcher } as RequestInit);
+    const report = await fetch(`${server.url}/reports/r-9`, { dispatcher });
     log(`    -> ${report.status} ${await report.text()}`);
 
     log('  POST /payments/p-7 with an Idempotency-Key (503): the route says never retry');
@@ -42,12 +42,12 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
       headers: { 'idempotency-key': 'pay-7', 'content-type': 'application/json' },
       body: JSON.stringify({ amount: 25 }),
       dispatcher,
-    } as RequestInit);
+    });
     await payment.arrayBuffer();
     log(`    -> ${payment.status}; the server saw it ${server.hits.get('POST /payments/p-7')} time(s)`);
 
     log('  GET /down/d-1 (always 503): the base policy, 3 attempts');
-    const down = await fetch(`${server.url}/down/d-1`, { dispatcher } as RequestInit);
+    const down = await fetch(`${server.url}/down/d-1`, { dispatcher });
     await down.arrayBuffer();
     log(`    -> ${down.status} after ${server.hits.get('GET /down/d-1')} attempts`);
   } finally {
