@@ -29,11 +29,7 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
     log(`    -> ${statusCode} ${await body.text()}`);
 
     log('  POST /payments/p-1 with fetch, no Idempotency-Key (503: must not be sent twice)');
-    const payment = await fetch(`${server.url}/payments/p-1`, {
-      method: 'POST',
-      body: '{"amount":10}',
-      dispatcher,
-    });
+    const payment = await fetch(`${server.url}/payments/p-1`, { method: 'POST', body: '{"amount":10}' });
     await payment.arrayBuffer();
     log(`    -> ${payment.status}; the server saw it ${server.hits.get('POST /payments/p-1')} time(s)`);
 
