@@ -1,0 +1,275 @@
+/**
+ * Load with faults, per client: many requests, 64 in flight, mixed methods, against a real loopback
+ * server that answers about 30 % of attempts with a fault drawn from a seeded schedule. Everything
+ * is asserted from the server's own log (every request carries its id in its path and a header):
+ * no non-idempotent request without a key arrives twice, no stream body is replayed, keyed POSTs
+ * reuse their key and body, every request ends in a success or an error the caller receives, and
+ * nothing is left behind (sockets, timers, unhandled rejections).
+ *
+ * `JITTERBUG_LOAD_REQUESTS` overrides the number of requests per client (the default is what fits
+ * the suite's time limit on a 2-core machine: see `REQUESTS` below).
+ */
+import { seededRandom } from '@jitterbug/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConformanceRequest, ConformanceResult } from '../conformance/driver.ts';
+import { drivers } from '../conformance/drivers/index.ts';
+import { type FaultServer, startFaultServer } from './fault-server.ts';
+import type { LoggedAttempt } from './fault-worker.ts';
+import type { Fault } from './faults.ts';
+import {
+  activeResources,
+  captureUnhandled,
+  errorLabel,
+  runPool,
+  settleResources,
+  tinySleep,
+  withTimeout,
+} from './support.ts';
+
+const REQUESTS = Number(process.env.JITTERBUG_LOAD_REQUESTS ?? 10_000);
+const IN_FLIGHT = 64;
+const SEED = 20_251_122;
+const MAX_ATTEMPTS = 4;
+const ATTEMPT_TIMEOUT_MS = 400;
+const SETTINGS = { slowMs: 900, hugeBytes: 1_048_576 };
+const STREAM_CHUNKS = ['stream-a;', 'stream-b;', 'stream-c'];
+
+type Kind = 'GET' | 'PUT' | 'POST' | 'POST+key' | 'PUT+stream';
+const KINDS: readonly Kind[] = ['GET', 'PUT', 'POST', 'POST+key', 'PUT+stream'];
+
+const okBody = (id: number): string => `ok:${id}`;
+const pathOf = (id: number): string => `/load/${id}`;
+
+const requestFor = (id: number, kind: Kind): ConformanceRequest => {
+  const headers = { 'x-request-id': String(id) };
+  switch (kind) {
+    case 'GET':
+      return { method: 'GET', path: pathOf(id), headers };
+    case 'PUT':
+      return { method: 'PUT', path: pathOf(id), headers, body: { kind: 'text', value: `put:${id}` } };
+    case 'POST':
+      return { method: 'POST', path: pathOf(id), headers, body: { kind: 'text', value: `post:${id}` } };
+    case 'POST+key':
+      return {
+        method: 'POST',
+        path: pathOf(id),
+        headers: { ...headers, 'idempotency-key': `key-${id}`, 'content-type': 'application/json' },
+        body: { kind: 'json', value: { id, amount: id % 97 } },
+      };
+    case 'PUT+stream':
+      return { method: 'PUT', path: pathOf(id), headers, body: { kind: 'stream', chunks: STREAM_CHUNKS } };
+  }
+};
+
+const expectedBody = (id: number, kind: Kind): string => {
+  switch (kind) {
+    case 'GET':
+      return '';
+    case 'PUT':
+      return `put:${id}`;
+    case 'POST':
+      return `post:${id}`;
+    case 'POST+key':
+      return JSON.stringify({ id, amount: id % 97 });
+    case 'PUT+stream':
+      return STREAM_CHUNKS.join('');
+  }
+};
+
+/** Why the policy may finish a request of each kind (budget off, no deadline). */
+const REASONS: Record<Kind, readonly string[]> = {
+  GET: ['success', 'max-attempts'],
+  PUT: ['success', 'max-attempts'],
+  'POST+key': ['success', 'max-attempts'],
+  POST: ['success', 'method-not-idempotent'],
+  'PUT+stream': ['success', 'body-not-replayable'],
+};
+
+/** What the caller got, in one word. */
+type Ending =
+  | { readonly kind: 'success' }
+  | { readonly kind: 'status'; readonly status: number }
+  | { readonly kind: 'error'; readonly label: string };
+
+const endingOf = (id: number, result: ConformanceResult): Ending | string => {
+  const o = result.outcome;
+  if (o.kind === 'error') {
+    if (!(o.error instanceof Error)) return `request ${id}: the caller got a non-Error: ${String(o.error)}`;
+    return { kind: 'error', label: errorLabel(o.error) };
+  }
+  if (o.status === 200) {
+    if (o.kind !== 'response' || o.body !== okBody(id)) {
+      return `request ${id}: a 200 with the wrong body (${o.kind === 'response' ? o.body.length : '?'} chars)`;
+    }
+    return { kind: 'success' };
+  }
+  return { kind: 'status', status: o.status };
+};
+
+/** Whether the caller's ending can come from this answer of the server. */
+const compatible = (ending: Ending, fault: Fault | undefined): boolean => {
+  switch (ending.kind) {
+    case 'success':
+      return fault === 'ok' || fault === 'slow';
+    case 'status':
+      return ending.status === 429
+        ? fault === '429'
+        : ending.status === 503 && (fault === '503' || fault === 'huge');
+    case 'error':
+      // A socket error, or a body broken after the response was handed over, or the attempt timer.
+      return fault === 'destroy' || fault === 'mid-body' || ending.label === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT';
+  }
+};
+
+/**
+ * Defines the load test for every `shards`-th client from `shard` (0-based): the clients are split
+ * over several test files so that vitest runs them in parallel workers.
+ * `JITTERBUG_LOAD_DRIVER=<part of a name>` keeps only matching clients (to investigate one).
+ */
+export const defineLoadSuite = (shard: number, shards: number): void => {
+  const only = process.env.JITTERBUG_LOAD_DRIVER;
+  const selected = drivers.filter((d, i) => i % shards === shard && (!only || d.name.includes(only)));
+  describe.each(selected.map((d) => [d.name, d] as const))('load with faults: %s', (_name, driver) => {
+    let server: FaultServer;
+
+    beforeAll(async () => {
+      server = await startFaultServer(SEED, REQUESTS, SETTINGS);
+    });
+    afterAll(() => server.close());
+
+    it(`${REQUESTS} mixed requests, ${IN_FLIGHT} in flight, ~30 % faults: safe, complete, no leaks`, async () => {
+      const before = activeResources();
+      const unhandled = captureUnhandled();
+      const kinds: Kind[] = [];
+      const pick = seededRandom(SEED);
+      for (let id = 0; id < REQUESTS; id++) kinds.push(KINDS[Math.floor(pick() * KINDS.length)]!);
+      const recorder = tinySleep();
+      // What the policy decided, per request: printed with any problem found for it.
+      const trail = new Map<string, string[]>();
+      const note = (url: string, text: string): void => {
+        const path = new URL(url).pathname;
+        const list = trail.get(path);
+        if (list) list.push(text);
+        else trail.set(path, [text]);
+      };
+      const client = await driver.create(server.url, {
+        onRetry: (e) => note(e.url, `retry#${e.attempt}:${e.status ?? errorLabel(e.error)}`),
+        onFinish: (s) => note(s.url, `finish:${s.attempts}:${s.reason}`),
+        maxAttempts: MAX_ATTEMPTS,
+        attemptTimeoutMs: ATTEMPT_TIMEOUT_MS,
+        budget: false,
+        random: seededRandom(SEED + 1),
+        sleep: recorder.sleep,
+      });
+
+      const endings = new Map<number, Ending>();
+      const problems: string[] = [];
+      const pending = new Set<number>();
+      const started = Date.now();
+      try {
+        await withTimeout(
+          runPool(REQUESTS, IN_FLIGHT, async (id) => {
+            pending.add(id);
+            try {
+              const ending = endingOf(id, await client.send(requestFor(id, kinds[id]!)));
+              if (typeof ending === 'string') problems.push(ending);
+              else endings.set(id, ending);
+            } catch (error) {
+              problems.push(`request ${id}: the driver itself threw ${String(error)}`);
+            } finally {
+              pending.delete(id);
+            }
+          }),
+          90_000,
+          () => `hung: ${pending.size} requests never ended, e.g. ${[...pending].slice(0, 5).join(', ')}`,
+        );
+      } finally {
+        await client.close();
+      }
+      const elapsed = Date.now() - started;
+
+      // The process is as it was: no socket left on the server, no timer or socket in this process.
+      expect(await server.waitForIdle(5_000)).toBe(0);
+      expect(await settleResources(before, 5_000)).toEqual({});
+      unhandled.dispose();
+      expect(unhandled.reasons.map(String)).toEqual([]);
+
+      // Every request ended, in a way the caller can tell apart.
+      expect(problems).toEqual([]);
+      expect(endings.size).toBe(REQUESTS);
+
+      const log = await server.log();
+      const faults = log.faults;
+      const byId = new Map<number, LoggedAttempt[]>();
+      for (const seen of log.attempts) {
+        const id = seen.id;
+        expect(seen.path).toBe(pathOf(id));
+        const list = byId.get(id);
+        if (list) list.push(seen);
+        else byId.set(id, [seen]);
+      }
+
+      const tally: Record<string, number> = {};
+      const count = (label: string): void => {
+        tally[label] = (tally[label] ?? 0) + 1;
+      };
+      for (let id = 0; id < REQUESTS; id++) {
+        const kind = kinds[id]!;
+        const seen = byId.get(id) ?? [];
+        const ending = endings.get(id)!;
+        const served = faults[id] ?? [];
+        const last = served.at(-1);
+        count(
+          `${kind} ${ending.kind === 'error' ? ending.label : ending.kind === 'status' ? ending.status : 'ok'}`,
+        );
+
+        // Safety, from the server's log.
+        if (kind === 'POST' || kind === 'PUT+stream') {
+          if (seen.length > 1) problems.push(`${kind} ${id} arrived ${seen.length} times`);
+        }
+        if (seen.length > MAX_ATTEMPTS) problems.push(`${kind} ${id} arrived ${seen.length} times`);
+        for (const attempt of seen) {
+          if (attempt.method !== requestFor(id, kind).method)
+            problems.push(`${id}: method ${attempt.method}`);
+          // A body that arrived in full is the caller's, byte for byte (never partial, never reordered).
+          if (attempt.bodyComplete && attempt.body !== expectedBody(id, kind)) {
+            problems.push(`${kind} ${id}: body ${JSON.stringify(attempt.body.slice(0, 80))}`);
+          }
+          if (kind === 'POST+key' && attempt.idempotencyKey !== `key-${id}`) {
+            problems.push(`POST+key ${id}: key ${String(attempt.idempotencyKey)}`);
+          }
+        }
+
+        // The policy finished each request once, for a reason its kind allows.
+        const events = trail.get(pathOf(id)) ?? [];
+        const finishes = events.filter((e) => e.startsWith('finish:'));
+        const reason = finishes[0]?.split(':')[2];
+        if (finishes.length !== 1 || !REASONS[kind].includes(reason ?? '')) {
+          problems.push(
+            `${kind} ${id}: finished ${JSON.stringify(finishes)} (${served.join(',')}) ${events}`,
+          );
+        }
+        // The caller's ending agrees with what the server did last. A timed-out attempt may reach the
+        // server late (its bytes were on the wire): then the server's order is not the client's, and
+        // the ending only has to match one of the answers.
+        const timedOut =
+          events.some((e) => e.includes('ERR_JITTERBUG_ATTEMPT_TIMEOUT')) ||
+          (ending.kind === 'error' && ending.label === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT');
+        const matches = timedOut ? served.some((f) => compatible(ending, f)) : compatible(ending, last);
+        if (!matches) {
+          problems.push(`${kind} ${id}: ${JSON.stringify(ending)} after (${served.join(',')}) ${events}`);
+        }
+      }
+      expect(problems.slice(0, 20)).toEqual([]);
+      for (const ms of recorder.waits) {
+        expect(Number.isFinite(ms) && ms >= 0 && ms <= 60_000 * 1.1).toBe(true);
+      }
+      const attempts = log.attempts.length;
+      const faulty = faults.flat().filter((f) => f !== 'ok').length;
+      console.log(
+        `[load] ${driver.name}: ${REQUESTS} requests, ${attempts} attempts (${((100 * faulty) / attempts).toFixed(1)} % faults), ${elapsed} ms`,
+        JSON.stringify(tally),
+      );
+    }, 120_000);
+  });
+};
