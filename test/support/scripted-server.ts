@@ -16,6 +16,8 @@ export type Step =
       readonly body?: string | Uint8Array;
       /** Send a body of this many bytes (in 64 KiB chunks) instead of `body`. */
       readonly bodyBytes?: number;
+      /** With `bodyBytes`: send no `content-length` (chunked encoding), so the size is unknown up front. */
+      readonly chunked?: boolean;
       /** Wait this long before sending headers. */
       readonly delayMs?: number;
     }
@@ -161,7 +163,7 @@ export const startScriptedServer = async (): Promise<ScriptedServer> => {
     }
     const headers: Record<string, string> = { 'content-type': 'text/plain', ...step.headers };
     if (step.bodyBytes !== undefined) {
-      headers['content-length'] = String(step.bodyBytes);
+      if (!step.chunked) headers['content-length'] = String(step.bodyBytes);
       res.writeHead(step.status, headers);
       await writeBody(res, step.bodyBytes, sent);
       if (!res.destroyed) res.end();
