@@ -11,11 +11,12 @@
  */
 import { seededRandom } from '@jitterbug/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConformanceRequest, ConformanceResult } from '../conformance/driver.ts';
+import type { ConformanceResult } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';
 import { type FaultServer, startFaultServer } from './fault-server.ts';
 import type { LoggedAttempt } from './fault-worker.ts';
 import type { Fault } from './faults.ts';
+import { expectedBody, KINDS, type Kind, okBody, pathOf, requestFor } from './load-requests.ts';
 import {
   activeResources,
   captureUnhandled,
@@ -32,50 +33,6 @@ const SEED = 20_251_122;
 const MAX_ATTEMPTS = 4;
 const ATTEMPT_TIMEOUT_MS = 400;
 const SETTINGS = { slowMs: 900, hugeBytes: 1_048_576 };
-const STREAM_CHUNKS = ['stream-a;', 'stream-b;', 'stream-c'];
-
-type Kind = 'GET' | 'PUT' | 'POST' | 'POST+key' | 'PUT+stream';
-const KINDS: readonly Kind[] = ['GET', 'PUT', 'POST', 'POST+key', 'PUT+stream'];
-
-const okBody = (id: number): string => `ok:${id}`;
-const pathOf = (id: number): string => `/load/${id}`;
-
-const requestFor = (id: number, kind: Kind): ConformanceRequest => {
-  const headers = { 'x-request-id': String(id) };
-  switch (kind) {
-    case 'GET':
-      return { method: 'GET', path: pathOf(id), headers };
-    case 'PUT':
-      return { method: 'PUT', path: pathOf(id), headers, body: { kind: 'text', value: `put:${id}` } };
-    case 'POST':
-      return { method: 'POST', path: pathOf(id), headers, body: { kind: 'text', value: `post:${id}` } };
-    case 'POST+key':
-      return {
-        method: 'POST',
-        path: pathOf(id),
-        headers: { ...headers, 'idempotency-key': `key-${id}`, 'content-type': 'application/json' },
-        body: { kind: 'json', value: { id, amount: id % 97 } },
-      };
-    case 'PUT+stream':
-      return { method: 'PUT', path: pathOf(id), headers, body: { kind: 'stream', chunks: STREAM_CHUNKS } };
-  }
-};
-
-const expectedBody = (id: number, kind: Kind): string => {
-  switch (kind) {
-    case 'GET':
-      return '';
-    case 'PUT':
-      return `put:${id}`;
-    case 'POST':
-      return `post:${id}`;
-    case 'POST+key':
-      return JSON.stringify({ id, amount: id % 97 });
-    case 'PUT+stream':
-      return STREAM_CHUNKS.join('');
-  }
-};
-
 /** Why the policy may finish a request of each kind (budget off, no deadline). */
 const REASONS: Record<Kind, readonly string[]> = {
   GET: ['success', 'max-attempts'],
