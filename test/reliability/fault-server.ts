@@ -9,8 +9,11 @@ import type { Fault, FaultSettings } from './faults.ts';
 
 export interface FaultServer {
   readonly url: string;
-  /** Every attempt the server saw, and the fault it answered each request's n-th arrival with. */
-  log(): Promise<{ attempts: LoggedAttempt[]; faults: Fault[][] }>;
+  /**
+   * Every attempt the server saw, the fault it answered each request's n-th arrival with, and when
+   * (epoch ms, once the request was read: after the client sent it).
+   */
+  log(): Promise<{ attempts: LoggedAttempt[]; faults: Fault[][]; times: number[][] }>;
   /** Waits until the clients closed every socket (or `timeoutMs` passed); returns how many remain. */
   waitForIdle(timeoutMs: number): Promise<number>;
   close(): Promise<void>;

@@ -34,11 +34,13 @@ export type Call =
 const { seed, count, settings } = workerData as Config;
 const server = await startScriptedServer();
 const faults: string[][] = Array.from({ length: count }, () => []);
+const times: number[][] = Array.from({ length: count }, () => []);
 for (let id = 0; id < count; id++) {
   server.route(`/load/${id}`, (seen) => {
     const { fault, roll } = faultFor(seed, id, seen.nth);
     // By arrival order: an abandoned attempt's script may run after its successor's.
     faults[id]![seen.nth] = fault;
+    times[id]![seen.nth] = Date.now();
     return stepFor(fault, roll, `ok:${id}`, settings);
   });
 }
@@ -56,7 +58,7 @@ port.on('message', async (message: Call) => {
         body: r.body.toString(),
         bodyComplete: r.bodyComplete,
       }));
-      port.postMessage({ call: 'log', result: { attempts, faults } });
+      port.postMessage({ call: 'log', result: { attempts, faults, times } });
       break;
     }
     case 'idle':

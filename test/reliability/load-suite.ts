@@ -33,6 +33,7 @@ const SEED = 20_251_122;
 const MAX_ATTEMPTS = 4;
 const ATTEMPT_TIMEOUT_MS = 400;
 const SETTINGS = { slowMs: 900, hugeBytes: 1_048_576 };
+const ABORT_SHARE = 0.03;
 /** Why the policy may finish a request of each kind (budget off, no deadline). */
 const REASONS: Record<Kind, readonly string[]> = {
   GET: ['success', 'max-attempts'],
@@ -46,11 +47,20 @@ const REASONS: Record<Kind, readonly string[]> = {
 type Ending =
   | { readonly kind: 'success' }
   | { readonly kind: 'status'; readonly status: number }
-  | { readonly kind: 'error'; readonly label: string };
+  | { readonly kind: 'error'; readonly label: string }
+  /** The caller's signal fired (some requests abort at a random moment) and it got the reason. */
+  | { readonly kind: 'aborted' };
 
-const endingOf = (id: number, result: ConformanceResult): Ending | string => {
+const isAbortOf = (error: unknown, reason: unknown): boolean => {
+  const e = error as { cause?: unknown; code?: string } | undefined;
+  // axios turns every signal abort into its own CanceledError (ERR_CANCELED), reason or not.
+  return error === reason || e?.cause === reason || e?.code === 'ERR_CANCELED';
+};
+
+const endingOf = (id: number, result: ConformanceResult, abortReason: unknown): Ending | string => {
   const o = result.outcome;
   if (o.kind === 'error') {
+    if (abortReason !== undefined && isAbortOf(o.error, abortReason)) return { kind: 'aborted' };
     if (!(o.error instanceof Error)) return `request ${id}: the caller got a non-Error: ${String(o.error)}`;
     return { kind: 'error', label: errorLabel(o.error) };
   }
@@ -72,6 +82,8 @@ const compatible = (ending: Ending, fault: Fault | undefined): boolean => {
       return ending.status === 429
         ? fault === '429'
         : ending.status === 503 && (fault === '503' || fault === 'huge');
+    case 'aborted':
+      return true;
     case 'error':
       // A socket error, or a body broken after the response was handed over, or the attempt timer.
       return fault === 'destroy' || fault === 'mid-body' || ending.label === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT';
@@ -100,6 +112,11 @@ export const defineLoadSuite = (shard: number, shards: number): void => {
       const kinds: Kind[] = [];
       const pick = seededRandom(SEED);
       for (let id = 0; id < REQUESTS; id++) kinds.push(KINDS[Math.floor(pick() * KINDS.length)]!);
+      // A few callers abort at a random moment: during an attempt, a discard or a wait.
+      const abortAfterMs: Array<number | undefined> = kinds.map(() =>
+        pick() < ABORT_SHARE ? Math.floor(pick() * 40) : undefined,
+      );
+      const abortedAt = new Map<number, number>();
       const recorder = tinySleep();
       // What the policy decided, per request: printed with any problem found for it.
       const trail = new Map<string, string[]>();
@@ -127,13 +144,28 @@ export const defineLoadSuite = (shard: number, shards: number): void => {
         await withTimeout(
           runPool(REQUESTS, IN_FLIGHT, async (id) => {
             pending.add(id);
+            const abortAfter = abortAfterMs[id];
+            const controller = new AbortController();
+            const reason = new Error(`request ${id} aborted by its caller`);
+            const timer =
+              abortAfter === undefined
+                ? undefined
+                : setTimeout(() => {
+                    abortedAt.set(id, Date.now());
+                    controller.abort(reason);
+                  }, abortAfter);
             try {
-              const ending = endingOf(id, await client.send(requestFor(id, kinds[id]!)));
+              const request = requestFor(id, kinds[id]!);
+              const result = await client.send(
+                abortAfter === undefined ? request : { ...request, signal: controller.signal },
+              );
+              const ending = endingOf(id, result, abortAfter === undefined ? undefined : reason);
               if (typeof ending === 'string') problems.push(ending);
               else endings.set(id, ending);
             } catch (error) {
               problems.push(`request ${id}: the driver itself threw ${String(error)}`);
             } finally {
+              clearTimeout(timer);
               pending.delete(id);
             }
           }),
@@ -156,7 +188,7 @@ export const defineLoadSuite = (shard: number, shards: number): void => {
       expect(endings.size).toBe(REQUESTS);
 
       const log = await server.log();
-      const faults = log.faults;
+      const { faults, times } = log;
       const byId = new Map<number, LoggedAttempt[]>();
       for (const seen of log.attempts) {
         const id = seen.id;
@@ -177,7 +209,7 @@ export const defineLoadSuite = (shard: number, shards: number): void => {
         const served = faults[id] ?? [];
         const last = served.at(-1);
         count(
-          `${kind} ${ending.kind === 'error' ? ending.label : ending.kind === 'status' ? ending.status : 'ok'}`,
+          `${kind} ${ending.kind === 'error' ? ending.label : ending.kind === 'status' ? ending.status : ending.kind}`,
         );
 
         // Safety, from the server's log.
@@ -200,8 +232,9 @@ export const defineLoadSuite = (shard: number, shards: number): void => {
         // The policy finished each request once, for a reason its kind allows.
         const events = trail.get(pathOf(id)) ?? [];
         const finishes = events.filter((e) => e.startsWith('finish:'));
-        const reason = finishes[0]?.split(':')[2];
-        if (finishes.length !== 1 || !REASONS[kind].includes(reason ?? '')) {
+        const reason = finishes[0]?.split(':')[2] ?? '';
+        const allowed = ending.kind === 'aborted' ? [...REASONS[kind], 'aborted'] : REASONS[kind];
+        if (finishes.length !== 1 || !allowed.includes(reason)) {
           problems.push(
             `${kind} ${id}: finished ${JSON.stringify(finishes)} (${served.join(',')}) ${events}`,
           );
@@ -209,9 +242,20 @@ export const defineLoadSuite = (shard: number, shards: number): void => {
         // The caller's ending agrees with what the server did last. A timed-out attempt may reach the
         // server late (its bytes were on the wire): then the server's order is not the client's, and
         // the ending only has to match one of the answers.
+        const timeouts = events.filter((e) => e.includes('ERR_JITTERBUG_ATTEMPT_TIMEOUT')).length;
         const timedOut =
-          events.some((e) => e.includes('ERR_JITTERBUG_ATTEMPT_TIMEOUT')) ||
-          (ending.kind === 'error' && ending.label === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT');
+          timeouts > 0 || (ending.kind === 'error' && ending.label === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT');
+        // After the caller aborted, nothing new was sent: only the attempt in flight may still arrive
+        // (and attempts abandoned earlier by their timer, whose bytes were already on the wire).
+        const abortAt = abortedAt.get(id);
+        if (ending.kind === 'aborted' && abortAt !== undefined) {
+          const late = (times[id] ?? []).filter((t) => t > abortAt).length;
+          if (late > 1 + timeouts) {
+            problems.push(
+              `${kind} ${id}: ${late} attempts arrived after the abort (${served.join(',')}) ${events}`,
+            );
+          }
+        }
         const matches = timedOut ? served.some((f) => compatible(ending, f)) : compatible(ending, last);
         if (!matches) {
           problems.push(`${kind} ${id}: ${JSON.stringify(ending)} after (${served.join(',')}) ${events}`);
