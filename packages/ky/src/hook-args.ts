@@ -12,9 +12,9 @@ export interface KyOptionsView {
   readonly retry?: unknown;
 }
 
-const toString = Object.prototype.toString;
+const objectToString = Object.prototype.toString;
 const isRequest = (value: unknown): value is Request =>
-  value instanceof Request || toString.call(value) === '[object Request]';
+  value instanceof Request || objectToString.call(value) === '[object Request]';
 
 /** `beforeRequest`: ky 1 `(request, options, state)`, ky 2 `({ request, options })`. */
 export const beforeRequestArgs = (args: readonly unknown[]): { request: Request; options: KyOptionsView } => {
