@@ -25,10 +25,10 @@ export const discardBody = async (response: Response, maxBytes: number): Promise
       if (chunk.done) return;
       read += chunk.value.byteLength;
     }
-    await reader.cancel();
   } catch {
-    await reader.cancel().catch(() => undefined);
-  } finally {
-    reader.releaseLock();
+    return;
   }
+  // Not awaited: ky holds the other branch of this tee'd body, and a branch's cancel settles only
+  // once every branch is cancelled (ky cancels its own as soon as the hook returns).
+  reader.cancel().catch(() => undefined);
 };

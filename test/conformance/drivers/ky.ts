@@ -1,0 +1,110 @@
+/**
+ * Conformance drivers for `@jitterbug/ky`, on ky 2 and ky 1 (`ky1`, an alias of ky 1.14). ky uses
+ * the global `fetch`; each client gets its own undici 7 `Agent` (through ky's pass-through
+ * `dispatcher` option, accepted by Node's bundled undici) so that `close()` can close its
+ * connections. ky throws `HTTPError` for a final status >= 400 and hands a response over before its
+ * body is read. Retry info is read the documented way: `getRetryInfo(response)` or
+ * `getRetryInfo(error)`.
+ */
+import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import { getRetryInfo, kyRetry } from '@jitterbug/ky';
+import ky2, { type Options } from 'ky';
+import ky1 from 'ky1';
+import { Agent } from 'undici7';
+import type {
+  ConformanceBody,
+  ConformanceClient,
+  ConformanceDriver,
+  ConformanceOutcome,
+  ConformanceRequest,
+  ConformanceResult,
+} from '../driver.ts';
+
+type KyLike = typeof ky2;
+
+const encodeBody = (body: ConformanceBody | undefined): Options => {
+  if (body === undefined) return {};
+  switch (body.kind) {
+    case 'text':
+      return { body: body.value, headers: { 'content-type': 'text/plain;charset=UTF-8' } };
+    case 'json':
+      return { json: body.value };
+    case 'bytes':
+      return {
+        body: body.value as Uint8Array<ArrayBuffer>,
+        headers: { 'content-type': 'application/octet-stream' },
+      };
+    case 'form':
+      return { body: body.value };
+    case 'stream': {
+      const encoder = new TextEncoder();
+      const chunks = body.chunks;
+      return {
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+            controller.close();
+          },
+        }),
+      };
+    }
+  }
+};
+
+const isHttpError = (error: unknown): error is Error & { response: Response } =>
+  error instanceof Error && error.name === 'HTTPError' && 'response' in error;
+
+const create = (kyModule: KyLike, baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient => {
+  const agent = new Agent();
+  // ky 1's option types differ from ky 2's; both take the same runtime options.
+  const api = kyModule.create({ ...kyRetry(options), dispatcher: agent } as Options);
+  return {
+    async send(request: ConformanceRequest): Promise<ConformanceResult> {
+      const encoded = encodeBody(request.body);
+      const url = new URL(request.path, baseUrl).href;
+      let response: Response;
+      try {
+        response = await api(url, {
+          ...encoded,
+          method: request.method,
+          headers: { ...(encoded.headers as Record<string, string> | undefined), ...request.headers },
+          ...(request.signal ? { signal: request.signal } : {}),
+        });
+      } catch (error) {
+        const outcome: ConformanceOutcome = isHttpError(error)
+          ? { kind: 'http-error', status: error.response.status, error }
+          : { kind: 'error', error };
+        return { outcome, info: getRetryInfo(error) };
+      }
+      const info = getRetryInfo(response);
+      try {
+        const body = await response.text();
+        return {
+          outcome: {
+            kind: 'response',
+            status: response.status,
+            body,
+            headers: new Headers(response.headers),
+          },
+          info,
+        };
+      } catch (error) {
+        return { outcome: { kind: 'error', error }, info };
+      }
+    },
+    close: () => agent.close(),
+  };
+};
+
+const driver = (name: string, kyModule: KyLike): ConformanceDriver => ({
+  name,
+  statusesReject: true,
+  buffersResponses: false,
+  create: (baseUrl, options) => create(kyModule, baseUrl, options),
+});
+
+/** ky 2 and ky 1 with `kyRetry`. */
+export const kyDrivers: readonly ConformanceDriver[] = [
+  driver('ky 2', ky2),
+  driver('ky 1', ky1 as unknown as KyLike),
+];
