@@ -1,0 +1,70 @@
+/**
+ * The client rounds: in every round, each client runs its raw, jitterbug and peer variants, each in
+ * a fresh process, one after the other (the order rotates from round to round so no variant always
+ * runs first). Neighbouring processes see the same machine load, so ratios are taken per round.
+ */
+import type { ClientOutput } from './client.ts';
+import type { ClientName, VariantKind } from './clients/types.ts';
+import { type ClientPlan, CONCURRENCY, PLANS, ROUNDS } from './plan.ts';
+import { runChild } from './spawn.ts';
+
+export const KINDS: readonly VariantKind[] = ['raw', 'jitterbug', 'peer'];
+
+export interface ClientRounds {
+  readonly client: ClientName;
+  readonly plan: ClientPlan;
+  /** One entry per round per variant; `undefined` where the variant did not run. */
+  readonly runs: Record<VariantKind, (ClientOutput | undefined)[]>;
+  /** Why a variant did not run (its first failure; it is not tried again). */
+  readonly errors: Partial<Record<VariantKind, string>>;
+}
+
+const rotate = <T>(items: readonly T[], by: number): T[] =>
+  items.map((_, i) => items[(i + by) % items.length]!);
+
+export const runRounds = async (
+  clients: readonly ClientName[],
+  origin: string,
+  onProgress: (line: string) => void,
+): Promise<ClientRounds[]> => {
+  const results = clients.map(
+    (client): ClientRounds => ({
+      client,
+      plan: PLANS[client],
+      runs: { raw: [], jitterbug: [], peer: [] },
+      errors: {},
+    }),
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const r of results) {
+      for (const kind of rotate(KINDS, round)) {
+        if (r.errors[kind]) {
+          r.runs[kind][round] = undefined;
+          continue;
+        }
+        const { plan } = r;
+        const job = {
+          client: r.client,
+          kind,
+          origin,
+          concurrency: CONCURRENCY,
+          warmup: plan.warmup,
+          requests: plan.requests,
+          retryWarmup: plan.retryWarmup,
+          retryRequests: kind === 'raw' ? 0 : plan.retryRequests,
+        };
+        try {
+          const output = await runChild<ClientOutput>('client.ts', [JSON.stringify(job)]);
+          const failures = output.success.failures + (output.retry?.failures ?? 0);
+          if (failures > 0) throw new Error(`${failures} requests did not end in 200`);
+          r.runs[kind][round] = output;
+        } catch (error) {
+          r.errors[kind] = (error as Error).message;
+          r.runs[kind][round] = undefined;
+        }
+      }
+    }
+    onProgress(`round ${round + 1}/${ROUNDS} done`);
+  }
+  return results;
+};
