@@ -1,20 +1,14 @@
-/**
- * ky (Node's global fetch): `retry: 0`, with `kyRetry`, with ky's own retry (limit 2, jitter on).
- * `@jitterbug/ky` is loaded by a computed specifier so that this file typechecks while that package
- * has no source yet; without it the `jitterbug` variant fails to start and is reported as not run.
- */
+/** ky (Node's global fetch): `retry: 0`, with `kyRetry`, with ky's own retry (limit 2, jitter on). */
 import type { Options } from 'ky';
 import { JITTERBUG_OPTIONS, MAX_ATTEMPTS, RETRY_STATUS_CODES } from '../config.ts';
 import type { BenchClient, VariantKind } from './types.ts';
-
-const JITTERBUG_KY = '@jitterbug/ky';
 
 export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> => {
   const { default: ky } = await import('ky');
   let options: Options = { retry: 0 };
   if (kind === 'jitterbug') {
-    const { kyRetry } = (await import(JITTERBUG_KY)) as { kyRetry: (o: unknown) => Options };
-    options = { ...kyRetry(JITTERBUG_OPTIONS) };
+    const { kyRetry } = await import('@jitterbug/ky');
+    options = { ...kyRetry(JITTERBUG_OPTIONS) } as Options;
   } else if (kind === 'peer') {
     options = {
       retry: {
