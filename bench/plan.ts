@@ -1,7 +1,7 @@
 /**
  * How many requests each client process sends. Budgeted so that `make bench` stays under 3 minutes
  * on the 2-core machine (measured: see RESULTS.md for the run's duration): each measured phase
- * lasts roughly half a second to a second of client CPU. `BENCH_SCALE` multiplies every count and
+ * lasts roughly 0.3 to 0.7 s of client CPU — short, hence the noise in the spreads. `BENCH_SCALE` multiplies every count and
  * `BENCH_ROUNDS` sets the number of rounds (for longer runs, or quick ones while developing).
  */
 import type { ClientName } from './clients/types.ts';
@@ -31,8 +31,8 @@ const plan = (warmup: number, requests: number, retryWarmup: number, retryReques
 });
 
 export const PLANS: Record<ClientName, ClientPlan> = {
-  'undici-request': plan(1500, 3500, 300, 1000),
-  'undici-fetch': plan(600, 1500, 200, 600),
-  axios: plan(500, 1200, 150, 400),
-  ky: plan(500, 1200, 150, 500),
+  'undici-request': plan(1200, 2600, 250, 800),
+  'undici-fetch': plan(500, 1100, 150, 450),
+  axios: plan(400, 900, 100, 300),
+  ky: plan(400, 900, 100, 350),
 };
