@@ -69,7 +69,10 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
   afterAll(() => server.close());
 
   it('retries 503 then answers 200', async () => {
-    server.route('/a', [{ status: 503, body: 'busy' }, { status: 200, body: 'hello' }]);
+    server.route('/a', [
+      { status: 503, body: 'busy' },
+      { status: 200, body: 'hello' },
+    ]);
     const result = await (await client()).send({ method: 'GET', path: '/a' });
     expectFinalStatus(result, 200);
     if (result.outcome.kind === 'response') expect(result.outcome.body).toBe('hello');
@@ -95,7 +98,11 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
 
   it('never retries a POST on 503', async () => {
     server.route('/pay', [{ status: 503 }, { status: 200 }]);
-    const result = await (await client()).send({ method: 'POST', path: '/pay', body: { kind: 'text', value: 'x' } });
+    const result = await (await client()).send({
+      method: 'POST',
+      path: '/pay',
+      body: { kind: 'text', value: 'x' },
+    });
     expectFinalStatus(result, 503);
     expect(server.seen('/pay')).toHaveLength(1);
   });
@@ -133,7 +140,10 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
 
   it('gives up at once when Retry-After is longer than retryAfter.maxMs', async () => {
     server.route('/maintenance', [{ status: 503, headers: { 'retry-after': '3600' } }, { status: 200 }]);
-    const result = await (await client({ retryAfter: { maxMs: 10_000 } })).send({ method: 'GET', path: '/maintenance' });
+    const result = await (await client({ retryAfter: { maxMs: 10_000 } })).send({
+      method: 'GET',
+      path: '/maintenance',
+    });
     expectFinalStatus(result, 503);
     expect(server.seen('/maintenance')).toHaveLength(1);
     expect(waits).toEqual([]);
@@ -159,7 +169,10 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
   });
 
   it('never hands over a body truncated by a reset in the middle', async () => {
-    server.route('/mid', [{ destroy: 'mid-body', sentBytes: 100, declaredBytes: 1000 }, { status: 200, body: 'whole' }]);
+    server.route('/mid', [
+      { destroy: 'mid-body', sentBytes: 100, declaredBytes: 1000 },
+      { status: 200, body: 'whole' },
+    ]);
     const result = await (await client()).send({ method: 'GET', path: '/mid' });
     if (driver.buffersResponses) {
       expectFinalStatus(result, 200);
@@ -211,7 +224,11 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
 
   it('cancels the backoff wait at once when the caller aborts', async () => {
     server.route('/abort', [{ status: 503 }, { status: 200 }]);
-    const c = await driver.create(server.url, { random: () => 0, retryAfter: false, backoff: { strategy: 'constant', baseMs: 30_000 } });
+    const c = await driver.create(server.url, {
+      random: () => 0,
+      retryAfter: false,
+      backoff: { strategy: 'constant', baseMs: 30_000 },
+    });
     clients.push(c);
     const controller = new AbortController();
     const reason = new Error('caller gave up');
@@ -274,16 +291,25 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     server.route('/bytes', [{ status: 503 }, { status: 200 }]);
     server.route('/form', [{ status: 503 }, { status: 200 }]);
     const c = await client();
-    expectFinalStatus(await c.send({ method: 'PUT', path: '/bytes', body: { kind: 'bytes', value: bytes } }), 200);
+    expectFinalStatus(
+      await c.send({ method: 'PUT', path: '/bytes', body: { kind: 'bytes', value: bytes } }),
+      200,
+    );
     const form = new URLSearchParams({ a: '1', b: 'two words' });
-    expectFinalStatus(await c.send({ method: 'PUT', path: '/form', body: { kind: 'form', value: form } }), 200);
+    expectFinalStatus(
+      await c.send({ method: 'PUT', path: '/form', body: { kind: 'form', value: form } }),
+      200,
+    );
     expect(server.seen('/bytes').map((r) => [...r.body])).toEqual([[...bytes], [...bytes]]);
     expect(server.seen('/form').map((r) => r.body.toString())).toEqual([form.toString(), form.toString()]);
   });
 
   it('discards a large error body without reading it all, and leaks no socket', async () => {
     const size = 8 * 1024 * 1024;
-    server.route('/huge', [{ status: 503, bodyBytes: size }, { status: 200, body: 'small' }]);
+    server.route('/huge', [
+      { status: 503, bodyBytes: size },
+      { status: 200, body: 'small' },
+    ]);
     const result = await (await client()).send({ method: 'GET', path: '/huge' });
     expectFinalStatus(result, 200);
     const first = server.responses.find((r) => r.path === '/huge')!;
