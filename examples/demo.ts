@@ -1,9 +1,48 @@
 /**
- * `make demo`: what jitterbug does, printed. For now the core's delay table; the adapters' request
- * timelines and the simulator's charts join it as they land.
+ * `make demo`: jitterbug in one run. The core's delays per strategy; then every example against the
+ * local flaky server, each request printed as a timeline (attempt, status or error, chosen delay
+ * and why, outcome); then Brooker's experiment and a retry storm from the simulator, as charts.
  */
+import { resolve } from 'node:path';
+import { DEMO_OUT_DIR, runDemo } from '@jitterbug/simulator';
+import { main as axiosInterceptor } from './axios-interceptor.ts';
 import { printCoreDelays } from './core-delays.ts';
+import { main as fetchDispatcher } from './fetch-dispatcher.ts';
+import { startFlakyServer } from './flaky-server.ts';
+import { main as kyHooks } from './ky-hooks.ts';
+import { main as perRoutePolicies } from './per-route-policies.ts';
+import { main as sharedPolicy } from './shared-policy.ts';
+import type { Example } from './standalone.ts';
 
-console.log('jitterbug demo\n==============\n');
-console.log('1. Backoff strategies (@jitterbug/core)\n');
-printCoreDelays();
+const log = (line: string): void => console.log(line);
+const heading = (text: string): void => console.log(`\n${text}\n${'-'.repeat(text.length)}`);
+
+console.log('jitterbug demo\n==============');
+heading('1. Backoff strategies (@jitterbug/core)');
+printCoreDelays(log);
+
+const examples: [string, Example][] = [
+  ['examples/axios-interceptor.ts — axios', axiosInterceptor],
+  ['examples/ky-hooks.ts — ky', kyHooks],
+  ['examples/fetch-dispatcher.ts — Node fetch and undici', fetchDispatcher],
+  ['examples/per-route-policies.ts — per-route rules', perRoutePolicies],
+  ['examples/shared-policy.ts — one budget for three clients', sharedPolicy],
+];
+heading('2. Requests against a local flaky server (timelines)');
+for (const [title, example] of examples) {
+  const server = await startFlakyServer();
+  console.log(`\n${title}  [server ${server.url}]`);
+  try {
+    await example(server, log);
+  } finally {
+    await server.close();
+  }
+}
+
+heading('3. The simulator (@jitterbug/simulator): why jitter, and why a budget');
+const outDir = resolve(DEMO_OUT_DIR);
+const result = await runDemo(outDir);
+console.log(result.table);
+console.log(`\nCharts written to ${outDir}:`);
+for (const file of result.files) console.log(`  ${file}`);
+console.log('\nMore: jitterbug-sim occ --help, jitterbug-sim storm --help (packages/simulator/README.md).');

@@ -6,7 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as axiosInterceptor } from './axios-interceptor.ts';
 import { main as fetchDispatcher } from './fetch-dispatcher.ts';
 import { type FlakyServer, startFlakyServer } from './flaky-server.ts';
+import { main as kyHooks } from './ky-hooks.ts';
 import { main as perRoutePolicies } from './per-route-policies.ts';
+import { main as sharedPolicy } from './shared-policy.ts';
 
 describe('examples', () => {
   let server: FlakyServer;
@@ -41,5 +43,26 @@ describe('examples', () => {
     expect(server.hits.get('POST /orders')).toBe(2);
     expect(server.hits.get('GET /not-found')).toBe(1);
     expect(lines.join('\n')).toContain('getRetryInfo: 3 attempts');
+  });
+
+  it('ky-hooks: waits out Retry-After, then ky throws HTTPError when retries end on a 503', async () => {
+    await kyHooks(server, log);
+    expect(server.hits.get('GET /rate-limited')).toBe(2);
+    expect(server.hits.get('GET /down/k-1')).toBe(3);
+    const text = lines.join('\n');
+    expect(text).toContain('(retry-after');
+    expect(text).toContain('getRetryInfo: 2 attempts');
+    expect(text).toContain('-> HTTPError 503');
+  });
+
+  it('shared-policy: one budget caps the retries of axios, ky and fetch together', async () => {
+    await sharedPolicy(server, log);
+    const downHits = [...server.hits].filter(([k]) => k.startsWith('GET /down/'));
+    const attempts = downHits.reduce((n, [, v]) => n + v, 0);
+    // Sequential requests make the count exact: the full bucket (4) pays two retries for each of the
+    // first two requests; ten deposits of 0.1 then buy one more retry for the twelfth. 12 + 5 = 17.
+    expect(downHits).toHaveLength(12);
+    expect(attempts).toBe(17);
+    expect(lines.join('\n')).toContain('budget-exhausted');
   });
 });
