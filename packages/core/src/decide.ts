@@ -34,6 +34,9 @@ export interface AttemptOutcome {
   readonly aborted?: boolean | undefined;
 }
 
+/** A decision to stop. */
+export type StopDecision = Extract<Decision, { readonly retry: false }>;
+
 /** The decision. */
 export type Decision =
   | {
@@ -70,12 +73,38 @@ export const methodAllowsRetry = (
   return typeof key === 'string' && key.trim() !== '';
 };
 
+const SUCCESS: StopDecision = Object.freeze({ retry: false, reason: 'success', gaveUp: false });
+const NOT_RETRYABLE: StopDecision = Object.freeze({
+  retry: false,
+  reason: 'status-not-retryable',
+  gaveUp: false,
+});
+const ROUTE_DISABLED: StopDecision = Object.freeze({ retry: false, reason: 'route-disabled', gaveUp: false });
+
+/**
+ * The decision for a status that settles the request by itself: one that is not retried, with no
+ * `shouldRetry` hook to ask. `undefined` when the full outcome is needed. This is the decision of
+ * nearly every request, so it is made without building an {@link AttemptOutcome}.
+ */
+export const decideByStatus = (
+  status: number,
+  options: Pick<ResolvedOptions, 'statusCodes' | 'shouldRetry' | 'retry'>,
+): StopDecision | undefined => {
+  if (options.shouldRetry || options.statusCodes.has(status)) return undefined;
+  if (!options.retry) return ROUTE_DISABLED;
+  return status >= 400 ? NOT_RETRYABLE : SUCCESS;
+};
+
 /**
  * Decides whether to retry after an attempt. Pure: the same outcome, options and random source
  * give the same decision. The budget is only read here; the caller withdraws the token.
  */
 export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decision => {
   if (outcome.aborted) return stop('aborted', false);
+  if (outcome.status !== undefined) {
+    const settled = decideByStatus(outcome.status, options);
+    if (settled) return settled;
+  }
 
   let retryable: boolean;
   let notRetryableReason: StopReason;

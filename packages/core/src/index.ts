@@ -30,7 +30,14 @@ export {
   type RetryBudget,
   type RetryBudgetOptions,
 } from './budget.ts';
-export { type AttemptOutcome, type Decision, decide, methodAllowsRetry } from './decide.ts';
+export {
+  type AttemptOutcome,
+  type Decision,
+  decide,
+  decideByStatus,
+  methodAllowsRetry,
+  type StopDecision,
+} from './decide.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
 export { mayRetry } from './may-retry.ts';
 export {

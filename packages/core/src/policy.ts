@@ -5,7 +5,7 @@
  */
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
-import { type Decision, decide } from './decide.ts';
+import { type Decision, decide, decideByStatus } from './decide.ts';
 import {
   POLICY_KEYS,
   type ResolvedOptions,
@@ -85,8 +85,15 @@ export class RetryRun {
   next(result: AttemptResult): Decision {
     this.attempts++;
     const o = this.options;
-    const nowMs = o.now();
     const hasStatus = 'status' in result;
+    if (hasStatus) {
+      const settled = decideByStatus(result.status, o);
+      if (settled) {
+        this.#finish(settled.reason, { status: result.status }, result.status < 400);
+        return settled;
+      }
+    }
+    const nowMs = o.now();
     const budget = o.budget;
     let decision = decide(
       {

@@ -2,6 +2,7 @@ import {
   AttemptTimeoutError,
   type Decision,
   decide,
+  decideByStatus,
   describeError,
   errorCode,
   methodAllowsRetry,
@@ -12,6 +13,27 @@ import { fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;
 const stopReason = (d: Decision): string => (d.retry ? 'retry' : d.reason);
+
+describe('decideByStatus: the short cut for statuses that settle a request', () => {
+  it('settles statuses that are not retried, as decide does', () => {
+    const o = resolved();
+    for (const status of [200, 204, 304, 400, 404, 501]) {
+      expect(decideByStatus(status, o)).toEqual(decide(outcome({ status }), o));
+    }
+    expect(decideByStatus(404, resolved({ routes: [] }))).toMatchObject({ reason: 'status-not-retryable' });
+  });
+
+  it('leaves retried statuses, and every status when shouldRetry is set, to the full decision', () => {
+    expect(decideByStatus(503, resolved())).toBeUndefined();
+    expect(decideByStatus(200, resolved({ shouldRetry: () => undefined }))).toBeUndefined();
+  });
+
+  it('reports a disabled route as the reason', () => {
+    const off = { ...resolved(), retry: false };
+    expect(decideByStatus(200, off)).toEqual({ retry: false, reason: 'route-disabled', gaveUp: false });
+    expect(decideByStatus(200, off)).toEqual(decide(outcome({ status: 200 }), off));
+  });
+});
 
 describe('decide: statuses', () => {
   const o = resolved();

@@ -69,6 +69,31 @@ describe('getRetryInfo / setRetryInfo', () => {
     expect(getRetryInfo(fn)).toBe(summary);
   });
 
+  it('leaves the tagged object as it was for keys, JSON, spreads and deep equality', () => {
+    const headers = { 'content-type': 'application/json' };
+    setRetryInfo(headers, summary);
+    expect(Object.keys(headers)).toEqual(['content-type']);
+    expect(JSON.stringify(headers)).toBe('{"content-type":"application/json"}');
+    expect(getRetryInfo({ ...headers })).toBeUndefined();
+    expect(headers).toStrictEqual({ 'content-type': 'application/json' });
+  });
+
+  it('tags frozen objects and proxies that refuse properties too', () => {
+    const frozen = Object.freeze({ a: 1 });
+    const refusing = new Proxy({}, { defineProperty: () => false });
+    setRetryInfo(frozen, summary);
+    setRetryInfo(refusing, summary);
+    expect(getRetryInfo(frozen)).toBe(summary);
+    expect(getRetryInfo(refusing)).toBe(summary);
+  });
+
+  it('replaces an earlier tag (a later run of the same object wins)', () => {
+    const error = new Error('x');
+    setRetryInfo(error, summary);
+    setRetryInfo(error, { ...summary, attempts: 3 });
+    expect(getRetryInfo(error)?.attempts).toBe(3);
+  });
+
   it('is undefined for other values and ignores primitives', () => {
     expect(getRetryInfo({})).toBeUndefined();
     expect(getRetryInfo(null)).toBeUndefined();

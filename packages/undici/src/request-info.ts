@@ -55,13 +55,17 @@ export const responseHeaderGetter =
 
 const originOf = (origin: unknown): string => {
   if (origin instanceof URL) return origin.origin;
-  return typeof origin === 'string' ? origin.replace(/\/+$/, '') : '';
+  if (typeof origin !== 'string') return '';
+  // Checked first: a regular expression on every request is measurable on the success path.
+  return origin.endsWith('/') ? origin.replace(/\/+$/, '') : origin;
 };
+
+const SLASH = 47;
 
 /** The request's absolute URL (or its path alone when no origin is known). */
 export const requestUrl = (opts: DispatchOpts, fallbackOrigin: unknown): string => {
   const path = opts.path;
-  if (/^https?:\/\//i.test(path)) return path;
+  if (path.charCodeAt(0) !== SLASH && /^https?:\/\//i.test(path)) return path;
   return `${originOf(opts.origin ?? fallbackOrigin)}${path}`;
 };
 
