@@ -195,6 +195,11 @@ export interface RetryPolicy {
   readonly options: ResolvedOptions;
   /** The options in force for a request: the first matching route's, else the base. */
   resolve(method: string, url: string | URL): ResolvedOptions;
+  /**
+   * Whether any request may buffer a stream body (`bufferStreamBytes` above 0 in the base options
+   * or a route), for adapters that set up a body-reading step only when it can be needed.
+   */
+  readonly buffersStreams: boolean;
   /** Starts one request's run. */
   begin(request: RetryRequest): RetryRun;
 }
@@ -251,6 +256,7 @@ export const createRetryPolicy = (options: RetryOptions = {}): RetryPolicy => {
     [POLICY_BRAND]: true,
     options: base,
     resolve,
+    buffersStreams: [base, ...routes.map((r) => r.options)].some((o) => o.bufferStreamBytes > 0),
     begin(request) {
       const method = request.method.toUpperCase();
       const url = typeof request.url === 'string' ? request.url : request.url.href;

@@ -17,4 +17,4 @@ export {
   type RouteRule,
   type StopReason,
 } from '@jitterbug/core';
-export { type KyRetryOptions, kyRetry } from './ky-retry.ts';
+export { type KyAdapterOptions, type KyRetryOptions, kyMajorOf, kyRetry } from './ky-retry.ts';

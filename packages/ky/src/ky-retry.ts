@@ -1,10 +1,12 @@
 /**
  * `kyRetry()`: ky options whose hooks hand every retry decision of a ky call to one run of the
- * core. Statuses are decided in `afterResponse` (before ky reads or throws anything), errors in
- * `beforeRetry` (ky sends every error there, see `ky-options.ts`), and the core's wait happens in
- * `beforeRetry` too, so ky's own delay is 0.
+ * core. Statuses are decided as each attempt's response arrives, before ky reads or throws
+ * anything: on ky 2 inside the call's `fetch` (wrapped by the `init` hook), on ky 1 in
+ * `afterResponse`. Errors are decided in `beforeRetry` (ky sends every error there, see
+ * `ky-options.ts`), and the core's wait happens in `beforeRetry` too, so ky's own delay is 0.
  */
 import {
+  type BodyKind,
   bodyKind,
   type HeaderGetter,
   mayRetry,
@@ -13,7 +15,8 @@ import {
   setRetryInfo,
   toRetryPolicy,
 } from '@jitterbug/core';
-import ky, { type Options } from 'ky';
+import type { Options } from 'ky';
+import * as kyModule from 'ky';
 import { discardBody } from './discard.ts';
 import {
   afterResponseArgs,
@@ -28,20 +31,54 @@ import { bufferRequestBody } from './request-body.ts';
 /** What `kyRetry` returns: spread it into `ky.create()` or pass it to `.extend()`. */
 export type KyRetryOptions = Required<Pick<Options, 'retry' | 'hooks'>>;
 
+/** Settings of the ky adapter itself (retry behaviour is configured by the policy). */
+export interface KyAdapterOptions {
+  /**
+   * The major version of the ky that will run the requests. Default: the major of the `ky` that
+   * `@jitterbug/ky` resolves (its peer dependency), which is your ky unless a project holds two.
+   * On ky 2 statuses are decided inside the call's `fetch`; ky 1 has no `init` hook to wrap it, so
+   * there they are decided in an `afterResponse` hook, for which ky clones every response.
+   */
+  readonly kyMajor?: 1 | 2;
+}
+
+/** The major of a ky module namespace: `NetworkError` arrived with ky 2. */
+export const kyMajorOf = (namespace: object): 1 | 2 => ('NetworkError' in namespace ? 2 : 1);
+
+const checkAdapterOptions = (options: KyAdapterOptions): 1 | 2 => {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('jitterbug: the ky adapter options must be an object');
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'kyMajor') throw new TypeError(`jitterbug: unknown ky adapter option "${key}"`);
+  }
+  const { kyMajor = kyMajorOf(kyModule) } = options;
+  if (kyMajor !== 1 && kyMajor !== 2) {
+    throw new TypeError(`jitterbug: option "kyMajor" must be 1 or 2, got ${String(kyMajor)}`);
+  }
+  return kyMajor;
+};
+
+type Fetch = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+
 /** One ky call: its run, the caller's own signal (ky 2), and a delay decided before ky's retry starts. */
 interface CallState {
   readonly userSignal: AbortSignal | undefined;
   run?: RetryRun;
   pendingDelayMs?: number | undefined;
+  /** ky 2: the body's kind as the options gave it (`json`, `body`), before ky made a `Request` of it. */
+  bodyKind?: BodyKind | undefined;
+  /** ky 2: the call's `retry` option is not kyRetry's; the request is refused when it would be sent. */
+  refused?: TypeError | undefined;
 }
 
 /**
- * ky 1 retries whatever an `afterResponse` hook throws; this is what jitterbug throws there when
- * the core decided to retry a status. It never reaches the caller.
+ * ky retries whatever its `fetch` (ky 2) or an `afterResponse` hook (ky 1) throws; this is what
+ * jitterbug throws there when the core decided to retry a status. It never reaches the caller.
  */
 class RetryStatus extends Error {
   constructor() {
-    super('jitterbug: retrying a status (ky 1)');
+    super('jitterbug: retrying a status');
     this.name = 'RetryStatus';
   }
 }
@@ -69,11 +106,40 @@ const waitSignal = (state: CallState, options: KyOptionsView): AbortSignal | und
   return managed && !managed.aborted ? managed : state.userSignal;
 };
 
+/**
+ * Reports an attempt's status to the call's run. `true`: retry (the response was discarded and the
+ * delay is pending for `beforeRetry`); `false`: the response is final, and tagged with the summary.
+ */
+const settleStatus = async (run: RetryRun, state: CallState, response: Response): Promise<boolean> => {
+  const decision = run.next({ status: response.status, headers: (name) => response.headers.get(name) });
+  if (!decision.retry) {
+    tag(response, run);
+    return false;
+  }
+  await discardBody(response, run.options.discardBodyMaxBytes);
+  state.pendingDelayMs = decision.delayMs;
+  return true;
+};
+
+const MISMATCH =
+  'jitterbug: kyRetry() was set up for ky 2, but this request runs on ky 1 (no `init` hook, so no ' +
+  'status could be retried); use kyRetry(options, { kyMajor: 1 })';
+
 /** The body as the core sees it. A body inside a `Request` passed as input could be anything. */
-const requestBodyKind = (options: KyOptionsView, request: Request) => {
+const requestBodyKind = (options: KyOptionsView, request: Request): BodyKind => {
   if (options.body !== undefined && options.body !== null) return bodyKind(options.body);
   return request.body === null ? 'none' : 'stream';
 };
+
+/** What ky 2's `init` hook receives (the options of one call, a copy ky made for it). */
+interface InitOptions {
+  context?: Record<string, unknown>;
+  signal?: AbortSignal | null;
+  fetch?: Fetch;
+  retry?: unknown;
+  json?: unknown;
+  body?: unknown;
+}
 
 /**
  * ky options that retry with jitterbug: backoff with jitter, `Retry-After`, per-route rules, a
@@ -85,18 +151,65 @@ const requestBodyKind = (options: KyOptionsView, request: Request) => {
  * `getRetryInfo(response)` or `getRetryInfo(error)`, or through the `onFinish` option.
  *
  * @param optionsOrPolicy - `createRetryPolicy` options, or a policy to share (with its retry budget).
+ * @param adapterOptions - settings of the adapter itself: {@link KyAdapterOptions}.
  * @returns `retry` and `hooks` for ky (1.14 or later, or 2).
+ * @throws TypeError naming the option when an option is invalid.
  */
-export const kyRetry = (optionsOrPolicy?: RetryPolicyOrOptions): KyRetryOptions => {
+export const kyRetry = (
+  optionsOrPolicy?: RetryPolicyOrOptions,
+  adapterOptions: KyAdapterOptions = {},
+): KyRetryOptions => {
   const policy = toRetryPolicy(optionsOrPolicy);
+  const kyMajor = checkAdapterOptions(adapterOptions);
 
-  // ky 2 only: the caller's signal before ky joins it with its own, and a context for the call.
-  const init = (options: { context?: Record<string, unknown>; signal?: AbortSignal | null }): void => {
-    const context = options.context ?? {};
-    options.context = context;
-    calls.set(context, { userSignal: options.signal ?? undefined });
+  const begin = (state: CallState, request: Request, kind: BodyKind): RetryRun => {
+    const headers: HeaderGetter = (name) => request.headers.get(name);
+    const run = policy.begin({ method: request.method, url: request.url, headers, body: kind });
+    state.run = run;
+    return run;
   };
 
+  /**
+   * ky 2: the call's `fetch` (yours, or the global one looked up at call time, so test interceptors
+   * see it). The run begins with the request as it is sent (after every `beforeRequest` hook). A
+   * retried status never leaves this function, so ky neither clones, reads nor throws that
+   * response, and your `afterResponse` hooks see only the final one.
+   */
+  const decidingFetch =
+    (state: CallState, inner: Fetch | undefined): Fetch =>
+    async (input, init) => {
+      if (state.refused) throw state.refused;
+      let run = state.run;
+      if (run === undefined) {
+        const request = input instanceof Request ? input : new Request(input, init);
+        run = begin(state, request, state.bodyKind ?? requestBodyKind({}, request));
+      }
+      const response = await (inner ? inner(input, init) : globalThis.fetch(input, init));
+      if (run.summary !== undefined) return response;
+      if (await settleStatus(run, state, response)) throw new RetryStatus();
+      return response;
+    };
+
+  // ky 2 only: the caller's signal before ky joins it with its own, a context for the call, and
+  // (for ky 2) the call's fetch, wrapped.
+  const init = (options: InitOptions): void => {
+    const context = options.context ?? {};
+    options.context = context;
+    const state: CallState = { userSignal: options.signal ?? undefined };
+    calls.set(context, state);
+    if (kyMajor !== 2) return;
+    try {
+      assertKyRetryIntact(options.retry);
+    } catch (error) {
+      // Thrown here, ky would throw from the call itself instead of rejecting its promise.
+      state.refused = error as TypeError;
+    }
+    if (options.json !== undefined) state.bodyKind = 'replayable';
+    else if (options.body !== undefined && options.body !== null) state.bodyKind = bodyKind(options.body);
+    options.fetch = decidingFetch(state, options.fetch);
+  };
+
+  // ky 1 always; ky 2 only to buffer a stream body before ky clones the request for retries.
   const beforeRequest = async (...args: unknown[]): Promise<Request | undefined> => {
     const { request, options } = beforeRequestArgs(args);
     assertKyRetryIntact(options.retry);
@@ -106,40 +219,35 @@ export const kyRetry = (optionsOrPolicy?: RetryPolicyOrOptions): KyRetryOptions 
     // ky 1 calls beforeRequest before every attempt: the run began with the first.
     if (state?.run) return undefined;
     if (!state) {
+      if (kyMajor === 2) throw new TypeError(MISMATCH);
       state = { userSignal: undefined };
       calls.set(context, state);
     }
-    const headers: HeaderGetter = (name) => request.headers.get(name);
     const kind = requestBodyKind(options, request);
-    const run = policy.begin({ method: request.method, url: request.url, headers, body: kind });
-    state.run = run;
+    const run = begin(state, request, kind);
     if (kind !== 'stream' || run.options.bufferStreamBytes <= 0) return undefined;
-    if (!mayRetry(run.options, request.method, headers)) return undefined;
+    if (!mayRetry(run.options, request.method, (name) => request.headers.get(name))) return undefined;
     const prepared = await bufferRequestBody(request, run.options.bufferStreamBytes);
     if (prepared.replayable) run.body = 'replayable';
     return prepared.request;
   };
 
+  // ky 1 (or `kyMajor: 1` on ky 2): statuses are decided on ky's clone of each response.
   const afterResponse = async (...args: unknown[]): Promise<unknown> => {
     const { options, response, ky1 } = afterResponseArgs(args);
     const state = stateOf(options);
     const run = state?.run;
     if (!state || !run || run.summary) return undefined;
-    const decision = run.next({ status: response.status, headers: (name) => response.headers.get(name) });
-    if (!decision.retry) {
-      // ky hands this copy on (and cancels its own), so the caller's response carries the summary.
-      tag(response, run);
-      return response;
-    }
-    await discardBody(response, run.options.discardBodyMaxBytes);
-    state.pendingDelayMs = decision.delayMs;
+    // On a final status ky hands this copy on (and cancels its own), so it carries the summary.
+    if (!(await settleStatus(run, state, response))) return response;
     if (ky1) throw new RetryStatus();
-    return ky.retry({ delay: 0 });
+    return kyModule.default.retry({ delay: 0 });
   };
 
   const beforeRetry = async (...args: unknown[]): Promise<undefined> => {
     const { options, error } = beforeRetryArgs(args);
     const state = stateOf(options);
+    if (!state && kyMajor === 2) throw new TypeError(MISMATCH);
     const run = state?.run;
     // A retry the core did not ask for (another hook's ky.retry()) is refused with its error.
     if (!state || !run || (run.summary && state.pendingDelayMs === undefined)) throw error;
@@ -163,7 +271,8 @@ export const kyRetry = (optionsOrPolicy?: RetryPolicyOrOptions): KyRetryOptions 
   };
 
   const beforeError = (...args: unknown[]): unknown => {
-    const { options, error } = beforeErrorArgs(args);
+    const { options, error, ky1 } = beforeErrorArgs(args);
+    if (ky1 && kyMajor === 2) return new TypeError(MISMATCH, { cause: error });
     const run = stateOf(options)?.run;
     if (run) {
       // ky stopped the call without asking (the caller's abort during ky's 0 ms delay, totalTimeout,
@@ -178,8 +287,10 @@ export const kyRetry = (optionsOrPolicy?: RetryPolicyOrOptions): KyRetryOptions 
     retry: kyRetryOption(),
     hooks: {
       init: [init],
-      beforeRequest: [beforeRequest],
-      afterResponse: [afterResponse],
+      // ky runs no beforeRequest machinery for a call without such hooks: only when needed.
+      beforeRequest: kyMajor === 1 || policy.buffersStreams ? [beforeRequest] : [],
+      // ky clones every response for an afterResponse hook: ky 2 has none from jitterbug.
+      afterResponse: kyMajor === 1 ? [afterResponse] : [],
       beforeRetry: [beforeRetry],
       beforeError: [beforeError],
     } as unknown as KyRetryOptions['hooks'],

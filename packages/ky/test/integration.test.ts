@@ -20,7 +20,7 @@ const errorOf = async (promise: Promise<unknown>): Promise<unknown> => {
   throw new Error('expected a rejection');
 };
 
-describe.each(kys)('%s', (_name, ky) => {
+describe.each(kys)('%s', (_name, ky, adapter) => {
   let server: ScriptedServer;
   const agents: Agent[] = [];
   let waits: number[] = [];
@@ -31,7 +31,10 @@ describe.each(kys)('%s', (_name, ky) => {
     const agent = new Agent();
     agents.push(agent);
     return ky.create({
-      ...kyRetry({ random: () => 0.5, sleep: recorder.sleep, backoff: { baseMs: 10, capMs: 100 }, ...extra }),
+      ...kyRetry(
+        { random: () => 0.5, sleep: recorder.sleep, backoff: { baseMs: 10, capMs: 100 }, ...extra },
+        adapter,
+      ),
       dispatcher: agent,
       ...kyOptions,
     } as Options);
@@ -200,11 +203,14 @@ describe.each(kys)('%s', (_name, ky) => {
     agents.push(agent);
     const summaries: RetrySummary[] = [];
     const api = ky.create({
-      ...kyRetry({
-        retryAfter: false,
-        backoff: { strategy: 'constant', baseMs: 30_000 },
-        onFinish: (s) => summaries.push(s),
-      }),
+      ...kyRetry(
+        {
+          retryAfter: false,
+          backoff: { strategy: 'constant', baseMs: 30_000 },
+          onFinish: (s) => summaries.push(s),
+        },
+        adapter,
+      ),
       dispatcher: agent,
     } as Options);
     const controller = new AbortController();
@@ -317,7 +323,7 @@ describe.each(kys)('%s', (_name, ky) => {
     const policy = createRetryPolicy({ sleep: async () => {}, onFinish: (s) => summaries.push(s) });
     const agent = new Agent();
     agents.push(agent);
-    const api = ky.create({ ...kyRetry(policy), dispatcher: agent } as Options);
+    const api = ky.create({ ...kyRetry(policy, adapter), dispatcher: agent } as Options);
     await api.get(url('/s'));
     await api.get(url('/t'));
     expect(summaries).toMatchObject([

@@ -7,7 +7,7 @@
  * `getRetryInfo(error)`.
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import { getRetryInfo, kyRetry } from '@jitterbug/ky';
+import { getRetryInfo, type KyAdapterOptions, kyRetry } from '@jitterbug/ky';
 import ky2, { type Options } from 'ky';
 import ky1 from 'ky1';
 import { Agent } from 'undici7';
@@ -54,10 +54,15 @@ const encodeBody = (body: ConformanceBody | undefined): Options => {
 const isHttpError = (error: unknown): error is Error & { response: Response } =>
   error instanceof Error && error.name === 'HTTPError' && 'response' in error;
 
-const create = (kyModule: KyLike, baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient => {
+const create = (
+  kyModule: KyLike,
+  adapter: KyAdapterOptions,
+  baseUrl: string,
+  options: RetryPolicyOrOptions,
+): ConformanceClient => {
   const agent = new Agent();
   // ky 1's option types differ from ky 2's; both take the same runtime options.
-  const api = kyModule.create({ ...kyRetry(options), dispatcher: agent } as Options);
+  const api = kyModule.create({ ...kyRetry(options, adapter), dispatcher: agent } as Options);
   return {
     async send(request: ConformanceRequest): Promise<ConformanceResult> {
       const encoded = encodeBody(request.body);
@@ -96,15 +101,20 @@ const create = (kyModule: KyLike, baseUrl: string, options: RetryPolicyOrOptions
   };
 };
 
-const driver = (name: string, kyModule: KyLike): ConformanceDriver => ({
+const driver = (name: string, kyModule: KyLike, adapter: KyAdapterOptions): ConformanceDriver => ({
   name,
   statusesReject: true,
   buffersResponses: false,
-  create: (baseUrl, options) => create(kyModule, baseUrl, options),
+  create: (baseUrl, options) => create(kyModule, adapter, baseUrl, options),
 });
 
-/** ky 2 and ky 1 with `kyRetry`. */
+/**
+ * ky 2 and ky 1 with `kyRetry`. `@jitterbug/ky` resolves ky 2 here, so ky 1 is named; ky 2 also
+ * runs with the ky 1 way of deciding statuses (`afterResponse`), which a project whose
+ * `@jitterbug/ky` resolves ky 1 would get.
+ */
 export const kyDrivers: readonly ConformanceDriver[] = [
-  driver('ky 2', ky2),
-  driver('ky 1', ky1 as unknown as KyLike),
+  driver('ky 2', ky2, {}),
+  driver('ky 1', ky1 as unknown as KyLike, { kyMajor: 1 }),
+  driver('ky 2 (afterResponse)', ky2, { kyMajor: 1 }),
 ];
