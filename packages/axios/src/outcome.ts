@@ -7,8 +7,10 @@ import { AxiosError, AxiosHeaders, type AxiosResponse, isAxiosError, isCancel } 
 
 /** Response headers as the core reads them (any case). */
 export const responseHeaders = (response: AxiosResponse): HeaderGetter => {
-  const headers = AxiosHeaders.from(response.headers as AxiosHeaders);
+  // Built on first use: the core reads response headers only for a status it retries.
+  let headers: AxiosHeaders | undefined;
   return (name) => {
+    headers ??= AxiosHeaders.from(response.headers as AxiosHeaders);
     const value = headers.get(name);
     return value === undefined || value === null || value === false ? undefined : String(value);
   };

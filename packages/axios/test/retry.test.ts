@@ -130,6 +130,25 @@ describe('statuses', () => {
   });
 });
 
+describe("the caller's config", () => {
+  it('is left as the caller made it after attempts that read the body in stream mode', async () => {
+    server.route('/cfg', [{ status: 503 }, { status: 200, body: 'ok' }]);
+    server.route('/cfg-fail', [{ status: 503 }]);
+    const validateStatus = (s: number) => s < 400;
+    const { api } = client(server.url, {}, { validateStatus, maxContentLength: 1000 });
+    const response = await api.get('/cfg');
+    const error = (await rejection(api.get('/cfg-fail'))) as AxiosError;
+    for (const config of [response.config, error.config!]) {
+      expect(config.validateStatus).toBe(validateStatus);
+      expect(config.maxContentLength).toBe(1000);
+      expect(Object.hasOwn(config, 'responseType')).toBe(false);
+      expect(Object.hasOwn(config, 'signal')).toBe(false);
+    }
+    expect(error.response?.config).toBe(error.config);
+    expect(response.data).toBe('ok');
+  });
+});
+
 describe('connection errors', () => {
   it('retries a GET whose connection was destroyed before the response', async () => {
     server.route('/j', [{ destroy: 'before-headers' }, { status: 200, body: 'ok' }]);
