@@ -56,19 +56,81 @@ const toBytes = (chunk: unknown): Uint8Array => {
 };
 
 /**
+ * An iterator over the stream whose `return()` closes it at once, even while a read is pending
+ * (an async iterator's own `return()` waits for that read, which may never come): a web stream is
+ * read with a reader, which `cancel()` interrupts; a Node stream is destroyed.
+ */
+const closableIterator = (stream: AsyncIterable<unknown>): AsyncIterator<unknown> => {
+  const web = stream as Partial<ReadableStream<unknown>>;
+  if (typeof web.getReader === 'function') {
+    const reader = web.getReader();
+    return {
+      next: () => reader.read() as Promise<IteratorResult<unknown>>,
+      return: async () => {
+        await reader.cancel();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+  const iterator = stream[Symbol.asyncIterator]();
+  const node = stream as { destroy?: () => void };
+  if (typeof node.destroy !== 'function') return iterator;
+  return {
+    next: () => iterator.next(),
+    return: async () => {
+      node.destroy?.();
+      return { done: true, value: undefined };
+    },
+  };
+};
+
+/** The next chunk, or a rejection with `signal`'s reason as soon as it aborts. */
+const nextOrAbort = <T>(
+  iterator: AsyncIterator<T>,
+  signal: AbortSignal | undefined,
+): Promise<IteratorResult<T>> => {
+  if (!signal) return iterator.next();
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    iterator.next().then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+};
+
+/**
  * Reads a stream body into memory when it fits in `maxBytes`, so that it becomes replayable.
  * When it does not fit, nothing is lost: the chunks read so far and the unread rest are returned,
  * to be sent in order as one (non-replayable) stream.
+ *
+ * When `signal` aborts, rejects at once with its reason and closes the stream (a source that never
+ * ends must not hold the caller).
  */
 export const bufferStream = async (
   stream: AsyncIterable<unknown>,
   maxBytes: number,
+  signal?: AbortSignal,
 ): Promise<BufferedStream> => {
-  const iterator = stream[Symbol.asyncIterator]();
+  const iterator = closableIterator(stream);
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   for (;;) {
-    const next = await iterator.next();
+    let next: IteratorResult<unknown>;
+    try {
+      next = await nextOrAbort(iterator, signal);
+    } catch (error) {
+      if (signal?.aborted) Promise.resolve(iterator.return?.()).catch(() => undefined);
+      throw error;
+    }
     if (next.done) return { complete: true, chunks, bytes };
     const chunk = toBytes(next.value);
     chunks.push(chunk);

@@ -119,4 +119,34 @@ describe('bufferStream', () => {
   it('rejects chunks it cannot turn into bytes', async () => {
     await expect(bufferStream(generate([{ not: 'bytes' }]), 100)).rejects.toThrow(TypeError);
   });
+
+  it('stops at once when the signal aborts: rejects with its reason and closes the source', async () => {
+    let closed = false;
+    const source = new Readable({ read() {} });
+    source.on('close', () => {
+      closed = true;
+    });
+    source.push('first');
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    const pending = bufferStream(source, 1024, controller.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(true);
+  });
+
+  it('with a signal already aborted reads nothing', async () => {
+    let pulled = 0;
+    const source = new ReadableStream<Uint8Array>({
+      pull(c) {
+        pulled++;
+        c.enqueue(new Uint8Array(1));
+      },
+    });
+    const reason = new Error('too late');
+    await expect(bufferStream(source, 10, AbortSignal.abort(reason))).rejects.toBe(reason);
+    expect(pulled).toBeLessThanOrEqual(1);
+  });
 });

@@ -81,3 +81,15 @@ export const assertKyRetryIntact = (retry: unknown): void => {
     );
   }
 };
+
+/**
+ * ky checks the request's method against `retry.methods` before anything else, so a method the
+ * core may retry (one in the policy's `methods`, or any with an idempotency key) but missing from
+ * the list above would never reach the core. Each call's own copy of the list gets its method.
+ */
+export const listMethod = (retry: unknown, method: unknown): void => {
+  const methods = (retry as { methods?: unknown } | null | undefined)?.methods;
+  if (!Array.isArray(methods)) return;
+  const name = String(method ?? 'get').toLowerCase();
+  if (!methods.includes(name)) methods.push(name);
+};

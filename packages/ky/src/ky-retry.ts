@@ -25,7 +25,7 @@ import {
   beforeRetryArgs,
   type KyOptionsView,
 } from './hook-args.ts';
-import { assertKyRetryIntact, kyRetryOption } from './ky-options.ts';
+import { assertKyRetryIntact, kyRetryOption, listMethod } from './ky-options.ts';
 import { bufferRequestBody } from './request-body.ts';
 
 /** What `kyRetry` returns: spread it into `ky.create()` or pass it to `.extend()`. */
@@ -133,6 +133,7 @@ const requestBodyKind = (options: KyOptionsView, request: Request): BodyKind => 
 
 /** What ky 2's `init` hook receives (the options of one call, a copy ky made for it). */
 interface InitOptions {
+  method?: string;
   context?: Record<string, unknown>;
   signal?: AbortSignal | null;
   fetch?: Fetch;
@@ -200,6 +201,7 @@ export const kyRetry = (
     if (kyMajor !== 2) return;
     try {
       assertKyRetryIntact(options.retry);
+      listMethod(options.retry, options.method);
     } catch (error) {
       // Thrown here, ky would throw from the call itself instead of rejecting its promise.
       state.refused = error as TypeError;
@@ -213,6 +215,8 @@ export const kyRetry = (
   const beforeRequest = async (...args: unknown[]): Promise<Request | undefined> => {
     const { request, options } = beforeRequestArgs(args);
     assertKyRetryIntact(options.retry);
+    // ky 1's per-call retry options (ky 2's were given the method in `init`).
+    listMethod(options.retry, request.method);
     const context = options.context;
     if (context === undefined) return undefined;
     let state = calls.get(context);
@@ -227,7 +231,14 @@ export const kyRetry = (
     const run = begin(state, request, kind);
     if (kind !== 'stream' || run.options.bufferStreamBytes <= 0) return undefined;
     if (!mayRetry(run.options, request.method, (name) => request.headers.get(name))) return undefined;
-    const prepared = await bufferRequestBody(request, run.options.bufferStreamBytes);
+    let prepared: Awaited<ReturnType<typeof bufferRequestBody>>;
+    try {
+      prepared = await bufferRequestBody(request, run.options.bufferStreamBytes, options.signal ?? undefined);
+    } catch (error) {
+      // ky 1 has no beforeError for this: the run ends here (a failing source ends in beforeError).
+      if (options.signal?.aborted) run.abort(error);
+      throw error;
+    }
     if (prepared.replayable) run.body = 'replayable';
     return prepared.request;
   };

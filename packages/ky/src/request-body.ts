@@ -45,12 +45,17 @@ const resume = (
 /**
  * Reads `request`'s stream body up to `maxBytes` and returns a request to send instead: with the
  * bytes as body when the whole stream fitted, else with a stream that sends what was read and then
- * the unread rest, in order. The original request's body is consumed either way.
+ * the unread rest, in order. The original request's body is consumed either way. When `signal`
+ * aborts, rejects at once with its reason (the caller must not wait for a slow source).
  */
-export const bufferRequestBody = async (request: Request, maxBytes: number): Promise<PreparedBody> => {
+export const bufferRequestBody = async (
+  request: Request,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<PreparedBody> => {
   const body = request.body;
   if (body === null) return { request, replayable: true };
-  const buffered = await bufferStream(body, maxBytes);
+  const buffered = await bufferStream(body, maxBytes, signal);
   if (buffered.complete) {
     return {
       request: new Request(request, { body: concat(buffered.chunks, buffered.bytes) }),

@@ -128,6 +128,19 @@ describe.each(kys)('%s', (_name, ky, adapter) => {
     expect(seen.map((r) => JSON.parse(r.body.toString()))).toEqual(Array(3).fill({ amount: 42 }));
   });
 
+  it("methods outside ky's own list reach the core: a PROPFIND policy, a keyed LOCK after a reset", async () => {
+    server.route('/dav', [{ status: 503 }, { status: 207, body: 'multi' }]);
+    server.route('/lock', [{ destroy: 'before-headers' }, { status: 200, body: 'locked' }]);
+    const api = client({ methods: ['GET', 'PROPFIND'] });
+    const dav = await api(url('/dav'), { method: 'PROPFIND' });
+    expect(dav.status).toBe(207);
+    expect(await dav.text()).toBe('multi');
+    const lock = await api(url('/lock'), { method: 'LOCK', headers: { 'Idempotency-Key': 'l-1' } });
+    expect(await lock.text()).toBe('locked');
+    expect(server.seen('/dav').map((r) => r.method)).toEqual(['PROPFIND', 'PROPFIND']);
+    expect(server.seen('/lock').map((r) => r.headers['idempotency-key'])).toEqual(['l-1', 'l-1']);
+  });
+
   it('429 + Retry-After seconds: waits that long (no jitter from ky)', async () => {
     server.route('/limited', [{ status: 429, headers: { 'retry-after': '2' } }, { status: 200 }]);
     const response = await client({ random: () => 0 }).get(url('/limited'));
@@ -245,6 +258,34 @@ describe.each(kys)('%s', (_name, ky, adapter) => {
       },
     });
   };
+
+  it('abort while a stream body is buffered: at once, with the reason, nothing sent', async () => {
+    const summaries: RetrySummary[] = [];
+    let pulls = 0;
+    const slow = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        pulls++;
+        if (pulls === 1) controller.enqueue(new TextEncoder().encode('first;'));
+        else await new Promise((resolve) => setTimeout(resolve, 30_000).unref());
+      },
+    });
+    const controller = new AbortController();
+    const reason = new Error('stop uploading');
+    const pending = errorOf(
+      client({ bufferStreamBytes: 1_048_576, onFinish: (s) => summaries.push(s) }).put(url('/slow-upload'), {
+        body: slow,
+        signal: controller.signal,
+      }),
+    );
+    while (pulls < 2) await realSleep(5);
+    const abortedAt = Date.now();
+    controller.abort(reason);
+    expect(await pending).toBe(reason);
+    // Generous: the source would have held the caller for 30 s.
+    expect(Date.now() - abortedAt).toBeLessThan(5_000);
+    expect(server.seen('/slow-upload')).toHaveLength(0);
+    expect(summaries).toMatchObject([{ reason: 'aborted', attempts: 0 }]);
+  });
 
   it('stream body: sent once, never replayed', async () => {
     server.route('/upload', [{ status: 503 }, { status: 200 }]);
