@@ -87,3 +87,13 @@ export const attemptTimeoutError = (
   config: InternalAxiosRequestConfig,
   request: unknown,
 ): AxiosError => AxiosError.from(new AttemptTimeoutError(timeoutMs), undefined, config, request);
+
+/**
+ * What axios' own `throwIfCancellationRequested` throws before it calls an adapter: the token's
+ * reason, or a `CanceledError` for an aborted signal. axios checks only once, before the first
+ * attempt; jitterbug checks before every one (a cancelled request must not be sent again).
+ */
+export const throwIfCancelled = (config: InternalAxiosRequestConfig): void => {
+  config.cancelToken?.throwIfRequested();
+  if (config.signal?.aborted) throw new CanceledError(undefined, config);
+};

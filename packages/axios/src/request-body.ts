@@ -26,13 +26,15 @@ async function* replay(
 
 /**
  * Reads a stream body into one `Buffer` when it has at most `maxBytes`. A longer stream is not
- * lost: what was read and the unread rest are sent in order, once, as a new stream.
+ * lost: what was read and the unread rest are sent in order, once, as a new stream. When `signal`
+ * aborts, rejects at once with its reason and closes the source.
  */
 export const bufferRequestStream = async (
   stream: AsyncIterable<unknown>,
   maxBytes: number,
+  signal?: AbortSignal,
 ): Promise<PreparedBody> => {
-  const buffered = await bufferStream(stream, maxBytes);
+  const buffered = await bufferStream(stream, maxBytes, signal);
   if (buffered.complete) return { data: Buffer.concat(buffered.chunks), replayable: true };
   return {
     data: Readable.from(replay(buffered.chunks, buffered.rest), { objectMode: false }),

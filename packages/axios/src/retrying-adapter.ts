@@ -24,7 +24,7 @@ import axios, {
   type InternalAxiosRequestConfig,
   isCancel,
 } from 'axios';
-import { attemptTimeoutError, callerCancellation, startAttemptTimer } from './abort.ts';
+import { attemptTimeoutError, callerCancellation, startAttemptTimer, throwIfCancelled } from './abort.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 import { bufferRequestStream, type PreparedBody } from './request-body.ts';
 import { type BodyPhase, BodyReader, convertBody, destroyBody, settle } from './response-body.ts';
@@ -238,6 +238,13 @@ const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<vo
 const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
   const { run } = ctx;
   for (;;) {
+    try {
+      throwIfCancelled(ctx.config);
+    } catch (reason) {
+      run.abort(reason);
+      attachInfo(run, reason);
+      throw reason;
+    }
     // Only an attempt that could be retried is read here; any other is axios' own, untouched.
     const streamMode =
       ctx.httpAdapter && attemptMayRetry(run, ctx.requestHeaders) && !ctx.url.startsWith('data:');
@@ -291,14 +298,27 @@ export const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): A
     const streamLimit = run.options.bufferStreamBytes;
     if (run.body === 'stream' && streamLimit > 0 && mayRetry(run.options, run.method, requestHeaders)) {
       let prepared: PreparedBody;
+      const cancellation = callerCancellation(config);
       try {
-        prepared = await bufferRequestStream(data as AsyncIterable<unknown>, streamLimit);
+        prepared = await bufferRequestStream(
+          data as AsyncIterable<unknown>,
+          streamLimit,
+          cancellation?.signal,
+        );
       } catch (cause) {
+        if (cancellation?.signal.aborted) {
+          // The caller's cancellation, as axios rejects with it; nothing was sent.
+          run.abort(cause);
+          attachInfo(run, cause);
+          throw cause;
+        }
         // What axios rejects with when a body stream fails during the upload.
         const error = AxiosError.from(cause as Error, undefined, config);
         run.next({ error });
         attachInfo(run, error);
         throw error;
+      } finally {
+        cancellation?.dispose();
       }
       data = prepared.data;
       if (prepared.replayable) run.body = 'replayable';

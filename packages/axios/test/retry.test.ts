@@ -359,6 +359,42 @@ describe('request bodies', () => {
     expect(server.seen('/w')[0]!.body.toString()).toBe('12345678');
   });
 
+  it('cancelled while a stream body is buffered: rejects at once as axios does, nothing sent', async () => {
+    const { api } = client(server.url, { bufferStreamBytes: 1_048_576 });
+    let reads = 0;
+    const slow = new Readable({
+      read() {
+        // One chunk, then a source that stalls (a slow disk, a slow upstream).
+        if (reads++ === 0) this.push('first;');
+      },
+    });
+    const controller = new AbortController();
+    const pending = rejection(api.put('/slow-upload', slow, { signal: controller.signal }));
+    while (reads < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await pending;
+    expect(isCancel(error)).toBe(true);
+    // Generous: the source would have held the caller for ever.
+    expect(Date.now() - abortedAt).toBeLessThan(5_000);
+    expect(slow.destroyed).toBe(true);
+    expect(server.seen('/slow-upload')).toHaveLength(0);
+    expect(getRetryInfo(error)).toMatchObject({ reason: 'aborted', attempts: 0 });
+  });
+
+  it('a CancelToken cancelled while a stream body is buffered: the token reason, nothing sent', async () => {
+    const { api } = client(server.url, { bufferStreamBytes: 1_048_576 });
+    const slow = new Readable({ read() {} });
+    const source = axios.CancelToken.source();
+    const pending = rejection(api.put('/slow-token', slow, { cancelToken: source.token }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    source.cancel('no longer needed');
+    const error = await pending;
+    expect(isCancel(error)).toBe(true);
+    expect((error as Error).message).toBe('no longer needed');
+    expect(server.seen('/slow-token')).toHaveLength(0);
+  });
+
   it('a stream that fails while being buffered rejects as axios would, and sends nothing', async () => {
     const { api } = client(server.url, { bufferStreamBytes: 1024 });
     const broken = new Readable({
