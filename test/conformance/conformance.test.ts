@@ -19,12 +19,6 @@ const recordingSleep = () => {
   return { waits, sleep };
 };
 
-const isAbortOf = (error: unknown, reason: unknown): boolean => {
-  const e = error as { cause?: unknown; name?: string; code?: string } | undefined;
-  // axios turns every signal abort into its own CanceledError (ERR_CANCELED), reason or not.
-  return error === reason || e?.cause === reason || e?.code === 'ERR_CANCELED';
-};
-
 const statusOf = (result: ConformanceResult): number | undefined => {
   const o = result.outcome;
   return o.kind === 'error' ? undefined : o.status;
@@ -78,7 +72,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     if (result.outcome.kind === 'response') expect(result.outcome.body).toBe('hello');
     expect(server.seen('/a').map((r) => r.method)).toEqual(['GET', 'GET']);
     expect(waits).toHaveLength(1);
-    if (result.info) expect(result.info).toMatchObject({ attempts: 2, outcome: 'success' });
+    expect(result.info).toMatchObject({ attempts: 2, outcome: 'success' });
   });
 
   it('stops after maxAttempts on a permanent 503 and hands over the last response', async () => {
@@ -86,7 +80,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     const result = await (await client({ maxAttempts: 3 })).send({ method: 'GET', path: '/down' });
     expectFinalStatus(result, 503);
     expect(server.seen('/down')).toHaveLength(3);
-    if (result.info) expect(result.info).toMatchObject({ attempts: 3, reason: 'max-attempts' });
+    expect(result.info).toMatchObject({ attempts: 3, reason: 'max-attempts' });
   });
 
   it('never retries a 400', async () => {
@@ -104,7 +98,8 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
       body: { kind: 'text', value: 'x' },
     });
     expectFinalStatus(result, 503);
-    expect(server.seen('/pay')).toHaveLength(1);
+    expect(server.seen('/pay').map((r) => [r.method, r.body.toString()])).toEqual([['POST', 'x']]);
+    expect(result.info).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
   });
 
   it('retries a POST with an Idempotency-Key, same key and same body every time', async () => {
@@ -127,6 +122,8 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     const result = await (await client()).send({ method: 'GET', path: '/limited' });
     expectFinalStatus(result, 200);
     expect(waits).toEqual([2000]);
+    expect(server.seen('/limited')).toHaveLength(2);
+    expect(result.info).toMatchObject({ attempts: 2, totalDelayMs: 2000 });
   });
 
   it('waits until a Retry-After HTTP-date', async () => {
@@ -136,6 +133,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     const result = await (await client({ now: () => now })).send({ method: 'GET', path: '/limited-date' });
     expectFinalStatus(result, 200);
     expect(waits).toEqual([3000]);
+    expect(server.seen('/limited-date')).toHaveLength(2);
   });
 
   it('gives up at once when Retry-After is longer than retryAfter.maxMs', async () => {
@@ -147,14 +145,25 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     expectFinalStatus(result, 503);
     expect(server.seen('/maintenance')).toHaveLength(1);
     expect(waits).toEqual([]);
-    if (result.info) expect(result.info.reason).toBe('retry-after-too-long');
+    expect(result.info?.reason).toBe('retry-after-too-long');
   });
 
   it('retries a GET whose connection was destroyed before the response', async () => {
     server.route('/reset', [{ destroy: 'before-headers' }, { status: 200, body: 'back' }]);
     const result = await (await client()).send({ method: 'GET', path: '/reset' });
     expectFinalStatus(result, 200);
+    if (result.outcome.kind === 'response') expect(result.outcome.body).toBe('back');
     expect(server.seen('/reset')).toHaveLength(2);
+    expect(result.info).toMatchObject({ attempts: 2, outcome: 'success' });
+  });
+
+  it('after the last attempt on a lost connection, hands over the error the client gives, unchanged in type', async () => {
+    server.route('/gone', [{ destroy: 'before-headers' }]);
+    const result = await (await client({ maxAttempts: 3 })).send({ method: 'GET', path: '/gone' });
+    expect(result.outcome.kind).toBe('error');
+    if (result.outcome.kind === 'error') expect(driver.isNetworkError(result.outcome.error)).toBe(true);
+    expect(server.seen('/gone')).toHaveLength(3);
+    expect(result.info).toMatchObject({ attempts: 3, reason: 'max-attempts', outcome: 'failure' });
   });
 
   it('never retries a POST whose connection was destroyed before the response', async () => {
@@ -165,7 +174,9 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
       body: { kind: 'text', value: 'charge $10' },
     });
     expect(result.outcome.kind).toBe('error');
+    if (result.outcome.kind === 'error') expect(driver.isNetworkError(result.outcome.error)).toBe(true);
     expect(server.seen('/reset-post')).toHaveLength(1);
+    expect(result.info).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
   });
 
   it('never hands over a body truncated by a reset in the middle', async () => {
@@ -193,7 +204,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     });
     expectFinalStatus(result, 503);
     expect(server.seen('/once/1')).toHaveLength(1);
-    if (result.info) expect(result.info).toMatchObject({ reason: 'route-disabled', route: '/once/*' });
+    expect(result.info).toMatchObject({ reason: 'route-disabled', route: '/once/*' });
   });
 
   it('honours per-route overrides, first match wins', async () => {
@@ -232,16 +243,17 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     clients.push(c);
     const controller = new AbortController();
     const reason = new Error('caller gave up');
-    const started = Date.now();
     const pending = c.send({ method: 'GET', path: '/abort', signal: controller.signal });
     // Abort once the first answer has arrived, i.e. during the 30 s wait.
     while (server.responses.length === 0) await realSleep(5);
     await realSleep(20);
+    const abortedAt = Date.now();
     controller.abort(reason);
     const result = await pending;
     expect(result.outcome.kind).toBe('error');
-    if (result.outcome.kind === 'error') expect(isAbortOf(result.outcome.error, reason)).toBe(true);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    if (result.outcome.kind === 'error') expect(driver.isAbort(result.outcome.error, reason)).toBe(true);
+    // Generous against the 30 s wait it cancels: the caller is released at once.
+    expect(Date.now() - abortedAt).toBeLessThan(5_000);
     await realSleep(50);
     expect(server.seen('/abort')).toHaveLength(1);
   });
@@ -257,7 +269,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     const seen = server.seen('/upload');
     expect(seen).toHaveLength(1);
     expect(seen[0]!.body.toString()).toBe('part-1;part-2;part-3');
-    if (result.info) expect(result.info.reason).toBe('body-not-replayable');
+    expect(result.info?.reason).toBe('body-not-replayable');
   });
 
   it('replays a stream body buffered within bufferStreamBytes, byte for byte', async () => {
@@ -300,8 +312,30 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
       await c.send({ method: 'PUT', path: '/form', body: { kind: 'form', value: form } }),
       200,
     );
+    server.route('/text', [{ status: 503 }, { status: 200 }]);
+    expectFinalStatus(
+      await c.send({ method: 'PUT', path: '/text', body: { kind: 'text', value: 'héllo, wörld' } }),
+      200,
+    );
+    server.route('/patch', [{ status: 502 }, { status: 200 }]);
+    expectFinalStatus(
+      await c.send({
+        method: 'PATCH',
+        path: '/patch',
+        headers: { 'Idempotency-Key': 'p-1', 'content-type': 'application/json' },
+        body: { kind: 'json', value: { name: 'new' } },
+      }),
+      200,
+    );
     expect(server.seen('/bytes').map((r) => [...r.body])).toEqual([[...bytes], [...bytes]]);
     expect(server.seen('/form').map((r) => r.body.toString())).toEqual([form.toString(), form.toString()]);
+    expect(server.seen('/text').map((r) => r.body.toString())).toEqual(['héllo, wörld', 'héllo, wörld']);
+    expect(
+      server.seen('/patch').map((r) => [r.method, r.headers['idempotency-key'], r.body.toString()]),
+    ).toEqual([
+      ['PATCH', 'p-1', '{"name":"new"}'],
+      ['PATCH', 'p-1', '{"name":"new"}'],
+    ]);
   });
 
   it('discards a large error body without reading it all, and leaks no socket', async () => {
@@ -315,5 +349,8 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     const first = server.responses.find((r) => r.path === '/huge')!;
     expect(first.finished).toBe(false);
     expect(first.bytesWritten).toBeLessThan(size);
+    // The discarded answer's connection is closed by now, before the client is: at most the
+    // connection of the final answer stays open, for reuse.
+    expect(await server.waitForIdle(3_000, 1)).toBeLessThanOrEqual(1);
   });
 });

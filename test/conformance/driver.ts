@@ -53,6 +53,13 @@ export interface ConformanceDriver {
    * client can retry a reset in the middle of a body; streaming clients hand the error to the caller.
    */
   readonly buffersResponses: boolean;
+  /**
+   * Whether `error` is what this client rejects with, without jitterbug, when the connection is
+   * lost before a response: after the last attempt the caller must get that, unchanged in type.
+   */
+  isNetworkError(error: unknown): boolean;
+  /** Whether `error` is how this client reports the caller's abort with `reason`. */
+  isAbort(error: unknown, reason: unknown): boolean;
   /** A client for the scripted server at `baseUrl`, with jitterbug attached using `options`. */
   create(baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient | Promise<ConformanceClient>;
 }

@@ -8,7 +8,7 @@ import { Agent } from 'node:http';
 import { Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@jitterbug/axios';
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import axios, { type AxiosResponse, isAxiosError } from 'axios';
+import axios, { type AxiosResponse, isAxiosError, isCancel } from 'axios';
 import type {
   ConformanceBody,
   ConformanceClient,
@@ -90,5 +90,8 @@ export const axiosDriver: ConformanceDriver = {
   name: 'axios',
   statusesReject: true,
   buffersResponses: true,
+  isNetworkError: (error) => isAxiosError(error) && error.code === 'ECONNRESET',
+  // axios rejects every signal abort with its own CanceledError, whatever the reason (as without jitterbug).
+  isAbort: (error) => isCancel(error) && (error as { code?: string }).code === 'ERR_CANCELED',
   create,
 };

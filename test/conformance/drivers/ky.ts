@@ -101,10 +101,19 @@ const create = (
   };
 };
 
+/** ky 2 wraps fetch's network `TypeError` in its `NetworkError`; ky 1 hands fetch's over as it is. */
+const isNetworkError = (error: unknown): boolean => {
+  const e = error as { name?: string; message?: string; cause?: unknown } | null;
+  if (e?.name === 'NetworkError') return (e.cause as Error | undefined)?.name === 'TypeError';
+  return error instanceof TypeError && e?.message === 'fetch failed';
+};
+
 const driver = (name: string, kyModule: KyLike, adapter: KyAdapterOptions): ConformanceDriver => ({
   name,
   statusesReject: true,
   buffersResponses: false,
+  isNetworkError,
+  isAbort: (error, reason) => error === reason,
   create: (baseUrl, options) => create(kyModule, adapter, baseUrl, options),
 });
 

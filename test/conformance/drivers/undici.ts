@@ -20,7 +20,12 @@ import type {
   ConformanceResult,
 } from '../driver.ts';
 
-type Client = 'request' | 'fetch' | 'global-fetch';
+/**
+ * `global-fetch`: Node's fetch with `{ dispatcher }` (Node's bundled undici hands the interceptor
+ * legacy handlers); `global-dispatcher`: Node's fetch with no option, after `setGlobalDispatcher`
+ * (undici 8 installs a wrapper that speaks the new API to it).
+ */
+type Client = 'request' | 'fetch' | 'global-fetch' | 'global-dispatcher';
 type Undici = typeof undici8 | typeof undici7;
 
 // What the drivers use of request() in both majors (their declarations differ only nominally).
@@ -92,6 +97,36 @@ class FinishLog {
   }
 }
 
+const GLOBAL_1 = Symbol.for('undici.globalDispatcher.1');
+const GLOBAL_2 = Symbol.for('undici.globalDispatcher.2');
+const globals = globalThis as unknown as Record<symbol, unknown>;
+
+/**
+ * The global dispatcher is one per process: each client installs its own and the last one closed
+ * puts back what was there before the first.
+ */
+const globalDispatchers = {
+  installed: [] as unknown[],
+  saved: undefined as { one: unknown; two: unknown; hadTwo: boolean } | undefined,
+  install(undici: Undici, dispatcher: unknown): void {
+    this.saved ??= { one: globals[GLOBAL_1], two: globals[GLOBAL_2], hadTwo: GLOBAL_2 in globals };
+    this.installed.push(dispatcher);
+    (undici.setGlobalDispatcher as (d: unknown) => void)(dispatcher);
+  },
+  uninstall(undici: Undici, dispatcher: unknown): void {
+    this.installed = this.installed.filter((d) => d !== dispatcher);
+    const top = this.installed.at(-1);
+    if (top !== undefined) {
+      (undici.setGlobalDispatcher as (d: unknown) => void)(top);
+      return;
+    }
+    const saved = this.saved!;
+    globals[GLOBAL_1] = saved.one;
+    if (saved.hadTwo) globals[GLOBAL_2] = saved.two;
+    this.saved = undefined;
+  },
+};
+
 const create = (
   undici: Undici,
   client: Client,
@@ -144,12 +179,14 @@ const create = (
     return { outcome, info: tagged ?? logged };
   };
 
+  if (client === 'global-dispatcher') globalDispatchers.install(undici, dispatcher);
+
   const viaFetch = async (req: ConformanceRequest, url: string): Promise<ConformanceResult> => {
     const { headers, body } = encodeBody(req.body, client);
     const init = {
       method: req.method,
       headers: { ...headers, ...req.headers },
-      dispatcher,
+      ...(client === 'global-dispatcher' ? {} : { dispatcher }),
       ...(body === undefined ? {} : { body }),
       ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
@@ -178,7 +215,10 @@ const create = (
       const url = new URL(req.path, baseUrl).href;
       return client === 'request' ? viaRequest(req, url) : viaFetch(req, url);
     },
-    close: () => agent.close(),
+    close: () => {
+      if (client === 'global-dispatcher') globalDispatchers.uninstall(undici, dispatcher);
+      return agent.close();
+    },
   };
 };
 
@@ -186,17 +226,25 @@ const driver = (name: string, undici: Undici, client: Client): ConformanceDriver
   name,
   statusesReject: false,
   buffersResponses: false,
+  // request(): undici's SocketError; fetch: its `TypeError('fetch failed')` with the cause.
+  isNetworkError: (error) =>
+    client === 'request'
+      ? (error as { code?: string } | null)?.code === 'UND_ERR_SOCKET'
+      : error instanceof TypeError && error.message === 'fetch failed' && error.cause !== undefined,
+  isAbort: (error, reason) => error === reason,
   create: (baseUrl, options) => create(undici, client, baseUrl, options),
 });
 
-/** undici 8 `request()`, `fetch()` and Node's global `fetch`, then the same on undici 7. */
+/** undici 8 `request()`, `fetch()` and Node's global `fetch` (both ways), then the same on undici 7. */
 export const undiciDrivers: readonly ConformanceDriver[] = [
   driver('undici request (undici 8)', undici8, 'request'),
   driver('undici fetch (undici 8)', undici8, 'fetch'),
   driver('global fetch + undici 8 Agent', undici8, 'global-fetch'),
+  driver('global fetch + setGlobalDispatcher (undici 8)', undici8, 'global-dispatcher'),
   driver('undici request (undici 7)', undici7, 'request'),
   driver('undici fetch (undici 7)', undici7, 'fetch'),
   driver('global fetch + undici 7 Agent', undici7, 'global-fetch'),
+  driver('global fetch + setGlobalDispatcher (undici 7)', undici7, 'global-dispatcher'),
 ];
 
 export default undiciDrivers;
