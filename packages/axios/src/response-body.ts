@@ -15,8 +15,18 @@ export type BodyPhase =
 
 const STREAM_ABORTED = 'stream has been aborted';
 
-/** Reads a stream-mode response body: up to a cap first, then (if told to) to the end. */
-export class BodyReader {
+/** A body read in stream mode, whichever adapter produced the stream. */
+export interface ResponseBodyReader {
+  /** The next phase: `over-cap` (once), then `ended` or `failed`. */
+  next(): Promise<BodyPhase>;
+  /** After `over-cap`: keep reading to the end. */
+  readToEnd(): void;
+  /** Drops the body, closing its connection unless it was read to its end. */
+  discard(): void;
+}
+
+/** Reads a stream-mode response body of the http adapter: up to a cap first, then (if told to) to the end. */
+export class BodyReader implements ResponseBodyReader {
   readonly #stream: Readable;
   readonly #response: AxiosResponse;
   readonly #config: InternalAxiosRequestConfig;

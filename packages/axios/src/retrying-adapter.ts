@@ -25,9 +25,17 @@ import axios, {
   isCancel,
 } from 'axios';
 import { attemptTimeoutError, callerCancellation, startAttemptTimer, throwIfCancelled } from './abort.ts';
+import { convertFetchBody, WebBodyReader } from './fetch-body.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 import { bufferRequestStream, type PreparedBody } from './request-body.ts';
-import { type BodyPhase, BodyReader, convertBody, destroyBody, settle } from './response-body.ts';
+import {
+  type BodyPhase,
+  BodyReader,
+  convertBody,
+  destroyBody,
+  type ResponseBodyReader,
+  settle,
+} from './response-body.ts';
 
 /** What `config.adapter` may hold. */
 export type AdapterSetting = AxiosRequestConfig['adapter'];
@@ -44,7 +52,7 @@ interface Attempt {
 interface RequestContext {
   readonly config: InternalAxiosRequestConfig;
   readonly adapter: AxiosAdapter;
-  readonly httpAdapter: boolean;
+  readonly adapterKind: AdapterKind;
   readonly run: RetryRun;
   readonly requestHeaders: HeaderGetter;
   readonly url: string;
@@ -70,10 +78,34 @@ const requestHeaderGetter = (config: InternalAxiosRequestConfig): HeaderGetter =
   };
 };
 
-// By identity, or by the name axios gives its own adapters (another copy of axios, e.g. its CJS
-// build next to the ESM one this package imports, has its own http adapter function).
-const isHttpAdapter = (adapter: AxiosAdapter): boolean =>
-  adapter === axios.getAdapter('http') || (adapter as { adapterName?: unknown }).adapterName === 'http';
+/** Which of axios' adapters runs the request: the two whose body jitterbug can read in stream mode, or another. */
+type AdapterKind = 'http' | 'fetch' | 'other';
+
+// The http adapter by identity or by the name axios gives it (another copy of axios, e.g. its CJS
+// build next to the ESM one this package imports, has its own function). The fetch adapter is
+// built per environment (`getFetch(config)`, cached) and carries no name: by identity only.
+const adapterKind = (adapter: AxiosAdapter, config: InternalAxiosRequestConfig): AdapterKind => {
+  if (adapter === axios.getAdapter('http') || (adapter as { adapterName?: unknown }).adapterName === 'http') {
+    return 'http';
+  }
+  try {
+    return adapter === axios.getAdapter('fetch', config) ? 'fetch' : 'other';
+  } catch {
+    // No fetch in this environment: the adapter cannot be axios' fetch adapter.
+    return 'other';
+  }
+};
+
+/** A reader of the stream-mode body, and the conversion the adapter itself would have made. */
+const streamBody = (
+  kind: AdapterKind,
+): {
+  reader: new (r: AxiosResponse, c: InternalAxiosRequestConfig, cap: number) => ResponseBodyReader;
+  convert: (body: Buffer, r: AxiosResponse, c: InternalAxiosRequestConfig) => unknown;
+} =>
+  kind === 'fetch'
+    ? { reader: WebBodyReader, convert: convertFetchBody }
+    : { reader: BodyReader, convert: convertBody };
 
 // axios' own isAbsoluteURL and combineURLs; `getUri` (a full config merge, ~25 µs) only for params.
 const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
@@ -140,7 +172,8 @@ const failed = (result: AttemptResult, error: unknown): Attempt => ({
 
 /** Sends one attempt. `streamMode`: the body is read here, within the cap, instead of by axios. */
 const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<Attempt> => {
-  const { config, run, httpAdapter } = ctx;
+  const { config, run } = ctx;
+  const httpAdapter = ctx.adapterKind === 'http';
   const timeoutMs = run.options.attemptTimeoutMs;
   const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, config.signal);
   const asCaughtError = (error: unknown): unknown =>
@@ -180,7 +213,11 @@ const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<At
         return settle(response);
       },
       discard: () => {
-        const reader = new BodyReader(response, config, run.options.discardBodyMaxBytes);
+        const reader = new (streamBody(ctx.adapterKind).reader)(
+          response,
+          config,
+          run.options.discardBodyMaxBytes,
+        );
         reader.next().then(
           () => {
             reader.discard();
@@ -192,7 +229,8 @@ const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<At
     };
   }
 
-  const reader = new BodyReader(response, config, run.options.discardBodyMaxBytes);
+  const body = streamBody(ctx.adapterKind);
+  const reader = new body.reader(response, config, run.options.discardBodyMaxBytes);
   const phase = await reader.next();
   if (phase.kind === 'failed') {
     timer?.dispose();
@@ -209,7 +247,7 @@ const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<At
       }
       timer?.dispose();
       if (end.kind === 'failed') throw asCaughtError(end.error);
-      if (end.kind === 'ended') response.data = convertBody(end.body, response, config);
+      if (end.kind === 'ended') response.data = await body.convert(end.body, response, config);
       return settle(response);
     },
     discard: () => {
@@ -247,7 +285,7 @@ const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
     }
     // Only an attempt that could be retried is read here; any other is axios' own, untouched.
     const streamMode =
-      ctx.httpAdapter && attemptMayRetry(run, ctx.requestHeaders) && !ctx.url.startsWith('data:');
+      ctx.adapterKind !== 'other' && attemptMayRetry(run, ctx.requestHeaders) && !ctx.url.startsWith('data:');
     const attempt = await sendAttempt(ctx, streamMode);
     let decision: Decision;
     try {
@@ -326,7 +364,7 @@ export const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): A
     return runRequest({
       config,
       adapter: real,
-      httpAdapter: isHttpAdapter(real),
+      adapterKind: adapterKind(real, config),
       run,
       requestHeaders,
       url,

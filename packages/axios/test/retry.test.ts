@@ -563,6 +563,32 @@ describe('other adapters and URLs', () => {
     expect(server.seen('/fetch')).toHaveLength(2);
   });
 
+  it('fetch adapter: a large error body is cancelled past the cap, not downloaded', async () => {
+    const size = 8 * 1024 * 1024;
+    server.route('/fetch-huge', [
+      { status: 503, bodyBytes: size },
+      { status: 200, body: 'small' },
+    ]);
+    const { api } = client(server.url, {}, { adapter: 'fetch' });
+    const response = await api.get('/fetch-huge');
+    expect(response.data).toBe('small');
+    const first = server.responses.find((r) => r.path === '/fetch-huge')!;
+    expect(first.finished).toBe(false);
+    expect(first.bytesWritten).toBeLessThan(size);
+  });
+
+  it('fetch adapter: a reset in the middle of a small body is retried', async () => {
+    server.route('/fetch-mid', [
+      { destroy: 'mid-body', sentBytes: 100, declaredBytes: 1000 },
+      { status: 200, body: 'whole' },
+    ]);
+    const { api } = client(server.url, {}, { adapter: 'fetch' });
+    const response = await api.get('/fetch-mid');
+    expect(response.data).toBe('whole');
+    expect(server.seen('/fetch-mid')).toHaveLength(2);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 2 });
+  });
+
   it('routes and summaries see the full URL, params included', async () => {
     server.route('/api/v1/items', [{ status: 503 }, { status: 200 }]);
     const urls: string[] = [];

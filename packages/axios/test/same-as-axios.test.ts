@@ -27,16 +27,22 @@ const readAll = async (stream: Readable): Promise<string> => {
   return Buffer.concat(chunks).toString('latin1');
 };
 
+const dataShape = async (data: unknown): Promise<unknown> => {
+  if (data && typeof (data as Readable).pipe === 'function')
+    return { stream: await readAll(data as Readable) };
+  if (Buffer.isBuffer(data)) return { buffer: data.toString('hex') };
+  // What the fetch adapter gives: web streams, ArrayBuffers and Blobs, compared by content.
+  if (data instanceof ReadableStream) return { webStream: await new Response(data).text() };
+  if (data instanceof ArrayBuffer) return { arrayBuffer: Buffer.from(data).toString('hex') };
+  if (data instanceof Blob) return { blob: await data.text(), type: data.type };
+  return data;
+};
+
 const responseShape = async (response: AxiosResponse) => ({
   status: response.status,
   statusText: response.statusText,
   headers: { ...(response.headers as AxiosHeaders).toJSON(), date: 'x', 'keep-alive': 'x', connection: 'x' },
-  data:
-    response.data && typeof (response.data as Readable).pipe === 'function'
-      ? { stream: await readAll(response.data as Readable) }
-      : Buffer.isBuffer(response.data)
-        ? { buffer: (response.data as Buffer).toString('hex') }
-        : response.data,
+  data: await dataShape(response.data),
   config: {
     responseType: response.config.responseType,
     responseEncoding: response.config.responseEncoding,
@@ -73,6 +79,7 @@ const compare = async (
   step: Parameters<ScriptedServer['route']>[1],
   config: AxiosRequestConfig = {},
 ) => {
+  path = `/${String(config.adapter ?? 'http')}${path}`;
   server.route(path, step);
   const plain = axios.create({ baseURL: server.url, httpAgent: agent });
   const retried = axios.create({ baseURL: server.url, httpAgent: agent });
@@ -83,67 +90,80 @@ const compare = async (
   return actual;
 };
 
-describe('final response on an attempt that could have been retried', () => {
-  const text = '\ufeff{"hello":"wörld"}';
-  it.each<[string, AxiosRequestConfig]>([
-    ['default (json)', {}],
-    ['json', { responseType: 'json' }],
-    ['text', { responseType: 'text' }],
-    ['arraybuffer', { responseType: 'arraybuffer' }],
-    ['blob', { responseType: 'blob' }],
-    ['document', { responseType: 'document' }],
-    ['stream', { responseType: 'stream' }],
-    ['latin1', { responseType: 'text', responseEncoding: 'latin1' }],
-    ['forced JSON off', { transitional: { forcedJSONParsing: false } }],
-  ])('200 with %s', async (_, config) => {
-    const result = await compare(`/ok-${_}`, [{ status: 200, body: text, headers: { 'x-a': '1' } }], config);
-    expect('ok' in result).toBe(true);
-  });
-
-  it.each<[string, AxiosRequestConfig]>([
-    ['default', {}],
-    ['arraybuffer', { responseType: 'arraybuffer' }],
-    ['stream', { responseType: 'stream' }],
-  ])('404 with %s', async (_, config) => {
-    const result = await compare(`/nf-${_}`, [{ status: 404, body: '{"e":1}' }], config);
-    expect('error' in result).toBe(true);
-  });
-
-  it('validateStatus accepting 404', async () => {
-    await compare('/vs', [{ status: 404, body: 'nope' }], { validateStatus: (s) => s < 500 });
-  });
-
-  it('a gzip-encoded body is decompressed', async () => {
-    await compare('/gz', [
-      { status: 200, body: gzipSync('zipped text'), headers: { 'content-encoding': 'gzip' } },
-    ]);
-  });
-
-  it('maxContentLength exceeded', async () => {
-    const result = await compare('/mcl', [{ status: 200, body: 'x'.repeat(5000) }], {
-      maxContentLength: 100,
+describe.each(['http', 'fetch'] as const)(
+  '%s adapter: final response on an attempt that could have been retried',
+  (adapter) => {
+    const text = '\ufeff{"hello":"wörld"}';
+    it.each<[string, AxiosRequestConfig]>([
+      ['default (json)', {}],
+      ['json', { responseType: 'json' }],
+      ['text', { responseType: 'text' }],
+      ['arraybuffer', { responseType: 'arraybuffer' }],
+      ['blob', { responseType: 'blob' }],
+      ['document', { responseType: 'document' }],
+      ['stream', { responseType: 'stream' }],
+      ['latin1', { responseType: 'text', responseEncoding: 'latin1' }],
+      ['forced JSON off', { transitional: { forcedJSONParsing: false } }],
+    ])('200 with %s', async (_, config) => {
+      const result = await compare(`/ok-${_}`, [{ status: 200, body: text, headers: { 'x-a': '1' } }], {
+        ...config,
+        adapter,
+      });
+      expect('ok' in result).toBe(true);
     });
-    expect(result).toMatchObject({ error: { code: 'ERR_BAD_RESPONSE' } });
-  });
 
-  it('maxContentLength exceeded past discardBodyMaxBytes', async () => {
-    const result = await compare('/mcl2', [{ status: 200, bodyBytes: 300_000 }], {
-      maxContentLength: 200_000,
+    it.each<[string, AxiosRequestConfig]>([
+      ['default', {}],
+      ['arraybuffer', { responseType: 'arraybuffer' }],
+      ['stream', { responseType: 'stream' }],
+    ])('404 with %s', async (_, config) => {
+      const result = await compare(`/nf-${_}`, [{ status: 404, body: '{"e":1}' }], { ...config, adapter });
+      expect('error' in result).toBe(true);
     });
-    expect(result).toMatchObject({ error: { message: 'maxContentLength size of 200000 exceeded' } });
-  });
 
-  it('an empty 204 and a HEAD', async () => {
-    await compare('/empty', [{ status: 204 }]);
-    server.route('/head', [{ status: 200, body: 'ignored' }]);
-    const plain = axios.create({ baseURL: server.url, httpAgent: agent });
-    const retried = axios.create({ baseURL: server.url, httpAgent: agent });
-    attachRetry(retried);
-    expect(await outcome(retried.head('/head'))).toEqual(await outcome(plain.head('/head')));
-  });
+    it('validateStatus accepting 404', async () => {
+      await compare('/vs', [{ status: 404, body: 'nope' }], { validateStatus: (s) => s < 500, adapter });
+    });
 
-  it('a body bigger than discardBodyMaxBytes', async () => {
-    const result = await compare('/big', [{ status: 200, bodyBytes: 500_000 }], { responseType: 'text' });
-    expect(result).toMatchObject({ ok: { status: 200 } });
-  });
-});
+    it('a gzip-encoded body is decompressed', async () => {
+      await compare(
+        '/gz',
+        [{ status: 200, body: gzipSync('zipped text'), headers: { 'content-encoding': 'gzip' } }],
+        { adapter },
+      );
+    });
+
+    it('maxContentLength exceeded', async () => {
+      const result = await compare('/mcl', [{ status: 200, body: 'x'.repeat(5000) }], {
+        maxContentLength: 100,
+        adapter,
+      });
+      expect(result).toMatchObject({ error: { code: 'ERR_BAD_RESPONSE' } });
+    });
+
+    it('maxContentLength exceeded past discardBodyMaxBytes', async () => {
+      const result = await compare('/mcl2', [{ status: 200, bodyBytes: 300_000 }], {
+        maxContentLength: 200_000,
+        adapter,
+      });
+      expect(result).toMatchObject({ error: { message: 'maxContentLength size of 200000 exceeded' } });
+    });
+
+    it('an empty 204 and a HEAD', async () => {
+      await compare('/empty', [{ status: 204 }], { adapter });
+      server.route('/head', [{ status: 200, body: 'ignored' }]);
+      const plain = axios.create({ baseURL: server.url, httpAgent: agent, adapter });
+      const retried = axios.create({ baseURL: server.url, httpAgent: agent, adapter });
+      attachRetry(retried);
+      expect(await outcome(retried.head('/head'))).toEqual(await outcome(plain.head('/head')));
+    });
+
+    it('a body bigger than discardBodyMaxBytes', async () => {
+      const result = await compare('/big', [{ status: 200, bodyBytes: 500_000 }], {
+        responseType: 'text',
+        adapter,
+      });
+      expect(result).toMatchObject({ ok: { status: 200 } });
+    });
+  },
+);
