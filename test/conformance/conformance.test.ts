@@ -3,7 +3,7 @@
  * the same. Each scenario asserts what the server saw (count, methods, bodies, headers) and what the
  * caller got. Waits are injected (recorded, then resolved at once) unless a scenario needs a real one.
  */
-import type { RetryOptions } from '@jitterbug/core';
+import type { RetryOptions, RetrySummary } from '@jitterbug/core';
 import { sleep as realSleep } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.ts';
@@ -233,6 +233,22 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     expect(waits).toEqual([]);
   });
 
+  /** Aborts `pending`'s request: it must end with the client's abort error for `reason`, at once. */
+  const abortPromptly = async (
+    pending: Promise<ConformanceResult>,
+    controller: AbortController,
+    reason: unknown,
+  ): Promise<ConformanceResult> => {
+    const abortedAt = Date.now();
+    controller.abort(reason);
+    const result = await pending;
+    expect(result.outcome.kind).toBe('error');
+    if (result.outcome.kind === 'error') expect(driver.isAbort(result.outcome.error, reason)).toBe(true);
+    // Generous against the waits an abort cancels (30 s, 2 s): the caller is released at once.
+    expect(Date.now() - abortedAt).toBeLessThan(5_000);
+    return result;
+  };
+
   it('cancels the backoff wait at once when the caller aborts', async () => {
     server.route('/abort', [{ status: 503 }, { status: 200 }]);
     const c = await driver.create(server.url, {
@@ -247,15 +263,25 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
     // Abort once the first answer has arrived, i.e. during the 30 s wait.
     while (server.responses.length === 0) await realSleep(5);
     await realSleep(20);
-    const abortedAt = Date.now();
-    controller.abort(reason);
-    const result = await pending;
-    expect(result.outcome.kind).toBe('error');
-    if (result.outcome.kind === 'error') expect(driver.isAbort(result.outcome.error, reason)).toBe(true);
-    // Generous against the 30 s wait it cancels: the caller is released at once.
-    expect(Date.now() - abortedAt).toBeLessThan(5_000);
+    await abortPromptly(pending, controller, reason);
     await realSleep(50);
     expect(server.seen('/abort')).toHaveLength(1);
+  });
+
+  it('an abort during an attempt: the reason, nothing sent again, the run ends aborted after 1 attempt', async () => {
+    server.route('/abort-attempt', [{ status: 200, body: 'late', delayMs: 2_000 }]);
+    const finished: RetrySummary[] = [];
+    const c = await driver.create(server.url, { onFinish: (s) => finished.push(s) });
+    clients.push(c);
+    const controller = new AbortController();
+    const reason = new Error('caller left during the attempt');
+    const pending = c.send({ method: 'GET', path: '/abort-attempt', signal: controller.signal });
+    while (server.seen('/abort-attempt').length === 0) await realSleep(5);
+    const result = await abortPromptly(pending, controller, reason);
+    expect(finished).toMatchObject([{ reason: 'aborted', attempts: 1, outcome: 'failure' }]);
+    expect(result.info).toBe(finished[0]);
+    await realSleep(50);
+    expect(server.seen('/abort-attempt')).toHaveLength(1);
   });
 
   it('sends a stream body once and never replays it', async () => {

@@ -58,8 +58,12 @@ export interface ConformanceDriver {
    * lost before a response: after the last attempt the caller must get that, unchanged in type.
    */
   isNetworkError(error: unknown): boolean;
-  /** Whether `error` is how this client reports the caller's abort with `reason`. */
-  isAbort(error: unknown, reason: unknown): boolean;
+  /**
+   * Whether `error` is how this client reports the caller's abort with `reason`. `beforeSend`: the
+   * signal was already aborted when the request was made, so the client may have rejected it
+   * itself before jitterbug ran.
+   */
+  isAbort(error: unknown, reason: unknown, beforeSend?: boolean): boolean;
   /** A client for the scripted server at `baseUrl`, with jitterbug attached using `options`. */
   create(baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient | Promise<ConformanceClient>;
 }

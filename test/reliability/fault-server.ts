@@ -55,8 +55,11 @@ export const startFaultServer = async (
     log: () => ask({ call: 'log' }),
     waitForIdle: (timeoutMs) => ask({ call: 'idle', timeoutMs }),
     async close() {
+      // Listened for first: the worker exits right after its reply, and an 'exit' already emitted
+      // would leave this waiting with nothing keeping the process alive.
+      const exited = once(worker, 'exit');
       await ask({ call: 'close' });
-      await once(worker, 'exit');
+      await exited;
     },
   };
 };

@@ -3,7 +3,7 @@
  * backoff wait, and the per-attempt timeout as a signal for the attempt.
  */
 import { AttemptTimeoutError } from '@jitterbug/core';
-import { AxiosError, CanceledError, type InternalAxiosRequestConfig } from 'axios';
+import { AxiosError, CanceledError, type InternalAxiosRequestConfig, isCancel } from 'axios';
 
 type GenericSignal = NonNullable<InternalAxiosRequestConfig['signal']>;
 
@@ -23,9 +23,26 @@ const listen = (signal: GenericSignal, onAbort: () => void): (() => void) => {
 };
 
 /**
+ * Gives an axios `CanceledError` the caller's abort reason as its `cause` (axios itself drops it),
+ * non-enumerable like a native `cause`. Other errors and errors with a cause are left alone.
+ */
+export const withAbortReason = <T>(error: T, signal: GenericSignal | undefined): T => {
+  const reason = (signal as { reason?: unknown } | undefined)?.reason;
+  if (!signal?.aborted || reason === undefined || !isCancel(error)) return error;
+  if ((error as { cause?: unknown }).cause !== undefined) return error;
+  Object.defineProperty(error, 'cause', { value: reason, writable: true, configurable: true });
+  return error;
+};
+
+/** The `CanceledError` axios rejects with for an aborted signal, carrying the signal's reason. */
+const canceledError = (config: InternalAxiosRequestConfig): CanceledError<unknown> =>
+  withAbortReason(new CanceledError(undefined, config), config.signal);
+
+/**
  * A signal that aborts when the caller cancels, with the reason axios rejects with for that
- * cancel: a `CanceledError` for a signal (axios never hands out the signal's own reason), the
- * token's `Cancel` for a `CancelToken`. `undefined` when the request cannot be cancelled.
+ * cancel: a `CanceledError` for a signal (axios never hands out the signal's own reason, so
+ * jitterbug puts it in `cause`), the token's `Cancel` for a `CancelToken`. `undefined` when the
+ * request cannot be cancelled.
  */
 export const callerCancellation = (config: InternalAxiosRequestConfig): Linked | undefined => {
   const { signal, cancelToken } = config;
@@ -38,7 +55,7 @@ export const callerCancellation = (config: InternalAxiosRequestConfig): Linked |
     cleanups.push(() => cancelToken.unsubscribe(onCancel));
   }
   if (signal && !controller.signal.aborted) {
-    cleanups.push(listen(signal, () => controller.abort(new CanceledError(undefined, config))));
+    cleanups.push(listen(signal, () => controller.abort(canceledError(config))));
   }
   return {
     signal: controller.signal,
@@ -95,5 +112,5 @@ export const attemptTimeoutError = (
  */
 export const throwIfCancelled = (config: InternalAxiosRequestConfig): void => {
   config.cancelToken?.throwIfRequested();
-  if (config.signal?.aborted) throw new CanceledError(undefined, config);
+  if (config.signal?.aborted) throw canceledError(config);
 };

@@ -24,7 +24,13 @@ import axios, {
   type InternalAxiosRequestConfig,
   isCancel,
 } from 'axios';
-import { attemptTimeoutError, callerCancellation, startAttemptTimer, throwIfCancelled } from './abort.ts';
+import {
+  attemptTimeoutError,
+  callerCancellation,
+  startAttemptTimer,
+  throwIfCancelled,
+  withAbortReason,
+} from './abort.ts';
 import { convertFetchBody, WebBodyReader } from './fetch-body.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 import { bufferRequestStream, type PreparedBody } from './request-body.ts';
@@ -175,11 +181,13 @@ const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<At
   const { config, run } = ctx;
   const httpAdapter = ctx.adapterKind === 'http';
   const timeoutMs = run.options.attemptTimeoutMs;
-  const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, config.signal);
+  // The caller's signal: while the attempt runs, config.signal is the attempt timer's.
+  const callerSignal = config.signal;
+  const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, callerSignal);
   const asCaughtError = (error: unknown): unknown =>
     timer?.fired() && isCancel(error)
       ? attemptTimeoutError(timeoutMs!, config, (error as { request?: unknown }).request)
-      : error;
+      : withAbortReason(error, callerSignal);
   const cancelledByCaller = (): boolean => !timer?.fired();
 
   let response: AxiosResponse;

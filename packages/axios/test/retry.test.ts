@@ -317,15 +317,23 @@ describe('aborts', () => {
     expect(server.seen('/s')).toHaveLength(1);
   });
 
-  it('an abort during an attempt is never retried', async () => {
-    server.route('/t', [{ status: 200, delayMs: 1_000 }]);
-    const { api } = client(server.url);
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    const error = await rejection(api.get('/t', { signal: controller.signal }));
-    expect(isCancel(error)).toBe(true);
-    expect(server.seen('/t')).toHaveLength(1);
-  });
+  it.each([
+    ['without', undefined],
+    ['with', 5_000],
+  ])(
+    'an abort during an attempt (%s an attempt timer) is never retried; the reason is the cause',
+    async (_, attemptTimeoutMs) => {
+      server.route('/t', [{ status: 200, delayMs: 1_000 }]);
+      const { api } = client(server.url, attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs });
+      const controller = new AbortController();
+      const reason = new Error('caller left');
+      setTimeout(() => controller.abort(reason), 50);
+      const error = await rejection(api.get('/t', { signal: controller.signal }));
+      expect(isCancel(error)).toBe(true);
+      expect((error as Error).cause).toBe(reason);
+      expect(server.seen('/t')).toHaveLength(1);
+    },
+  );
 });
 
 describe('request bodies', () => {

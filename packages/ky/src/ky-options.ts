@@ -4,6 +4,7 @@
  * the core decides), no status is retried by ky (statuses are decided in `afterResponse`), and ky
  * waits 0 ms (the core's wait happens in `beforeRetry`).
  */
+import { reportKy1Abort } from './ky1-abort.ts';
 
 /** ky validates `limit` as a finite integer; the core's `maxAttempts` is the real limit. */
 export const KY_RETRY_LIMIT = Number.MAX_SAFE_INTEGER;
@@ -30,9 +31,14 @@ const isHttpError = (error: unknown): boolean =>
 
 /**
  * A final status reaches ky as an `HTTPError` only after the core declined to retry it: ky must
- * throw it as is. Anything else goes on to `beforeRetry`, where the core decides.
+ * throw it as is. Anything else goes on to `beforeRetry`, where the core decides; on ky 1 a
+ * caller's abort ends here (see `ky1-abort.ts`).
  */
-export const kyShouldRetry = ({ error }: { readonly error: unknown }): boolean => !isHttpError(error);
+export const kyShouldRetry = ({ error }: { readonly error: unknown }): boolean => {
+  if (isHttpError(error)) return false;
+  reportKy1Abort(error);
+  return true;
+};
 
 /** ky's own delay: none. */
 export const kyNoDelay = (): number => 0;

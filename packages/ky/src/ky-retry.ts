@@ -26,6 +26,7 @@ import {
   type KyOptionsView,
 } from './hook-args.ts';
 import { assertKyRetryIntact, kyRetryOption, listMethod } from './ky-options.ts';
+import { watchKy1Abort } from './ky1-abort.ts';
 import { bufferRequestBody } from './request-body.ts';
 
 /** What `kyRetry` returns: spread it into `ky.create()` or pass it to `.extend()`. */
@@ -70,6 +71,11 @@ interface CallState {
   bodyKind?: BodyKind | undefined;
   /** ky 2: the call's `retry` option is not kyRetry's; the request is refused when it would be sent. */
   refused?: TypeError | undefined;
+  /** ky 1: the signal watched for the caller's abort (ky 1 replaces it after its own timeout). */
+  watched?: AbortSignal | undefined;
+  stopWatching?: (() => void) | undefined;
+  /** ky 1: when the attempt in flight began (ky 1's `timeout` is per attempt). */
+  attemptStartedAt?: number | undefined;
 }
 
 /**
@@ -94,6 +100,54 @@ const stateOf = (options: KyOptionsView | undefined): CallState | undefined =>
 
 const tag = (target: unknown, run: RetryRun): void => {
   if (run.summary) setRetryInfo(target, run.summary);
+};
+
+/** The caller aborted an attempt in flight: it counts, and the run ends as aborted. */
+const endAborted = (run: RetryRun, reason: unknown): void => {
+  if (run.summary) return;
+  run.next({ error: reason, aborted: true });
+  tag(reason, run);
+};
+
+/**
+ * Margin for ky 1's timeout timer, which may fire early by the time its event-loop turn had run
+ * before it was set: an abort seen this close to it may be the timeout's.
+ */
+const KY_TIMER_SLACK_MS = 50;
+
+/** What ky 1 hands `beforeRequest` that the abort watch reads. */
+interface Ky1OptionsView {
+  readonly signal?: AbortSignal | null;
+  readonly timeout?: unknown;
+}
+
+/** ky 1: the run ends as aborted when the caller's abort reaches ky (see `ky1-abort.ts`). */
+const watchAbort = (state: CallState, run: RetryRun, options: Ky1OptionsView): void => {
+  state.attemptStartedAt = performance.now();
+  const signal = options.signal;
+  if (!signal || state.watched === signal) return;
+  state.stopWatching?.();
+  state.watched = signal;
+  const timeout = options.timeout;
+  const unseen = (reason: unknown): void => {
+    // Unseen and possibly ky's timeout: ky's beforeRetry will bring its TimeoutError to the core.
+    const elapsed = performance.now() - (state.attemptStartedAt ?? 0);
+    if (typeof timeout === 'number' && elapsed >= timeout - KY_TIMER_SLACK_MS) return;
+    // A retried status was counted when it was decided; a failed attempt never reached the core.
+    if (state.pendingDelayMs !== undefined) {
+      run.abort(reason);
+      tag(reason, run);
+    } else {
+      endAborted(run, reason);
+    }
+  };
+  state.stopWatching = watchKy1Abort(signal, (reason) => endAborted(run, reason), unseen);
+};
+
+const stopWatching = (state: CallState): void => {
+  state.stopWatching?.();
+  state.stopWatching = undefined;
+  state.watched = undefined;
 };
 
 /**
@@ -177,38 +231,48 @@ export const kyRetry = (
    * response, and your `afterResponse` hooks see only the final one.
    */
   const decidingFetch =
-    (state: CallState, inner: Fetch | undefined): Fetch =>
+    (state: CallState, inner: Fetch | undefined, decideStatuses: boolean): Fetch =>
     async (input, init) => {
       if (state.refused) throw state.refused;
       let run = state.run;
-      if (run === undefined) {
+      if (run === undefined && decideStatuses) {
         const request = input instanceof Request ? input : new Request(input, init);
         run = begin(state, request, state.bodyKind ?? requestBodyKind({}, request));
       }
-      const response = await (inner ? inner(input, init) : globalThis.fetch(input, init));
-      if (run.summary !== undefined) return response;
+      let response: Response;
+      try {
+        response = await (inner ? inner(input, init) : globalThis.fetch(input, init));
+      } catch (error) {
+        // The caller's abort in flight: ky would only tell beforeError (and not for a reason that is
+        // not an Error), and would count no attempt.
+        const signal = state.userSignal;
+        if (run && signal?.aborted && error === signal.reason) endAborted(run, error);
+        throw error;
+      }
+      if (!decideStatuses || run === undefined || run.summary !== undefined) return response;
       if (await settleStatus(run, state, response)) throw new RetryStatus();
       return response;
     };
 
   // ky 2 only: the caller's signal before ky joins it with its own, a context for the call, and
-  // (for ky 2) the call's fetch, wrapped.
+  // the call's fetch, wrapped (with `kyMajor: 1`, only to see the caller's abort in flight).
   const init = (options: InitOptions): void => {
     const context = options.context ?? {};
     options.context = context;
     const state: CallState = { userSignal: options.signal ?? undefined };
     calls.set(context, state);
-    if (kyMajor !== 2) return;
-    try {
-      assertKyRetryIntact(options.retry);
-      listMethod(options.retry, options.method);
-    } catch (error) {
-      // Thrown here, ky would throw from the call itself instead of rejecting its promise.
-      state.refused = error as TypeError;
+    if (kyMajor === 2) {
+      try {
+        assertKyRetryIntact(options.retry);
+        listMethod(options.retry, options.method);
+      } catch (error) {
+        // Thrown here, ky would throw from the call itself instead of rejecting its promise.
+        state.refused = error as TypeError;
+      }
+      if (options.json !== undefined) state.bodyKind = 'replayable';
+      else if (options.body !== undefined && options.body !== null) state.bodyKind = bodyKind(options.body);
     }
-    if (options.json !== undefined) state.bodyKind = 'replayable';
-    else if (options.body !== undefined && options.body !== null) state.bodyKind = bodyKind(options.body);
-    options.fetch = decidingFetch(state, options.fetch);
+    options.fetch = decidingFetch(state, options.fetch, kyMajor === 2);
   };
 
   // ky 1 always; ky 2 only to buffer a stream body before ky clones the request for retries.
@@ -220,15 +284,22 @@ export const kyRetry = (
     const context = options.context;
     if (context === undefined) return undefined;
     let state = calls.get(context);
-    // ky 1 calls beforeRequest before every attempt: the run began with the first.
-    if (state?.run) return undefined;
+    let ky1 = false;
     if (!state) {
       if (kyMajor === 2) throw new TypeError(MISMATCH);
+      // No `init` hook ran: this is ky 1.
+      ky1 = true;
       state = { userSignal: undefined };
       calls.set(context, state);
     }
+    // ky 1 calls beforeRequest before every attempt: the run began with the first.
+    if (state.run) {
+      if (state.watched) watchAbort(state, state.run, options);
+      return undefined;
+    }
     const kind = requestBodyKind(options, request);
     const run = begin(state, request, kind);
+    if (ky1) watchAbort(state, run, options);
     if (kind !== 'stream' || run.options.bufferStreamBytes <= 0) return undefined;
     if (!mayRetry(run.options, request.method, (name) => request.headers.get(name))) return undefined;
     let prepared: Awaited<ReturnType<typeof bufferRequestBody>>;
@@ -250,7 +321,10 @@ export const kyRetry = (
     const run = state?.run;
     if (!state || !run || run.summary) return undefined;
     // On a final status ky hands this copy on (and cancels its own), so it carries the summary.
-    if (!(await settleStatus(run, state, response))) return response;
+    if (!(await settleStatus(run, state, response))) {
+      stopWatching(state);
+      return response;
+    }
     if (ky1) throw new RetryStatus();
     return kyModule.default.retry({ delay: 0 });
   };
@@ -267,6 +341,7 @@ export const kyRetry = (
     if (delayMs === undefined) {
       const decision = run.next({ error, aborted: state.userSignal?.aborted === true });
       if (!decision.retry) {
+        stopWatching(state);
         tag(error, run);
         throw error;
       }
@@ -275,6 +350,7 @@ export const kyRetry = (
     try {
       await run.wait(delayMs, waitSignal(state, options));
     } catch (reason) {
+      stopWatching(state);
       tag(reason, run);
       throw reason;
     }
@@ -284,7 +360,9 @@ export const kyRetry = (
   const beforeError = (...args: unknown[]): unknown => {
     const { options, error, ky1 } = beforeErrorArgs(args);
     if (ky1 && kyMajor === 2) return new TypeError(MISMATCH, { cause: error });
-    const run = stateOf(options)?.run;
+    const state = stateOf(options);
+    const run = state?.run;
+    if (state) stopWatching(state);
     if (run) {
       // ky stopped the call without asking (the caller's abort during ky's 0 ms delay, totalTimeout,
       // a hook that threw): the run ends there.

@@ -241,6 +241,49 @@ describe.each(kys)('%s', (_name, ky, adapter) => {
     expect(getRetryInfo(reason)).toBe(summaries[0]);
   });
 
+  it.each([
+    ['an Error', new Error('caller left mid-attempt')],
+    ['a string', 'caller left (a string)'],
+  ])(
+    'abort during an attempt (reason %s): the reason, not retried, the run ends as aborted',
+    async (_, reason) => {
+      server.route('/mid-attempt', [{ status: 200, body: 'late', delayMs: 2_000 }]);
+      const summaries: RetrySummary[] = [];
+      const controller = new AbortController();
+      const pending = errorOf(
+        client({ onFinish: (s) => summaries.push(s) }).get(url('/mid-attempt'), {
+          signal: controller.signal,
+        }),
+      );
+      while (server.seen('/mid-attempt').length === 0) await realSleep(5);
+      controller.abort(reason);
+      expect(await pending).toBe(reason);
+      expect(summaries).toMatchObject([{ attempts: 1, reason: 'aborted' }]);
+      if (typeof reason === 'object') expect(getRetryInfo(reason)).toBe(summaries[0]);
+      await realSleep(50);
+      expect(server.seen('/mid-attempt')).toHaveLength(1);
+    },
+  );
+
+  it("ky's own timeout is an error for the core (retried when shouldRetry says so), not an abort", async () => {
+    server.route('/slow-then-ok', [
+      { status: 200, body: 'too late', delayMs: 1_000 },
+      { status: 200, body: 'fast' },
+    ]);
+    const summaries: RetrySummary[] = [];
+    const controller = new AbortController();
+    const api = client(
+      {
+        onFinish: (s) => summaries.push(s),
+        shouldRetry: (i) => (i.error as Error | undefined)?.name === 'TimeoutError' || undefined,
+      },
+      { timeout: 100 },
+    );
+    const response = await api.get(url('/slow-then-ok'), { signal: controller.signal });
+    expect(await response.text()).toBe('fast');
+    expect(summaries).toMatchObject([{ attempts: 2, reason: 'success' }]);
+  });
+
   it('abort before the first attempt: no request, the reason', async () => {
     const controller = new AbortController();
     const reason = new Error('never mind');

@@ -91,7 +91,13 @@ export const axiosDriver: ConformanceDriver = {
   statusesReject: true,
   buffersResponses: true,
   isNetworkError: (error) => isAxiosError(error) && error.code === 'ECONNRESET',
-  // axios rejects every signal abort with its own CanceledError, whatever the reason (as without jitterbug).
-  isAbort: (error) => isCancel(error) && (error as { code?: string }).code === 'ERR_CANCELED',
+  // axios rejects every signal abort with its own CanceledError (as without jitterbug); jitterbug
+  // gives it the signal's reason as `cause`. A signal aborted before the request never reaches
+  // jitterbug: axios' dispatchRequest rejects it first, without a cause.
+  isAbort: (error, reason, beforeSend = false) => {
+    if (!isCancel(error) || (error as { code?: string }).code !== 'ERR_CANCELED') return false;
+    const { cause } = error as { cause?: unknown };
+    return cause === reason || (beforeSend && cause === undefined);
+  },
   create,
 };

@@ -15,7 +15,6 @@ import type {
   ConformanceBody,
   ConformanceClient,
   ConformanceDriver,
-  ConformanceOutcome,
   ConformanceRequest,
   ConformanceResult,
 } from '../driver.ts';
@@ -76,10 +75,16 @@ const create = (
           ...(request.signal ? { signal: request.signal } : {}),
         });
       } catch (error) {
-        const outcome: ConformanceOutcome = isHttpError(error)
-          ? { kind: 'http-error', status: error.response.status, error }
-          : { kind: 'error', error };
-        return { outcome, info: getRetryInfo(error) };
+        if (isHttpError(error)) {
+          // ky 1 leaves an HTTPError's body unread (ky 2 reads it): a caller must read or cancel it,
+          // or its connection stays busy until the server closes it.
+          if (!error.response.bodyUsed) await error.response.body?.cancel().catch(() => {});
+          return {
+            outcome: { kind: 'http-error', status: error.response.status, error },
+            info: getRetryInfo(error),
+          };
+        }
+        return { outcome: { kind: 'error', error }, info: getRetryInfo(error) };
       }
       const info = getRetryInfo(response);
       try {
