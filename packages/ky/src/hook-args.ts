@@ -10,6 +10,8 @@ export interface KyOptionsView {
   readonly signal?: AbortSignal | null;
   readonly body?: unknown;
   readonly retry?: unknown;
+  /** ky's per-attempt timeout: milliseconds or `false`. */
+  readonly timeout?: unknown;
 }
 
 const objectToString = Object.prototype.toString;

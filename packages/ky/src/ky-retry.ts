@@ -115,17 +115,23 @@ const endAborted = (run: RetryRun, reason: unknown): void => {
  */
 const KY_TIMER_SLACK_MS = 50;
 
-/** What ky 1 hands `beforeRequest` that the abort watch reads. */
-interface Ky1OptionsView {
-  readonly signal?: AbortSignal | null;
-  readonly timeout?: unknown;
-}
+/** The caller's signal fired before an attempt was sent: the run ends without counting it. */
+const endIfAbortedBeforeSending = (run: RetryRun, signal: AbortSignal | null | undefined): void => {
+  if (run.summary || !signal?.aborted) return;
+  run.abort(signal.reason);
+  tag(signal.reason, run);
+};
 
-/** ky 1: the run ends as aborted when the caller's abort reaches ky (see `ky1-abort.ts`). */
-const watchAbort = (state: CallState, run: RetryRun, options: Ky1OptionsView): void => {
+/**
+ * ky 1: the run ends as aborted when the caller's abort reaches ky (see `ky1-abort.ts`). Each
+ * attempt's request has its own signal, following the caller's (and ky's timeout): the one watched.
+ * (The options ky 1 hands hooks may keep the signal of an attempt that ky's timeout aborted.)
+ */
+const watchAbort = (state: CallState, run: RetryRun, request: Request, options: KyOptionsView): void => {
   state.attemptStartedAt = performance.now();
-  const signal = options.signal;
-  if (!signal || state.watched === signal) return;
+  const signal = request.signal;
+  endIfAbortedBeforeSending(run, signal);
+  if (run.summary || state.watched === signal) return;
   state.stopWatching?.();
   state.watched = signal;
   const timeout = options.timeout;
@@ -198,7 +204,7 @@ interface InitOptions {
 
 /**
  * ky options that retry with jitterbug: backoff with jitter, `Retry-After`, per-route rules, a
- * retry budget. Spread them into `ky.create({ ...kyRetry(options), prefixUrl })` or
+ * retry budget. Spread them into `ky.create({ ...kyRetry(options), baseUrl })` (ky 1: `prefixUrl`) or
  * `api.extend(kyRetry(options))`. ky's own retry is switched off; do not set ky's `retry` option
  * afterwards (a request that does is refused with a `TypeError`).
  *
@@ -239,6 +245,7 @@ export const kyRetry = (
         const request = input instanceof Request ? input : new Request(input, init);
         run = begin(state, request, state.bodyKind ?? requestBodyKind({}, request));
       }
+      if (run) endIfAbortedBeforeSending(run, state.userSignal);
       let response: Response;
       try {
         response = await (inner ? inner(input, init) : globalThis.fetch(input, init));
@@ -294,12 +301,13 @@ export const kyRetry = (
     }
     // ky 1 calls beforeRequest before every attempt: the run began with the first.
     if (state.run) {
-      if (state.watched) watchAbort(state, state.run, options);
+      if (state.watched) watchAbort(state, state.run, request, options);
       return undefined;
     }
     const kind = requestBodyKind(options, request);
     const run = begin(state, request, kind);
-    if (ky1) watchAbort(state, run, options);
+    if (ky1) watchAbort(state, run, request, options);
+    if (run.summary) return undefined;
     if (kind !== 'stream' || run.options.bufferStreamBytes <= 0) return undefined;
     if (!mayRetry(run.options, request.method, (name) => request.headers.get(name))) return undefined;
     let prepared: Awaited<ReturnType<typeof bufferRequestBody>>;

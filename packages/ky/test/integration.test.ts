@@ -284,12 +284,37 @@ describe.each(kys)('%s', (_name, ky, adapter) => {
     expect(summaries).toMatchObject([{ attempts: 2, reason: 'success' }]);
   });
 
+  it("abort during the attempt after one ky's timeout retried: the run ends aborted after 2 attempts", async () => {
+    server.route('/slow-twice', [
+      { status: 200, body: 'too late', delayMs: 1_000 },
+      { status: 200, body: 'too late again', delayMs: 2_000 },
+    ]);
+    const summaries: RetrySummary[] = [];
+    const controller = new AbortController();
+    const reason = new Error('caller left on the second attempt');
+    const api = client(
+      {
+        onFinish: (s) => summaries.push(s),
+        shouldRetry: (i) => (i.error as Error | undefined)?.name === 'TimeoutError' || undefined,
+      },
+      { timeout: 300 },
+    );
+    const pending = errorOf(api.get(url('/slow-twice'), { signal: controller.signal }));
+    while (server.seen('/slow-twice').length < 2) await realSleep(5);
+    controller.abort(reason);
+    expect(await pending).toBe(reason);
+    expect(summaries).toMatchObject([{ attempts: 2, reason: 'aborted' }]);
+  });
+
   it('abort before the first attempt: no request, the reason', async () => {
     const controller = new AbortController();
     const reason = new Error('never mind');
     controller.abort(reason);
-    expect(await errorOf(client().get(url('/never'), { signal: controller.signal }))).toBe(reason);
+    const summaries: RetrySummary[] = [];
+    const api = client({ onFinish: (s) => summaries.push(s) });
+    expect(await errorOf(api.get(url('/never'), { signal: controller.signal }))).toBe(reason);
     expect(server.seen('/never')).toHaveLength(0);
+    expect(summaries).toMatchObject([{ attempts: 0, reason: 'aborted' }]);
   });
 
   const streamOf = (...parts: string[]) => {
