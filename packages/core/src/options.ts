@@ -10,6 +10,7 @@ import {
   type RandomSource,
 } from './backoff.ts';
 import { createRetryBudget, isRetryBudget, type RetryBudget, type RetryBudgetOptions } from './budget.ts';
+import { describeValue } from './describe-value.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import { sleep as defaultSleep, type Sleep } from './sleep.ts';
@@ -258,14 +259,15 @@ export const POLICY_KEYS: ReadonlySet<string> = new Set([
 export const ROUTE_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE_KEYS, 'match', 'name', 'retry']);
 
 const bad = (path: string, expected: string, value: unknown): never => {
-  let shown: string;
-  try {
-    shown = typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? String(value));
-  } catch {
-    shown = String(value);
-  }
-  throw new TypeError(`jitterbug: option "${path}" must be ${expected}, got ${shown}`);
+  throw new TypeError(`jitterbug: option "${path}" must be ${expected}, got ${describeValue(value)}`);
 };
+
+/** Nested fields are inherited only when absent: `?? ` would also let `null` through unchecked. */
+const given = <T>(value: unknown, inherited: T): unknown => (value === undefined ? inherited : value);
+
+/** Whether `value` can hold option fields: an object that is not an array. */
+export const isOptionObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const finiteAtLeast = (path: string, value: unknown, min: number): number =>
   typeof value === 'number' && Number.isFinite(value) && value >= min
@@ -284,14 +286,21 @@ const fn = <T>(path: string, value: unknown): T | undefined =>
       ? (value as T)
       : bad(path, 'a function', value);
 
-const stringList = (path: string, value: unknown): string[] => {
-  if (!Array.isArray(value)) return bad(path, 'an array of strings', value);
-  return value.map((v, i) =>
-    typeof v === 'string' && v.trim() !== '' ? v : bad(`${path}[${i}]`, 'a non-empty string', v),
-  );
+// RFC 9110 §5.6.2 token: the syntax of header names and of methods.
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+const stringList = (
+  path: string,
+  value: unknown,
+  valid: (v: string) => boolean,
+  expected: string,
+): string[] => {
+  if (!Array.isArray(value)) return bad(path, `an array of ${expected}s`, value);
+  return value.map((v, i) => (typeof v === 'string' && valid(v) ? v : bad(`${path}[${i}]`, expected, v)));
 };
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const nonBlank = (v: string): boolean => v.trim() !== '';
+const isToken = (v: string): boolean => TOKEN.test(v);
 
 export const resolveBackoff = (
   path: string,
@@ -304,7 +313,7 @@ export const resolveBackoff = (
     params: { baseMs: d.baseMs, capMs: d.capMs },
   };
   if (typeof value === 'function') return { backoff: value as Backoff, params: inherited.params };
-  if (typeof value !== 'object' || value === null) return bad(path, 'an object or a function', value);
+  if (!isOptionObject(value)) return bad(path, 'an object or a function', value);
   for (const key of Object.keys(value)) {
     if (key !== 'strategy' && key !== 'baseMs' && key !== 'capMs')
       throw new TypeError(`jitterbug: unknown option "${path}.${key}"`);
@@ -323,8 +332,8 @@ export const resolveBackoff = (
       o.strategy,
     );
   }
-  const baseMs = finiteAtLeast(`${path}.baseMs`, o.baseMs ?? inherited.params.baseMs, 0);
-  const capMs = finiteAtLeast(`${path}.capMs`, o.capMs ?? Math.max(inherited.params.capMs, baseMs), 0);
+  const baseMs = finiteAtLeast(`${path}.baseMs`, given(o.baseMs, inherited.params.baseMs), 0);
+  const capMs = finiteAtLeast(`${path}.capMs`, given(o.capMs, Math.max(inherited.params.capMs, baseMs)), 0);
   if (capMs < baseMs) bad(`${path}.capMs`, `>= ${path}.baseMs (${baseMs})`, capMs);
   return { backoff, params: { baseMs, capMs } };
 };
@@ -337,23 +346,23 @@ const resolveRetryAfter = (
   const inherited = base || DEFAULTS.retryAfter;
   if (value === false) return false;
   if (value === true) return { ...inherited };
-  if (typeof value !== 'object' || value === null) return bad(path, 'an object or false', value);
+  if (!isOptionObject(value)) return bad(path, 'an object or false', value);
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(DEFAULTS.retryAfter, key))
       throw new TypeError(`jitterbug: unknown option "${path}.${key}"`);
   }
   const o = value as RetryAfterOptions;
-  const whenLonger = o.whenLonger ?? inherited.whenLonger;
+  const whenLonger = given(o.whenLonger, inherited.whenLonger);
   if (whenLonger !== 'give-up' && whenLonger !== 'cap')
     bad(`${path}.whenLonger`, '"give-up" or "cap"', whenLonger);
-  const jitterRatio = o.jitterRatio ?? inherited.jitterRatio;
+  const jitterRatio = given(o.jitterRatio, inherited.jitterRatio);
   if (typeof jitterRatio !== 'number' || !(jitterRatio >= 0 && jitterRatio <= 1)) {
     bad(`${path}.jitterRatio`, 'a number from 0 to 1', jitterRatio);
   }
   return {
-    maxMs: finiteAtLeast(`${path}.maxMs`, o.maxMs ?? inherited.maxMs, 0),
-    whenLonger,
-    jitterRatio,
+    maxMs: finiteAtLeast(`${path}.maxMs`, given(o.maxMs, inherited.maxMs), 0),
+    whenLonger: whenLonger as 'give-up' | 'cap',
+    jitterRatio: jitterRatio as number,
   };
 };
 
@@ -373,9 +382,7 @@ export const resolveOptions = (
   path: string,
   allowed: ReadonlySet<string>,
 ): ResolvedOptions => {
-  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-    return bad(path || 'options', 'an object', source);
-  }
+  if (!isOptionObject(source)) return bad(path || 'options', 'an object', source);
   const name = (key: string): string => (path ? `${path}.${key}` : key);
   for (const key of Object.keys(source)) {
     if (!allowed.has(key)) throw new TypeError(`jitterbug: unknown option "${name(key)}"`);
@@ -430,14 +437,18 @@ export const resolveOptions = (
     backoffParams: backoff?.params ??
       base?.backoffParams ?? { baseMs: d.backoff.baseMs, capMs: d.backoff.capMs },
     methods: has('methods')
-      ? new Set(stringList(name('methods'), source.methods).map((m) => m.toUpperCase()))
+      ? new Set(
+          stringList(name('methods'), source.methods, isToken, 'HTTP method (a token)').map((m) =>
+            m.toUpperCase(),
+          ),
+        )
       : (base?.methods ?? new Set(d.methods)),
     statusCodes:
       statusCodes !== undefined
         ? new Set(statusCodes as number[])
         : (base?.statusCodes ?? new Set(d.statusCodes)),
     errorCodes: has('errorCodes')
-      ? new Set(stringList(name('errorCodes'), source.errorCodes))
+      ? new Set(stringList(name('errorCodes'), source.errorCodes, nonBlank, 'non-empty string'))
       : (base?.errorCodes ?? new Set(d.errorCodes)),
     idempotencyKey: idempotencyKey === false ? false : (idempotencyKey as string).toLowerCase(),
     retryAfter: has('retryAfter')

@@ -195,11 +195,58 @@ describe('validation: a TypeError naming the option, at createRetryPolicy time',
     ['route pattern dangling modifier', { routes: [{ match: '/a/?' }] }, /"routes\[0\]\.match"/],
     ['route match of a wrong type', { routes: [{ match: 42 }] }, /"routes\[0\]\.match"/],
     ['second route bad', { routes: [{ match: '/ok' }, { match: '/x/{y' }] }, /"routes\[1\]\.match"/],
+    // null is a value, not an absent field: it must not fall back to the inherited default.
+    ['null backoff.baseMs', { backoff: { baseMs: null } }, /"backoff\.baseMs"/],
+    ['null backoff.capMs', { backoff: { capMs: null } }, /"backoff\.capMs"/],
+    ['null retryAfter.maxMs', { retryAfter: { maxMs: null } }, /"retryAfter\.maxMs"/],
+    ['null retryAfter.whenLonger', { retryAfter: { whenLonger: null } }, /"retryAfter\.whenLonger"/],
+    ['null retryAfter.jitterRatio', { retryAfter: { jitterRatio: null } }, /"retryAfter\.jitterRatio"/],
+    [
+      'null route backoff.baseMs',
+      { routes: [{ match: '/a', backoff: { baseMs: null } }] },
+      /"routes\[0\]\.backoff\.baseMs"/,
+    ],
+    ['backoff as an array', { backoff: [] }, /"backoff"/],
+    ['retryAfter as an array', { retryAfter: [] }, /"retryAfter"/],
+    ['method with a space', { methods: ['GET POST'] }, /"methods\[0\]" must be HTTP method/],
+    ['method with a slash', { methods: ['GET', 'PO/ST'] }, /"methods\[1\]"/],
+    ['blank error code', { errorCodes: ['ECONNRESET', ''] }, /"errorCodes\[1\]"/],
   ];
 
   it.each(cases)('%s', (_name, options, message) => {
     expect(() => createRetryPolicy(options as RetryOptions)).toThrow(TypeError);
     expect(() => createRetryPolicy(options as RetryOptions)).toThrow(message);
+  });
+
+  it('shows the offending value, however unprintable, and always names the option', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const hostile = {
+      toJSON() {
+        throw new Error('no JSON');
+      },
+      toString() {
+        throw new Error('no string');
+      },
+    };
+    const shown: [unknown, RegExp][] = [
+      [Number.NaN, /got NaN$/],
+      [Number.NEGATIVE_INFINITY, /got -Infinity$/],
+      [-0, /got -0$/],
+      [10n, /got 10n$/],
+      [Symbol('s'), /got Symbol\(s\)$/],
+      [() => 3, /got a function$/],
+      [cyclic, /got \[object Object\]$/],
+      [Object.create(null), /got \{\}$/],
+      [hostile, /got an unprintable object$/],
+      ['x'.repeat(500), /… \(502 characters\)$/],
+    ];
+    for (const [value, message] of shown) {
+      const make = () => createRetryPolicy({ maxAttempts: value } as unknown as RetryOptions);
+      expect(make).toThrow(TypeError);
+      expect(make).toThrow(/^jitterbug: option "maxAttempts" must be /);
+      expect(make).toThrow(message);
+    }
   });
 
   it('options that are not an object', () => {
