@@ -150,11 +150,13 @@ export class RetryRun {
 
   /**
    * Waits `ms` with the policy's sleep. When `signal` aborts, rejects with its reason at once and
-   * finishes the run as `aborted`.
+   * finishes the run as `aborted`; also when an injected sleep ignored the signal and resolved after
+   * it fired, so that no adapter starts an attempt the caller has already given up on.
    */
   async wait(ms: number, signal?: AbortSignal): Promise<void> {
     try {
       await this.options.sleep(ms, signal);
+      if (signal?.aborted) throw signal.reason;
     } catch (error) {
       this.#finish('aborted', { error }, false);
       throw error;

@@ -237,6 +237,23 @@ describe('RetryRun.wait with abort', () => {
     expect(finished[0]).toMatchObject({ reason: 'aborted', outcome: 'failure', error: reason, attempts: 1 });
   });
 
+  it('rejects when an injected sleep ignores the signal and resolves after it fired', async () => {
+    const finished: RetrySummary[] = [];
+    const controller = new AbortController();
+    const reason = new Error('gave up as the wait ended');
+    const policy = createRetryPolicy({
+      onFinish: (s) => finished.push(s),
+      sleep: async () => {
+        controller.abort(reason);
+      },
+    });
+    const run = policy.begin({ method: 'GET', url: URL_ });
+    expect(run.next({ status: 503 }).retry).toBe(true);
+    await expect(run.wait(100, controller.signal)).rejects.toBe(reason);
+    expect(run.totalDelayMs).toBe(0);
+    expect(finished).toEqual([expect.objectContaining({ reason: 'aborted', error: reason, attempts: 1 })]);
+  });
+
   it('an already aborted signal rejects at once', async () => {
     const run = createRetryPolicy().begin({ method: 'GET', url: URL_ });
     const signal = AbortSignal.abort(new Error('already'));
