@@ -17,11 +17,13 @@ export interface UndiciRetryOptions {
    */
   readonly infoHeaders?: boolean;
   /**
-   * `fetch` hands every request body (a string too) to the dispatcher as a stream, with its
-   * `content-length` when it had one. Such a body of at most this many bytes is read into memory
-   * before the first attempt so that it can be sent again. Node and web streams are not affected
-   * (see `bufferStreamBytes`). Default 1 MiB; `0` turns it off (then a fetch request with a body is
-   * never retried unless `bufferStreamBytes` covers it).
+   * `fetch` hands every request body (a string too) to the dispatcher as a stream, and declares its
+   * `content-length` when it made that stream from a string, bytes, `URLSearchParams`, `Blob` or
+   * `FormData`. Such a body of at most this many bytes is read into memory before the first attempt
+   * so that it can be sent again. The caller's own streams are not affected, whether given to
+   * `request()` or to `fetch` and even with a `content-length` header of the caller's (see
+   * `bufferStreamBytes`). Default 1 MiB; `0` turns it off (then a fetch request with a body is never
+   * retried unless `bufferStreamBytes` covers it).
    */
   readonly knownLengthBodyBytes?: number;
 }
@@ -91,12 +93,7 @@ export const retryInterceptor = (
       }
       const request = new RetryingRequest(next, caller, run, settings);
       const prepared = prepareBody(opts, run, headers, settings.knownLengthBodyBytes);
-      if (prepared === opts) return request.start(opts);
-      (prepared as Promise<DispatchOpts>).then(
-        (ready) => request.start(ready),
-        (error: unknown) => request.failBeforeStart(error as Error),
-      );
-      return true;
+      return typeof prepared === 'function' ? request.prepare(prepared) : request.start(prepared);
     };
   return interceptor as unknown as RetryInterceptor;
 };

@@ -6,6 +6,7 @@
  */
 import type { Duplex } from 'node:stream';
 import { AttemptTimeoutError, type Decision, type RetryRun, setRetryInfo } from '@jitterbug/core';
+import type { BodyReader } from './body.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
@@ -136,8 +137,11 @@ export class RetryingRequest {
   #opts: DispatchOpts | undefined;
   #state: State = 'preparing';
   #callerStarted = false;
+  /** Inside the caller's `onRequestStart` for the current attempt: undici has written nothing yet. */
+  #starting = false;
   #callerAbort: Error | undefined;
-  #waitAbort: AbortController | undefined;
+  /** Ends the read-ahead of the body or the backoff wait, whichever is in progress. */
+  #pendingAbort: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #delayMs = 0;
   #discarded = 0;
@@ -154,16 +158,40 @@ export class RetryingRequest {
   start(opts: DispatchOpts): boolean {
     this.#opts = opts;
     if (this.#callerAbort) {
-      this.#run.abort(this.#callerAbort);
-      this.#fail(this.#callerAbort);
+      this.#abortRun(this.#callerAbort);
       return true;
     }
     return this.#attempt();
   }
 
-  /** Preparing the body failed before anything was sent: the caller gets that error. */
-  failBeforeStart(error: Error): void {
-    this.#decideOnError(error);
+  /** The caller aborted while no attempt was in flight: the run ends as aborted with its reason. */
+  #abortRun(reason: Error): void {
+    this.#run.abort(reason);
+    this.#fail(reason);
+  }
+
+  /**
+   * Reads the body ahead (`read`), then starts the first attempt. The caller gets its controller
+   * first: undici hands a caller's abort (its signal, fetch's termination) only to that controller,
+   * and a slow or stalled source must not hold the caller until it ends.
+   */
+  prepare(read: BodyReader): boolean {
+    const reading = new AbortController();
+    this.#pendingAbort = reading;
+    this.#startCaller(undefined);
+    read(reading.signal).then(
+      (ready) => {
+        this.#pendingAbort = undefined;
+        this.start(ready);
+      },
+      (error: unknown) => {
+        this.#pendingAbort = undefined;
+        if (this.#callerAbort) this.#abortRun(this.#callerAbort);
+        // Nothing was sent and the run still sees a stream body: the core ends it with this error.
+        else this.#decideOnError(error as Error);
+      },
+    );
+    return true;
   }
 
   #attempt(): boolean {
@@ -220,8 +248,16 @@ export class RetryingRequest {
 
   requestStart(controller: Controller, context: unknown): void {
     this.inner = controller;
-    if (this.#callerAbort) controller.abort(this.#callerAbort);
-    else this.#startCaller(context);
+    if (this.#callerAbort) {
+      controller.abort(this.#callerAbort);
+      return;
+    }
+    this.#starting = true;
+    try {
+      this.#startCaller(context);
+    } finally {
+      this.#starting = false;
+    }
   }
 
   /** An upgrade the request did not ask for (asked-for ones never get here): the caller's, as is. */
@@ -339,19 +375,18 @@ export class RetryingRequest {
     // (a first attempt refused before connecting never started the caller).
     this.#startCaller(undefined);
     if (this.#callerAbort) {
-      this.#run.abort(this.#callerAbort);
-      this.#fail(this.#callerAbort);
+      this.#abortRun(this.#callerAbort);
       return;
     }
     const waitAbort = new AbortController();
-    this.#waitAbort = waitAbort;
+    this.#pendingAbort = waitAbort;
     this.#run.wait(this.#delayMs, waitAbort.signal).then(
       () => {
-        this.#waitAbort = undefined;
+        this.#pendingAbort = undefined;
         if (this.#state === 'wait') this.#attempt();
       },
       (reason: unknown) => {
-        this.#waitAbort = undefined;
+        this.#pendingAbort = undefined;
         this.#fail(reason as Error);
       },
     );
@@ -363,23 +398,28 @@ export class RetryingRequest {
     this.#callerAbort = reason;
     switch (this.#state) {
       case 'attempt':
-      case 'delivered':
-        if (this.inner) {
+        if (this.inner && !this.#starting) {
           // undici reports the abort back through the attempt's onResponseError, as without jitterbug.
           this.inner.abort(reason);
-        } else if (this.#state === 'attempt') {
-          // Not connected yet: undici cannot be reached; the attempt is aborted when it starts.
+        } else {
+          // Still connecting, or the caller aborted from its own onRequestStart (a signal aborted
+          // before the request): this attempt wrote nothing, so it is not counted. Detached, it is
+          // aborted as soon as undici starts it, and undici's report of that is ignored.
           this.#detach(reason);
-          queueMicrotask(() => this.#decideOnError(reason));
+          queueMicrotask(() => this.#abortRun(reason));
         }
+        break;
+      case 'delivered':
+        this.inner?.abort(reason);
         break;
       case 'discard':
         this.#detach(reason);
         this.#run.abort(reason);
         queueMicrotask(() => this.#fail(reason));
         break;
+      case 'preparing':
       case 'wait':
-        this.#waitAbort?.abort(reason);
+        this.#pendingAbort?.abort(reason);
         break;
       default:
         break;

@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { describe, expect, test } from 'vitest';
-import { prepareBody } from '../src/body.ts';
+import { type BodyReader, prepareBody } from '../src/body.ts';
 import { requestBodyKind, requestHeaderGetter } from '../src/request-info.ts';
 import type { DispatchOpts } from '../src/types.ts';
 
@@ -10,6 +10,26 @@ const fetchLikeBody = (...chunks: string[]) =>
   (async function* () {
     for (const c of chunks) yield new TextEncoder().encode(c);
   })();
+
+/** The headers fetch hands the dispatcher for a body it made from a string: its length after its defaults. */
+const fetchHeaders = (length: string) => ({
+  'content-type': 'text/plain;charset=UTF-8',
+  accept: '*/*',
+  'accept-language': '*',
+  'content-length': length,
+  'sec-fetch-mode': 'cors',
+});
+
+/** The headers fetch hands the dispatcher for the caller's stream with the caller's `content-length`. */
+const callerLengthViaFetch = (length: string) => ({
+  'Content-Length': length,
+  accept: '*/*',
+  'accept-language': '*',
+  'sec-fetch-mode': 'cors',
+});
+
+const read = (prepared: DispatchOpts | BodyReader, signal = new AbortController().signal) =>
+  (prepared as BodyReader)(signal);
 
 const prepare = (opts: DispatchOpts, options: RetryOptions = {}, knownLength = 1024) => {
   const headers = requestHeaderGetter(opts.headers);
@@ -36,11 +56,23 @@ describe('left alone, synchronously (the same opts object)', () => {
     ['a fetch body with no declared length', { method: 'PUT', path: '/', body: fetchLikeBody('a') }],
     [
       'a fetch body of a POST that can never be retried',
-      { method: 'POST', path: '/', body: fetchLikeBody('a'), headers: { 'content-length': '1' } },
+      { method: 'POST', path: '/', body: fetchLikeBody('a'), headers: fetchHeaders('1') },
     ],
     [
       'a fetch body longer than knownLengthBodyBytes',
-      { method: 'PUT', path: '/', body: fetchLikeBody('a'), headers: { 'content-length': '5000' } },
+      { method: 'PUT', path: '/', body: fetchLikeBody('a'), headers: fetchHeaders('5000') },
+    ],
+    [
+      'the caller’s stream given to fetch with the caller’s own content-length',
+      { method: 'PUT', path: '/', body: fetchLikeBody('a'), headers: callerLengthViaFetch('1') },
+    ],
+    [
+      'the caller’s async iterable given to request() with a content-length',
+      { method: 'PUT', path: '/', body: fetchLikeBody('a'), headers: { 'content-length': '1' } },
+    ],
+    [
+      'the caller’s Node stream given to request() with a content-length',
+      { method: 'PUT', path: '/', body: Readable.from(['a']), headers: { 'content-length': '1' } },
     ],
   ] as [string, DispatchOpts][])('%s', (_name, opts) => {
     expect(prepare(opts).prepared).toBe(opts);
@@ -53,10 +85,10 @@ describe('read ahead', () => {
       method: 'PUT',
       path: '/',
       body: fetchLikeBody('he', 'llo'),
-      headers: { 'content-length': '5' },
+      headers: fetchHeaders('5'),
     };
     const { run, prepared } = prepare(opts);
-    const ready = await prepared;
+    const ready = await read(prepared);
     expect(Buffer.isBuffer(ready.body) && ready.body.toString()).toBe('hello');
     expect(ready.headers).toBe(opts.headers);
     expect(run.body).toBe('replayable');
@@ -67,7 +99,7 @@ describe('read ahead', () => {
       { method: 'PUT', path: '/', body: Readable.from([Buffer.from('ab'), Buffer.from('c')]) },
       { bufferStreamBytes: 3 },
     );
-    expect(((await prepared).body as Buffer).toString()).toBe('abc');
+    expect(((await read(prepared)).body as Buffer).toString()).toBe('abc');
     expect(run.body).toBe('replayable');
   });
 
@@ -76,7 +108,7 @@ describe('read ahead', () => {
       { method: 'PUT', path: '/', body: Readable.from(['ab', 'cd', 'ef']) },
       { bufferStreamBytes: 3 },
     );
-    expect(await drain((await prepared).body)).toBe('abcdef');
+    expect(await drain((await read(prepared)).body)).toBe('abcdef');
     expect(run.body).toBe('stream');
   });
 
@@ -87,6 +119,31 @@ describe('read ahead', () => {
       throw boom;
     })();
     const { prepared } = prepare({ method: 'PUT', path: '/', body: failing }, { bufferStreamBytes: 10 });
-    await expect(prepared).rejects.toBe(boom);
+    await expect(read(prepared)).rejects.toBe(boom);
+  });
+
+  test.each([
+    ['a Node stream is destroyed', (stalled: Readable) => stalled],
+    ['a web stream is cancelled', (stalled: Readable) => Readable.toWeb(stalled)],
+  ])('an abort while a chunk is awaited rejects at once with its reason; %s', async (_name, wrap) => {
+    let pulls = 0;
+    const stalled = new Readable({
+      read() {
+        // The first chunk, then nothing: the source never ends by itself.
+        if (pulls++ === 0) this.push('a');
+      },
+    });
+    const { prepared } = prepare(
+      { method: 'PUT', path: '/', body: wrap(stalled) },
+      { bufferStreamBytes: 10 },
+    );
+    const controller = new AbortController();
+    const reading = read(prepared, controller.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+    const reason = new Error('gave up');
+    controller.abort(reason);
+    await expect(reading).rejects.toBe(reason);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stalled.destroyed).toBe(true);
   });
 });
