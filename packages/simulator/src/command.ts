@@ -7,10 +7,13 @@ import { type Chart, occCharts, stormCharts, writeCharts } from './charts.ts';
 import { DEFAULT_LATENCY } from './normal.ts';
 import {
   DEFAULT_OCC_STRATEGIES,
+  isInstant,
   isOccStrategy,
   OCC_DEFAULTS,
+  OCC_LIMITS,
   OCC_STRATEGIES,
   type OccStrategyName,
+  occNeverSleeps,
   runOcc,
 } from './occ.ts';
 import { occCsv, occJson, occTable, stormCsv, stormJson, stormTable, writeText } from './output.ts';
@@ -129,13 +132,14 @@ const COMMON_OPTIONS = {
 const num = (
   name: string,
   text: string | undefined,
-  { min = Number.NEGATIVE_INFINITY, integer = false, positive = false } = {},
+  { min = Number.NEGATIVE_INFINITY, max = Number.POSITIVE_INFINITY, integer = false, positive = false } = {},
 ): number | undefined => {
   if (text === undefined) return undefined;
   const value = text.trim() === '' ? Number.NaN : Number(text);
   const ok =
     Number.isFinite(value) &&
     value >= min &&
+    value <= max &&
     (!positive || value > 0) &&
     (!integer || Number.isInteger(value));
   if (!ok) {
@@ -146,9 +150,9 @@ const num = (
       : positive
         ? 'a positive number'
         : 'a number';
-    throw new UsageError(
-      `--${name} must be ${what}${min > Number.NEGATIVE_INFINITY ? ` >= ${min}` : ''}, got "${text}"`,
-    );
+    const low = min > Number.NEGATIVE_INFINITY ? ` >= ${min}` : '';
+    const high = max < Number.POSITIVE_INFINITY ? `${low ? ' and' : ''} <= ${max}` : '';
+    throw new UsageError(`--${name} must be ${what}${low}${high}, got "${text}"`);
   }
   return value;
 };
@@ -162,8 +166,8 @@ export const parseClients = (text: string): number[] => {
   };
   const count = (part: string): number => {
     const n = Number(part);
-    if (part.trim() === '' || !Number.isInteger(n) || n < 1 || n > 100_000)
-      bad('takes whole numbers from 1 to 100000');
+    if (part.trim() === '' || !Number.isInteger(n) || n < 1 || n > OCC_LIMITS.clients)
+      bad(`takes whole numbers from 1 to ${OCC_LIMITS.clients}`);
     return n;
   };
   if (text.includes(':')) {
@@ -268,13 +272,23 @@ const occCommand = async (args: string[], io: CliIo): Promise<number> => {
   const strategies =
     list<OccStrategyName>('strategies', values.strategies, isOccStrategy, OCC_STRATEGIES) ??
     DEFAULT_OCC_STRATEGIES;
-  const runs = num('runs', values.runs, { integer: true, positive: true }) ?? OCC_DEFAULTS.runs;
+  const runs =
+    num('runs', values.runs, { integer: true, positive: true, max: OCC_LIMITS.runs }) ?? OCC_DEFAULTS.runs;
   const baseMs = num('base', values.base, { min: 0 }) ?? OCC_DEFAULTS.baseMs;
   const capMs = num('cap', values.cap, { min: 0 }) ?? OCC_DEFAULTS.capMs;
   checkBaseCap(baseMs, capMs);
   const histogramClients =
-    num('hist-clients', values['hist-clients'], { min: 0, integer: true }) ?? OCC_DEFAULTS.histogramClients;
+    num('hist-clients', values['hist-clients'], { min: 0, integer: true, max: OCC_LIMITS.clients }) ??
+    OCC_DEFAULTS.histogramClients;
   const latency = latencyOf(values);
+  if (isInstant(latency)) {
+    const stuck = strategies.filter((s) => occNeverSleeps(s, baseMs, capMs));
+    if (stuck.length > 0) {
+      throw new UsageError(
+        `--latency-mean 0 with --latency-sd 0 lets no simulated time pass for ${stuck.join(', ')}, which never sleep${baseMs === 0 || capMs === 0 ? ' (--base or --cap is 0)' : ''}: the run would never end; give the network a latency or choose strategies that sleep`,
+      );
+    }
+  }
   const { seed, given } = seedOf(values.seed);
 
   const progress = createProgress('occ', io.stderr);

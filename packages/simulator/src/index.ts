@@ -12,8 +12,11 @@ export { EventHeap } from './heap.ts';
 export { createLatency, createStandardNormal, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 export {
   DEFAULT_OCC_STRATEGIES,
+  histogramBin,
+  isInstant,
   isOccStrategy,
   OCC_DEFAULTS,
+  OCC_LIMITS,
   OCC_STRATEGIES,
   type OccHistogram,
   type OccPoint,
@@ -22,6 +25,7 @@ export {
   type OccStrategyName,
   type OccSweepOptions,
   type OccSweepResult,
+  occNeverSleeps,
   runOcc,
   simulateOcc,
 } from './occ.ts';

@@ -52,6 +52,20 @@ export const OCC_DEFAULTS = Object.freeze({
   histogramBinMs: 10,
 });
 
+/**
+ * Upper bounds of the inputs. A run keeps a few typed arrays per client and, for the histograms,
+ * every write time, and the writes grow faster than the clients (about N^1.7 without backoff), so
+ * a typo like 1e9 clients must be refused rather than run out of memory.
+ */
+export const OCC_LIMITS = Object.freeze({
+  /** Clients per run (the blog went to 190). At 10 000, one run without backoff takes ~1 s. */
+  clients: 10_000,
+  /** Runs per point. */
+  runs: 100_000,
+  /** The histograms' bins: beyond this many, the bin widens (see {@link OccHistogram}). */
+  histogramBins: 10_000,
+});
+
 /** Whether a string names an OCC strategy. */
 export const isOccStrategy = (name: string): name is OccStrategyName =>
   (OCC_STRATEGIES as readonly string[]).includes(name);
@@ -98,9 +112,40 @@ export interface OccRunResult {
   readonly writeTimesMs?: Float64Array;
 }
 
-const checkPositiveInteger = (name: string, value: number): void => {
-  if (!Number.isInteger(value) || value < 1)
-    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+const checkCount = (name: string, value: number, max: number): void => {
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new RangeError(`${name} must be an integer from 1 to ${max}, got ${value}`);
+};
+
+/** Whether every sleep of `strategy` is 0 ms (`none`, or a base or cap of 0). */
+export const occNeverSleeps = (strategy: OccStrategyName, baseMs: number, capMs: number): boolean =>
+  strategy === 'none' || baseMs === 0 || capMs === 0;
+
+/** Whether every message is delivered at once (`|Normal(0, 0)|`). */
+export const isInstant = (latency: LatencyModel): boolean => latency.meanMs === 0 && latency.sdMs === 0;
+
+const checkSettings = (
+  strategy: OccStrategyName,
+  baseMs: number,
+  capMs: number,
+  latency: LatencyModel,
+): void => {
+  const nonNegative = (name: string, v: number): void => {
+    if (!(Number.isFinite(v) && v >= 0))
+      throw new RangeError(`${name} must be a finite number >= 0, got ${v}`);
+  };
+  nonNegative('baseMs', baseMs);
+  nonNegative('capMs', capMs);
+  nonNegative('latency.meanMs', latency.meanMs);
+  nonNegative('latency.sdMs', latency.sdMs);
+  // A write loses when a success happened at or after its read. With no network delay and no sleep,
+  // every loser reads again at the very instant of that success and loses again, forever: the run
+  // could never end, so refuse it instead of hanging.
+  if (isInstant(latency) && occNeverSleeps(strategy, baseMs, capMs)) {
+    throw new RangeError(
+      `strategy "${strategy}" never sleeps${strategy === 'none' ? '' : ' with a base or cap of 0'}, and with zero latency no simulated time would ever pass: give the network a latency or use a backoff that sleeps`,
+    );
+  }
 };
 
 /**
@@ -117,11 +162,14 @@ const checkPositiveInteger = (name: string, value: number): void => {
  */
 export const simulateOcc = (options: OccRunOptions): OccRunResult => {
   const { clients, strategy, seed, recordWrites = false } = options;
-  checkPositiveInteger('clients', clients);
+  checkCount('clients', clients, OCC_LIMITS.clients);
+  if (!isOccStrategy(strategy)) throw new RangeError(`unknown strategy "${strategy}"`);
   const baseMs = options.baseMs ?? OCC_DEFAULTS.baseMs;
   const capMs = options.capMs ?? OCC_DEFAULTS.capMs;
+  const latency = options.latency ?? DEFAULT_LATENCY;
+  checkSettings(strategy, baseMs, capMs, latency);
   const { backoff, params } = strategyBackoff(strategy, baseMs, capMs);
-  const delay = createLatency(seededRandom(deriveSeed(seed, 'network')), options.latency ?? DEFAULT_LATENCY);
+  const delay = createLatency(seededRandom(deriveSeed(seed, 'network')), latency);
   const jitter = seededRandom(deriveSeed(seed, 'jitter'));
 
   const heap = new EventHeap(clients);
@@ -192,6 +240,22 @@ export const simulateOcc = (options: OccRunOptions): OccRunResult => {
   };
 };
 
+/**
+ * The histograms' bin width: `requestedMs`, or the smallest 1-2-5 multiple of it that keeps the
+ * longest run within {@link OCC_LIMITS}.histogramBins bins. A huge `capMs` can stretch a run to
+ * years of virtual time, and one array slot per 10 ms would not fit in memory.
+ */
+export const histogramBin = (requestedMs: number, lastWriteMs: number): number => {
+  const needed = lastWriteMs / OCC_LIMITS.histogramBins;
+  if (needed < requestedMs) return requestedMs;
+  for (let scale = 1; ; scale *= 10) {
+    for (const step of [1, 2, 5]) {
+      const binMs = requestedMs * step * scale;
+      if (Math.floor(lastWriteMs / binMs) < OCC_LIMITS.histogramBins) return binMs;
+    }
+  }
+};
+
 /** A sweep: every strategy at every client count, `runs` times each. */
 export interface OccSweepOptions {
   /** Client counts. Default 10, 20, …, 190. */
@@ -207,7 +271,7 @@ export interface OccSweepOptions {
   readonly seed: number;
   /** Client count of the write-time histograms (one run per strategy). Default 100; 0 for none. */
   readonly histogramClients?: number;
-  /** Histogram bin width. Default 10 ms. */
+  /** Histogram bin width. Default 10 ms; widened when a run would need more than 10 000 bins. */
   readonly histogramBinMs?: number;
   /** Called after every run with (runs done, runs in all). */
   readonly onProgress?: (done: number, total: number) => void;
@@ -230,6 +294,7 @@ export interface OccPoint {
 export interface OccHistogram {
   readonly strategy: OccStrategyName;
   readonly clients: number;
+  /** The requested width, or wider if the longest run would need more than 10 000 bins. */
   readonly binMs: number;
   /** `counts[k]` writes arrived in `[k·binMs, (k+1)·binMs)`. */
   readonly counts: readonly number[];
@@ -271,9 +336,16 @@ export const runOcc = (options: OccSweepOptions): OccSweepResult => {
   const histogramClients = options.histogramClients ?? OCC_DEFAULTS.histogramClients;
   const histogramBinMs = options.histogramBinMs ?? OCC_DEFAULTS.histogramBinMs;
   const { seed, onProgress } = options;
-  checkPositiveInteger('runs', runs);
-  for (const n of clients) checkPositiveInteger('clients', n);
-  for (const s of strategies) if (!isOccStrategy(s)) throw new RangeError(`unknown strategy "${s}"`);
+  checkCount('runs', runs, OCC_LIMITS.runs);
+  for (const n of clients) checkCount('clients', n, OCC_LIMITS.clients);
+  if (histogramClients !== 0) checkCount('histogramClients', histogramClients, OCC_LIMITS.clients);
+  if (!(Number.isFinite(histogramBinMs) && histogramBinMs > 0))
+    throw new RangeError(`histogramBinMs must be a positive number, got ${histogramBinMs}`);
+  // Checked for every strategy before the first run, so a bad setting fails at once, not mid-sweep.
+  for (const s of strategies) {
+    if (!isOccStrategy(s)) throw new RangeError(`unknown strategy "${s}"`);
+    checkSettings(s, baseMs, capMs, latency);
+  }
 
   const total = strategies.length * clients.length * runs;
   let done = 0;
@@ -309,9 +381,10 @@ export const runOcc = (options: OccSweepOptions): OccSweepResult => {
 
   const histograms: OccHistogram[] = [];
   if (histogramClients > 0) {
-    for (const strategy of strategies) {
-      // Run 0's seed: the histogram is one of the sweep's own runs when that client count is swept.
-      const result = simulateOcc({
+    // Run 0's seed: the histogram is one of the sweep's own runs when that client count is swept.
+    const runsForHistogram = strategies.map((strategy) => ({
+      strategy,
+      result: simulateOcc({
         clients: histogramClients,
         strategy,
         baseMs,
@@ -319,12 +392,16 @@ export const runOcc = (options: OccSweepOptions): OccSweepResult => {
         latency,
         seed: deriveSeed(seed, histogramClients, 0),
         recordWrites: true,
-      });
+      }),
+    }));
+    const lastWrite = Math.max(...runsForHistogram.map(({ result }) => result.writeTimesMs!.at(-1) ?? 0));
+    const binMs = histogramBin(histogramBinMs, lastWrite);
+    for (const { strategy, result } of runsForHistogram) {
       histograms.push({
         strategy,
         clients: histogramClients,
-        binMs: histogramBinMs,
-        counts: histogram(result.writeTimesMs!, histogramBinMs),
+        binMs,
+        counts: histogram(result.writeTimesMs!, binMs),
         calls: result.calls,
         timeMs: result.timeMs,
       });

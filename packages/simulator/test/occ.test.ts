@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_OCC_STRATEGIES, OCC_STRATEGIES, runOcc, simulateOcc } from '../src/index.ts';
+import {
+  DEFAULT_OCC_STRATEGIES,
+  histogramBin,
+  OCC_LIMITS,
+  OCC_STRATEGIES,
+  runOcc,
+  simulateOcc,
+} from '../src/index.ts';
 
 describe('simulateOcc invariants', () => {
   for (const strategy of OCC_STRATEGIES) {
@@ -80,5 +87,89 @@ describe('runOcc', () => {
     expect(calls.full!).toBeLessThan(calls.decorrelated!);
     const time = Object.fromEntries(r.points.map((p) => [p.strategy, p.timeMs.mean]));
     expect(time.equal!).toBeGreaterThan(time.full!);
+  });
+});
+
+describe('bad settings are refused before anything runs', () => {
+  const instant = { meanMs: 0, sdMs: 0 };
+
+  it.each([
+    ['clients above the limit', { clients: OCC_LIMITS.clients + 1 }, /clients must be an integer from 1 to/],
+    ['a fractional client count', { clients: 2.5 }, /clients must be an integer/],
+    ['a negative base', { baseMs: -1 }, /baseMs must be a finite number >= 0/],
+    ['an infinite cap', { capMs: Number.POSITIVE_INFINITY }, /capMs must be a finite number >= 0/],
+    ['a NaN latency', { latency: { meanMs: Number.NaN, sdMs: 1 } }, /latency.meanMs/],
+    ['an unknown strategy', { strategy: 'wobbly' }, /unknown strategy "wobbly"/],
+  ] as const)('simulateOcc: %s', (_what, bad, message) => {
+    expect(() => simulateOcc({ clients: 3, strategy: 'full', seed: 1, ...bad } as never)).toThrow(message);
+  });
+
+  // With no latency and no sleep every loser reads again at the instant of the success it lost to,
+  // and loses again: without this check the run would never end.
+  it.each(OCC_STRATEGIES.filter((s) => s !== 'none'))(
+    '%s with base 0 and zero latency is refused instead of looping forever',
+    (strategy) => {
+      expect(() => simulateOcc({ clients: 3, strategy, seed: 1, baseMs: 0, latency: instant })).toThrow(
+        /never sleeps/,
+      );
+    },
+  );
+
+  it('none with zero latency is refused', () => {
+    expect(() => simulateOcc({ clients: 2, strategy: 'none', seed: 1, latency: instant })).toThrow(
+      /never sleeps/,
+    );
+  });
+
+  it('zero latency is fine for a strategy that sleeps: every client succeeds once', () => {
+    const r = simulateOcc({ clients: 20, strategy: 'full', seed: 3, latency: instant });
+    expect(r.calls).toBeGreaterThanOrEqual(20);
+    expect(Number.isFinite(r.timeMs)).toBe(true);
+  });
+
+  it('runOcc checks every strategy before its first run', () => {
+    let progressed = 0;
+    expect(() =>
+      runOcc({
+        seed: 1,
+        clients: [5],
+        runs: 1,
+        strategies: ['full', 'none'],
+        latency: instant,
+        onProgress: () => progressed++,
+      }),
+    ).toThrow(/"none" never sleeps/);
+    expect(progressed).toBe(0);
+    expect(() => runOcc({ seed: 1, clients: [5], runs: OCC_LIMITS.runs + 1 })).toThrow(/runs must be/);
+    expect(() => runOcc({ seed: 1, clients: [5], runs: 1, histogramBinMs: 0 })).toThrow(/histogramBinMs/);
+  });
+});
+
+describe('histogram bins', () => {
+  it('keep the requested width while the longest run fits', () => {
+    expect(histogramBin(10, 5_000)).toBe(10);
+    expect(histogramBin(10, 10 * OCC_LIMITS.histogramBins - 1)).toBe(10);
+  });
+
+  it('widen in 1-2-5 steps to stay within the bin limit', () => {
+    expect(histogramBin(10, 10 * OCC_LIMITS.histogramBins)).toBe(20);
+    expect(histogramBin(10, 30 * OCC_LIMITS.histogramBins)).toBe(50);
+    expect(histogramBin(10, 1e12)).toBe(2e8);
+  });
+
+  it('a huge cap gives a histogram within the limit that still counts every write', () => {
+    const r = runOcc({
+      seed: 9,
+      clients: [5],
+      runs: 1,
+      strategies: ['exponential'],
+      baseMs: 1_000_000,
+      capMs: 1e9,
+      histogramClients: 30,
+    });
+    const [h] = r.histograms;
+    expect(h!.binMs).toBeGreaterThan(10);
+    expect(h!.counts.length).toBeLessThanOrEqual(OCC_LIMITS.histogramBins);
+    expect(h!.counts.reduce((a, b) => a + b, 0)).toBe(h!.calls);
   });
 });
