@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every test: the whole suite on the Node on PATH (24), then the conformance suite again on Node 22,
-# the oldest Node that `engines` promises. Ends with one line `N passed, N failed, N skipped`.
+# Every test: the whole suite on the Node on PATH (24), then the conformance suite and the undici
+# adapter's own tests again on Node 22, the oldest Node that `engines` promises (its global fetch
+# bundles undici 6, whose handlers and header records the adapter must read as it reads 7's and 8's).
+# Ends with one line `N passed, N failed, N skipped`.
 set -u
 cd "$(dirname "$0")/.."
 summary=$(mktemp)
@@ -24,8 +26,8 @@ run_vitest vitest run "$@"
 
 node22=.tools/node_modules/node22/bin/node
 if [ $# -eq 0 ] && compgen -G "test/conformance/*.test.ts" >/dev/null; then
-  echo "== conformance suite on $($node22 --version)"
-  run_vitest "$node22" node_modules/vitest/vitest.mjs run test/conformance
+  echo "== conformance suite and undici adapter on $($node22 --version)"
+  run_vitest "$node22" node_modules/vitest/vitest.mjs run test/conformance packages/undici
 fi
 
 read -r passed failed skipped < <(awk '{p+=$1; f+=$2; s+=$3} END {print p+0, f+0, s+0}' "$summary")
