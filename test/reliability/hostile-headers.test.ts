@@ -119,7 +119,11 @@ describe('hostile delay headers', () => {
       jitterRatio: fc.double({ min: 0, max: 1, noNaN: true }),
       baseMs: fc.integer({ min: 0, max: 10_000 }),
       extraCapMs: fc.integer({ min: 0, max: 100_000 }),
-      random: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      // A broken injected random source too: NaN, negative, 1 or more.
+      random: fc.oneof(
+        { weight: 9, arbitrary: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) },
+        { weight: 1, arbitrary: fc.constantFrom(Number.NaN, -1, -1e9, 1, 2, Number.POSITIVE_INFINITY) },
+      ),
       now: fc.double({ min: NOW_MIN, max: NOW_MAX, noNaN: true }),
       status: fc.constantFrom(429, 503),
       retries: fc.integer({ min: 0, max: 40 }),
@@ -144,7 +148,8 @@ describe('hostile delay headers', () => {
         const decision = run.next({ status: o.status, headers: getter(headers) });
         seen.add(decision.retry ? decision.delaySource : decision.reason);
         if (decision.retry) {
-          const max = decision.delaySource === 'backoff' ? capMs : o.maxMs;
+          // A server delay is honoured up to maxMs; the jitter (never sooner than told) comes on top.
+          const max = decision.delaySource === 'backoff' ? capMs : o.maxMs + o.maxMs * o.jitterRatio;
           expect(isDelay(decision.delayMs, max)).toBe(true);
           expect(events.at(-1)?.delayMs).toBe(decision.delayMs);
         } else {

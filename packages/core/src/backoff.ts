@@ -44,7 +44,17 @@ export type BackoffStrategyName = 'constant' | 'exponential' | 'full' | 'equal' 
 /** The state before the first retry. */
 export const initialBackoffState: BackoffState = Object.freeze({ attempt: 0 });
 
-const between = (low: number, high: number, random: RandomSource): number => low + random() * (high - low);
+/**
+ * `random()` held to `[0, 1]`: an injected source that returns NaN, a negative number or more than 1
+ * must not make a delay negative, NaN, or shorter than a server asked for.
+ */
+export const unitRandom = (random: RandomSource): number => {
+  const r = random();
+  return r >= 0 ? Math.min(r, 1) : 0;
+};
+
+const between = (low: number, high: number, random: RandomSource): number =>
+  low + unitRandom(random) * (high - low);
 
 /** `min(cap, base · 2^attempt)`, without overflowing to `Infinity` or `NaN` for large attempts. */
 export const exponentialEnvelope = (attempt: number, { baseMs, capMs }: BackoffParams): number => {

@@ -3,7 +3,7 @@
  * because …". Adapters never decide anything themselves; they translate and call this (through
  * {@link RetryRun.next}).
  */
-import { type BackoffState, nextDelay } from './backoff.ts';
+import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
 import { errorCode } from './errors.ts';
 import type { DelaySource, ResolvedOptions, RetryInfo, StopReason } from './options.ts';
 import { type HeaderGetter, serverDelay } from './retry-after.ts';
@@ -91,8 +91,8 @@ export const decideByStatus = (
   options: Pick<ResolvedOptions, 'statusCodes' | 'shouldRetry' | 'retry'>,
 ): StopDecision | undefined => {
   if (options.shouldRetry || options.statusCodes.has(status)) return undefined;
-  if (!options.retry) return ROUTE_DISABLED;
-  return status >= 400 ? NOT_RETRYABLE : SUCCESS;
+  if (status < 400) return SUCCESS;
+  return options.retry ? NOT_RETRYABLE : ROUTE_DISABLED;
 };
 
 /**
@@ -151,8 +151,10 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   if (server && options.retryAfter) {
     const { maxMs, whenLonger, jitterRatio } = options.retryAfter;
     if (server.ms > maxMs && whenLonger === 'give-up') return stop('retry-after-too-long', true, server.ms);
+    // The jitter comes on top of what the server asked (never earlier than told), so that clients
+    // told the same delay, `maxMs` included, do not come back together.
     const base = Math.min(server.ms, maxMs);
-    delayMs = Math.min(maxMs, base + options.random() * base * jitterRatio);
+    delayMs = base + unitRandom(options.random) * base * jitterRatio;
     delaySource = server.source;
   } else {
     [delayMs, nextBackoffState] = nextDelay(
@@ -163,7 +165,8 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     );
   }
 
-  if (options.deadlineMs !== undefined && outcome.elapsedMs + delayMs > options.deadlineMs) {
+  // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.
+  if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delayMs <= options.deadlineMs)) {
     return stop('deadline', true, delayMs);
   }
   if (outcome.budgetTokens < 1 - 1e-9) return stop('budget-exhausted', true);

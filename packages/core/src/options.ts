@@ -27,7 +27,10 @@ export interface BackoffOptions {
 
 /** What to do with server-given delays (`Retry-After`, `RateLimit-Reset`, `X-RateLimit-Reset`). */
 export interface RetryAfterOptions {
-  /** The longest server-given delay that is honoured. Default 60 000. */
+  /**
+   * The longest server-given delay that is honoured. Default 60 000. The wait itself can be up to
+   * `maxMs · (1 + jitterRatio)`: the jitter comes on top.
+   */
   readonly maxMs?: number;
   /**
    * When the server asks for more than `maxMs`: `'give-up'` (default) returns the response to the
@@ -35,8 +38,9 @@ export interface RetryAfterOptions {
    */
   readonly whenLonger?: 'give-up' | 'cap';
   /**
-   * A random extra wait of up to this fraction of the server's delay, so that clients told the same
-   * date do not all come back in the same instant. Default 0.1 (at most 10 % longer).
+   * A random extra wait of up to this fraction of the server's delay (or of `maxMs`, when that is
+   * shorter), so that clients told the same date do not all come back in the same instant, and
+   * never sooner than told. Default 0.1 (at most 10 % longer).
    */
   readonly jitterRatio?: number;
 }
@@ -157,7 +161,11 @@ export interface OverridableOptions {
   readonly shouldRetry?: (info: RetryInfo) => boolean | undefined;
   /** Called before each wait. */
   readonly onRetry?: (event: RetryEvent) => void;
-  /** Called when a failed attempt is not retried. */
+  /**
+   * Called when a failure that would be retried is not: attempts, budget or deadline used up, a
+   * server delay above `retryAfter.maxMs`, a body that cannot be sent again. Not for a status or an
+   * error that is never retried (a 404, a POST without an idempotency key).
+   */
   readonly onGiveUp?: (event: GiveUpEvent) => void;
   /** Called once when a request is finished, success or not. */
   readonly onFinish?: (summary: RetrySummary) => void;

@@ -15,6 +15,7 @@ type Token =
   | { kind: 'close' }
   | { kind: 'modifier'; value: '?' | '*' | '+' };
 
+const NAME_START = /[\p{ID_Start}$_]/u;
 const NAME_CHAR = /[\p{ID_Continue}$]/u;
 const SEGMENT = '[^/]+?';
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -43,6 +44,8 @@ const tokenize = (pattern: string): Token[] => {
       let j = i + 1;
       while (j < pattern.length && NAME_CHAR.test(pattern[j]!)) j++;
       if (j === i + 1) fail(pattern, `missing parameter name at ${i}`);
+      if (!NAME_START.test(pattern[i + 1]!))
+        fail(pattern, `parameter name may not start with "${pattern[i + 1]}"`);
       tokens.push({ kind: 'name', value: pattern.slice(i + 1, j) });
       i = j;
     } else if (c === '(') {
@@ -50,8 +53,11 @@ const tokenize = (pattern: string): Token[] => {
       let j = i + 1;
       while (j < pattern.length && depth > 0) {
         if (pattern[j] === '\\') j++;
-        else if (pattern[j] === '(') depth++;
-        else if (pattern[j] === ')') depth--;
+        else if (pattern[j] === '(') {
+          // As URLPattern: a regex group holds no capturing group of its own.
+          if (pattern[j + 1] !== '?') fail(pattern, `capturing group inside the regex group at ${i}`);
+          depth++;
+        } else if (pattern[j] === ')') depth--;
         j++;
       }
       if (depth !== 0) fail(pattern, `unbalanced "(" at ${i}`);
@@ -68,7 +74,8 @@ const tokenize = (pattern: string): Token[] => {
     } else if (c === '*') {
       const prev = tokens.at(-1);
       const isModifier =
-        prev !== undefined && (prev.kind === 'name' || prev.kind === 'regex' || prev.kind === 'close');
+        prev !== undefined &&
+        (prev.kind === 'name' || prev.kind === 'regex' || prev.kind === 'close' || prev.kind === 'wildcard');
       tokens.push(isModifier ? { kind: 'modifier', value: '*' } : { kind: 'wildcard' });
       i++;
     } else if (c === '?' || c === '+') {
@@ -106,36 +113,27 @@ const withModifier = (body: string, modifier: '?' | '*' | '+' | undefined, prefi
   return modifier === '+' ? repeated : `${repeated}?`;
 };
 
-const compileTokens = (
-  pattern: string,
-  tokens: Token[],
-  start: number,
-  inGroup: boolean,
-): [string, number] => {
+const compileTokens = (pattern: string, tokens: Token[]): string => {
   let out = '';
-  let i = start;
+  let i = 0;
   const names = new Set<string>();
   while (i < tokens.length) {
     const token = tokens[i]!;
-    if (token.kind === 'close') {
-      if (!inGroup) fail(pattern, 'unbalanced "}"');
-      return [out, i + 1];
-    }
+    if (token.kind === 'close') fail(pattern, 'unbalanced "}"');
     if (token.kind === 'modifier') fail(pattern, `modifier "${token.value}" has nothing to modify`);
     if (token.kind === 'text') {
       const next = tokens[i + 1];
-      const after = tokens[i + 2];
-      const optionalFollows =
-        token.value === '/' &&
-        next !== undefined &&
-        (next.kind === 'name' || next.kind === 'regex' || next.kind === 'wildcard') &&
-        after?.kind === 'modifier';
-      if (!optionalFollows) out += escapeRegex(token.value);
       i++;
-      if (optionalFollows) {
+      // A `/` before a parameter, regex or wildcard belongs to it: optional or repeated with it.
+      if (
+        token.value === '/' &&
+        (next?.kind === 'name' || next?.kind === 'regex' || next?.kind === 'wildcard')
+      ) {
         const [part, j] = compilePart(pattern, tokens, i, names);
         out += part('\\/');
         i = j;
+      } else {
+        out += escapeRegex(token.value);
       }
       continue;
     }
@@ -143,8 +141,54 @@ const compileTokens = (
     out += part('');
     i = j;
   }
-  if (inGroup) fail(pattern, 'unbalanced "{"');
-  return [out, i];
+  return out;
+};
+
+/** A parameter (with its regex, if any), a regex group or a wildcard, without its modifier. */
+const compileMatcher = (
+  pattern: string,
+  tokens: Token[],
+  i: number,
+  names: Set<string>,
+): [string, number] => {
+  const token = tokens[i]!;
+  if (token.kind === 'name') {
+    if (names.has(token.value)) fail(pattern, `duplicate parameter name "${token.value}"`);
+    names.add(token.value);
+    const regex = tokens[i + 1];
+    if (regex?.kind === 'regex') return [`(?:${regex.value})`, i + 2];
+    return [`(?:${SEGMENT})`, i + 1];
+  }
+  if (token.kind === 'regex') return [`(?:${token.value})`, i + 1];
+  if (token.kind === 'wildcard') return ['(?:.*)', i + 1];
+  return fail(pattern, 'unexpected token');
+};
+
+/**
+ * A `{…}` group, as URLPattern allows it: literal text, at most one parameter, regex or wildcard
+ * (with no modifier of its own), literal text. Returns the group's body and the index after `}`.
+ */
+const compileGroup = (pattern: string, tokens: Token[], i: number, names: Set<string>): [string, number] => {
+  let body = '';
+  let matchers = 0;
+  let k = i + 1;
+  for (let token = tokens[k]; token?.kind !== 'close'; token = tokens[k]) {
+    if (token === undefined) return fail(pattern, 'unbalanced "{"');
+    if (token.kind === 'text') {
+      body += escapeRegex(token.value);
+      k++;
+    } else if (token.kind === 'open') {
+      fail(pattern, '"{" inside a "{}" group');
+    } else if (token.kind === 'modifier') {
+      fail(pattern, `modifier "${token.value}" inside a "{}" group`);
+    } else {
+      if (++matchers > 1) fail(pattern, 'more than one parameter, regex or wildcard in a "{}" group');
+      const [matcher, next] = compileMatcher(pattern, tokens, k, names);
+      body += matcher;
+      k = next;
+    }
+  }
+  return [`(?:${body})`, k + 1];
 };
 
 const compilePart = (
@@ -153,34 +197,13 @@ const compilePart = (
   i: number,
   names: Set<string>,
 ): [(prefix: string) => string, number] => {
-  const token = tokens[i]!;
-  let body: string;
-  let j = i + 1;
-  if (token.kind === 'name') {
-    if (names.has(token.value)) fail(pattern, `duplicate parameter name "${token.value}"`);
-    names.add(token.value);
-    const regex = tokens[j];
-    if (regex?.kind === 'regex') {
-      body = `(?:${regex.value})`;
-      j++;
-    } else {
-      body = `(?:${SEGMENT})`;
-    }
-  } else if (token.kind === 'regex') {
-    body = `(?:${token.value})`;
-  } else if (token.kind === 'wildcard') {
-    body = '(?:.*)';
-  } else if (token.kind === 'open') {
-    const [inner, k] = compileTokens(pattern, tokens, i + 1, true);
-    body = `(?:${inner})`;
-    j = k;
-  } else {
-    return fail(pattern, 'unexpected token');
-  }
-  const modifier =
-    tokens[j]?.kind === 'modifier' ? (tokens[j] as { value: '?' | '*' | '+' }).value : undefined;
-  if (modifier !== undefined) j++;
-  return [(prefix) => withModifier(body, modifier, prefix), j];
+  const [body, j] =
+    tokens[i]!.kind === 'open'
+      ? compileGroup(pattern, tokens, i, names)
+      : compileMatcher(pattern, tokens, i, names);
+  const next = tokens[j];
+  const modifier = next?.kind === 'modifier' ? next.value : undefined;
+  return [(prefix) => withModifier(body, modifier, prefix), modifier === undefined ? j : j + 1];
 };
 
 /**
@@ -190,6 +213,6 @@ const compilePart = (
  */
 export const compilePathPattern = (pattern: string): RegExp => {
   if (typeof pattern !== 'string') throw new TypeError('path pattern must be a string');
-  const [source] = compileTokens(pattern, tokenize(pattern), 0, false);
+  const source = compileTokens(pattern, tokenize(pattern));
   return new RegExp(`^${source}$`, 'u');
 };

@@ -6,6 +6,7 @@
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
 import { type Decision, decide, decideByStatus } from './decide.ts';
+import { describeValue } from './describe-value.ts';
 import {
   POLICY_KEYS,
   type ResolvedOptions,
@@ -227,8 +228,12 @@ const toUrl = (url: string | URL): URL => {
  */
 export const createRetryPolicy = (options: RetryOptions = {}): RetryPolicy => {
   const base = resolveOptions(options as Record<string, unknown>, undefined, '', POLICY_KEYS);
-  const rawRoutes = options.routes ?? [];
-  if (!Array.isArray(rawRoutes)) throw new TypeError('jitterbug: option "routes" must be an array of rules');
+  const rawRoutes: unknown = options.routes === undefined ? [] : options.routes;
+  if (!Array.isArray(rawRoutes)) {
+    throw new TypeError(
+      `jitterbug: option "routes" must be an array of rules, got ${describeValue(rawRoutes)}`,
+    );
+  }
   const routes: CompiledRoute[] = rawRoutes.map((rule: unknown, i) => {
     const path = `routes[${i}]`;
     if (typeof rule !== 'object' || rule === null)

@@ -12,7 +12,8 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
       reject(signal.reason);
       return;
     }
-    let left = Number.isFinite(ms) ? Math.max(0, ms) : MAX_TIMER_MS;
+    // Infinity waits as long as timers can (about 24.8 days, in steps); NaN and negatives do not wait.
+    let left = ms === Number.POSITIVE_INFINITY ? MAX_TIMER_MS : Number.isNaN(ms) ? 0 : Math.max(0, ms);
     let timer: ReturnType<typeof setTimeout>;
     const onAbort = (): void => {
       clearTimeout(timer);

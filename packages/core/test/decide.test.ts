@@ -28,9 +28,11 @@ describe('decideByStatus: the short cut for statuses that settle a request', () 
     expect(decideByStatus(200, resolved({ shouldRetry: () => undefined }))).toBeUndefined();
   });
 
-  it('reports a disabled route as the reason', () => {
+  it('reports a disabled route as the reason for a failed status, success as success', () => {
     const off = { ...resolved(), retry: false };
-    expect(decideByStatus(200, off)).toEqual({ retry: false, reason: 'route-disabled', gaveUp: false });
+    expect(decideByStatus(404, off)).toEqual({ retry: false, reason: 'route-disabled', gaveUp: false });
+    expect(decideByStatus(404, off)).toEqual(decide(outcome({ status: 404 }), off));
+    expect(decideByStatus(200, off)).toEqual({ retry: false, reason: 'success', gaveUp: false });
     expect(decideByStatus(200, off)).toEqual(decide(outcome({ status: 200 }), off));
   });
 });
@@ -233,11 +235,7 @@ describe('decide: other stop reasons', () => {
   it('route-disabled', () => {
     const o = { ...resolved(), retry: false };
     expect(decide(outcome(), o)).toEqual({ retry: false, reason: 'route-disabled', gaveUp: true });
-    expect(decide(outcome({ status: 200 }), o)).toEqual({
-      retry: false,
-      reason: 'route-disabled',
-      gaveUp: false,
-    });
+    expect(decide(outcome({ status: 200 }), o)).toEqual({ retry: false, reason: 'success', gaveUp: false });
   });
 
   it('budget-exhausted when fewer than one token is left', () => {
@@ -247,6 +245,12 @@ describe('decide: other stop reasons', () => {
       gaveUp: true,
     });
     expect(decide(outcome({ budgetTokens: 1 }), resolved()).retry).toBe(true);
+  });
+
+  it('deadline: a clock that returns NaN refuses the wait instead of allowing it', () => {
+    const o = resolved({ deadlineMs: 1000 });
+    expect(decide(outcome({ elapsedMs: Number.NaN }), o)).toMatchObject({ retry: false, reason: 'deadline' });
+    expect(decide(outcome({ elapsedMs: Number.NaN }), resolved()).retry).toBe(true);
   });
 
   it('deadline: never starts a wait that would end past it', () => {
@@ -346,21 +350,50 @@ describe('decide: Retry-After and rate-limit headers', () => {
     expect(decide(withHeaders({ 'Retry-After': '60' }), o)).toMatchObject({ retry: true, delayMs: 60_000 });
   });
 
-  it("too long with whenLonger: 'cap' waits maxMs", () => {
-    const capped = resolved({ random: fixed(0.999), retryAfter: { maxMs: 5000, whenLonger: 'cap' } });
+  it("too long with whenLonger: 'cap' waits maxMs (plus the jitter)", () => {
+    const capped = resolved({
+      random: fixed(0.999),
+      retryAfter: { maxMs: 5000, whenLonger: 'cap', jitterRatio: 0 },
+    });
     expect(decide(withHeaders({ 'Retry-After': '3600' }), capped)).toMatchObject({
       retry: true,
       delayMs: 5000,
     });
   });
 
-  it('adds up to jitterRatio of the server delay, never past maxMs', () => {
+  it('adds up to jitterRatio of the server delay on top of it, also at maxMs', () => {
     const jittered = resolved({ random: fixed(0.5), retryAfter: { jitterRatio: 0.2 } });
     expect(decide(withHeaders({ 'Retry-After': '10' }), jittered)).toMatchObject({ delayMs: 11_000 });
     const none = resolved({ random: fixed(0.999), retryAfter: { jitterRatio: 0 } });
     expect(decide(withHeaders({ 'Retry-After': '10' }), none)).toMatchObject({ delayMs: 10_000 });
-    const nearMax = resolved({ random: fixed(0.999) });
-    expect(decide(withHeaders({ 'Retry-After': '59' }), nearMax)).toMatchObject({ delayMs: 60_000 });
+    // Told 60 s (= maxMs), clients still spread over 60-66 s instead of all returning at 60 s.
+    const atMax = [0, 0.25, 0.5, 0.999].map(
+      (r) =>
+        decide(withHeaders({ 'Retry-After': '60' }), resolved({ random: fixed(r) })) as { delayMs: number },
+    );
+    expect(atMax.map((d) => d.delayMs)).toEqual([60_000, 61_500, 63_000, 65_994]);
+  });
+
+  it("whenLonger: 'cap' spreads the capped waits too", () => {
+    const capped = (r: number) =>
+      decide(
+        withHeaders({ 'Retry-After': '120' }),
+        resolved({ random: fixed(r), retryAfter: { maxMs: 10_000, whenLonger: 'cap' } }),
+      );
+    expect(new Set([0, 0.3, 0.6, 0.9].map((r) => (capped(r) as { delayMs: number }).delayMs))).toEqual(
+      new Set([10_000, 10_300, 10_600, 10_900]),
+    );
+  });
+
+  it('a random source returning NaN, a negative number or more than 1 never shortens or breaks the wait', () => {
+    for (const r of [Number.NaN, -50, -1, 2, Number.POSITIVE_INFINITY]) {
+      const d = decide(withHeaders({ 'Retry-After': '2' }), resolved({ random: fixed(r) }));
+      expect(d).toMatchObject({ retry: true, delaySource: 'retry-after' });
+      const { delayMs } = d as { delayMs: number };
+      expect(delayMs >= 2000 && delayMs <= 2200).toBe(true);
+      const b = decide(outcome({ status: 503 }), resolved({ random: fixed(r) })) as { delayMs: number };
+      expect(b.delayMs >= 0 && b.delayMs <= 100).toBe(true);
+    }
   });
 
   it('retryAfter: false ignores the headers and uses backoff', () => {

@@ -1,4 +1,5 @@
 import { compilePathPattern } from '@jitterbug/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 const matches = (pattern: string, path: string): boolean => compilePathPattern(pattern).test(path);
@@ -74,6 +75,23 @@ describe('compilePathPattern', () => {
   ])('rejects %s (%s) with a TypeError', (pattern, why) => {
     expect(() => compilePathPattern(pattern)).toThrow(TypeError);
     expect(() => compilePathPattern(pattern)).toThrow(why);
+  });
+
+  it('a modifier after a parameter with a regex takes the slash before it along', () => {
+    expect(matches('/items/:id(\\d+)?', '/items')).toBe(true);
+    expect(matches('/items/:id(\\d+)?', '/items/')).toBe(false);
+    expect(matches('/items/:id(\\d+)?', '/items/7')).toBe(true);
+    expect(matches('/n/:x(\\d+)+', '/n/1/22')).toBe(true);
+    expect(matches('/n/:x(\\d+)+', '/n/122')).toBe(true);
+    expect(matches('/z/:z(a|b)+', '/z/ab')).toBe(false);
+    expect(matches('/z/:z(a|b)+', '/z/a/b')).toBe(true);
+  });
+
+  it('rejects what URLPattern rejects: a name not starting like an identifier, a capturing group inside a regex', () => {
+    expect(() => compilePathPattern('/:0')).toThrow(/parameter name may not start with "0"/);
+    expect(() => compilePathPattern('/((a))')).toThrow(/capturing group inside the regex group/);
+    expect(() => compilePathPattern('/((?:a))')).not.toThrow();
+    expect(() => compilePathPattern('/:_x/:$y/:é')).not.toThrow();
   });
 
   it('rejects a non-string', () => {
@@ -159,5 +177,56 @@ describe.skipIf(typeof globalThis.URLPattern === 'undefined')('compilePathPatter
     expect(disagreements).toEqual([]);
     // The table is not trivially all misses.
     expect(matched).toBeGreaterThan(40);
+  });
+});
+
+// Generated patterns and paths from the same small alphabet, so that matches are frequent. Literal
+// `.` segments are left out: URLPattern removes dot segments from the pattern as the URL parser
+// would, which route patterns do not rely on (see the core README).
+const PATTERN_PARTS = ['/', '/', 'a', 'b', ':x', ':y', '(\\d+)', ':z(a|b)', '*', '{', '}', '?', '+', '-'];
+const PATH_PARTS = ['/', 'a', 'b', '1', '12', 'ab', 'a-b'];
+
+describe.skipIf(typeof globalThis.URLPattern === 'undefined')('compilePathPattern, property', () => {
+  it('accepts and rejects the patterns URLPattern does, and matches the same paths', () => {
+    const patternArb = fc
+      .array(fc.constantFrom(...PATTERN_PARTS), { minLength: 1, maxLength: 6 })
+      .map((parts) => `/${parts.join('')}`);
+    const pathsArb = fc.array(
+      fc.array(fc.constantFrom(...PATH_PARTS), { maxLength: 5 }).map((parts) => `/${parts.join('')}`),
+      { minLength: 8, maxLength: 16 },
+    );
+    let compared = 0;
+    let matched = 0;
+    fc.assert(
+      fc.property(patternArb, pathsArb, (pattern, paths) => {
+        let theirs: URLPattern | undefined;
+        try {
+          theirs = new URLPattern({ pathname: pattern });
+        } catch {
+          theirs = undefined;
+        }
+        let ours: RegExp | undefined;
+        try {
+          ours = compilePathPattern(pattern);
+        } catch {
+          ours = undefined;
+        }
+        expect({ pattern, valid: ours !== undefined }).toEqual({ pattern, valid: theirs !== undefined });
+        if (!ours || !theirs) return;
+        for (const path of paths) {
+          compared++;
+          const a = ours.test(path);
+          if (a) matched++;
+          expect({ pattern, path, matches: a }).toEqual({
+            pattern,
+            path,
+            matches: theirs.test({ pathname: path }),
+          });
+        }
+      }),
+      { numRuns: 3000, seed: 20261123 },
+    );
+    expect(compared).toBeGreaterThan(10_000);
+    expect(matched).toBeGreaterThan(500);
   });
 });

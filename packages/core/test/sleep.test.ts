@@ -9,6 +9,12 @@ describe('sleep', () => {
     await expect(sleep(-5)).resolves.toBeUndefined();
   });
 
+  it('NaN is no wait (it used to be the longest timer, about 24.8 days)', async () => {
+    const before = timers();
+    await expect(sleep(Number.NaN)).resolves.toBeUndefined();
+    expect(timers()).toBe(before);
+  });
+
   it("rejects at once with the signal's reason when already aborted, and starts no timer", async () => {
     const before = timers();
     const reason = new Error('already aborted');
