@@ -2,7 +2,7 @@
  * Translating what axios settled with into the core's terms: a status, or an error with the code
  * the core's `errorCodes` understand. Nothing here decides; it only says what happened.
  */
-import type { AttemptResult, HeaderGetter } from '@jitterbug/core';
+import { type AttemptResult, errorCode, type HeaderGetter } from '@jitterbug/core';
 import { AxiosError, AxiosHeaders, type AxiosResponse, isAxiosError, isCancel } from 'axios';
 
 /** Response headers as the core reads them (any case). */
@@ -38,7 +38,7 @@ export const isStatusRejection = (error: unknown): error is AxiosError & { respo
  * the http adapter as `ECONNABORTED`. The axios error is its `cause`; the caller never sees this one.
  */
 export class AxiosTransportError extends Error {
-  /** `ECONNRESET` or `ETIMEDOUT`. */
+  /** `ECONNRESET`, `ETIMEDOUT`, or the code under the fetch adapter's `ERR_NETWORK`. */
   readonly code: string;
   /**
    * @param code - the code the core should read.
@@ -62,6 +62,12 @@ export const errorForCore = (error: unknown, httpAdapter: boolean): unknown => {
   }
   if (httpAdapter && error.code === AxiosError.ECONNABORTED)
     return new AxiosTransportError('ETIMEDOUT', error);
+  // The fetch adapter calls every failure of fetch `ERR_NETWORK` and keeps fetch's error (whose own
+  // cause holds the socket's code, e.g. `UND_ERR_SOCKET`, `ECONNREFUSED`) as its cause.
+  if (error.code === AxiosError.ERR_NETWORK) {
+    const code = errorCode(error.cause);
+    if (code !== undefined) return new AxiosTransportError(code, error);
+  }
   return error;
 };
 

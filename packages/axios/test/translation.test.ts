@@ -63,6 +63,18 @@ describe('outcome', () => {
     expect(errorForCore(plain, true)).toBe(plain);
   });
 
+  it("reads the socket's code under the fetch adapter's ERR_NETWORK, and leaves one without a code alone", () => {
+    const socket = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    const network = new AxiosError('Network Error', 'ERR_NETWORK', undefined, undefined, undefined);
+    network.cause = socket;
+    expect(errorForCore(network, false)).toMatchObject({ code: 'UND_ERR_SOCKET', cause: network });
+    const refused = new AxiosError('Network Error', 'ERR_NETWORK');
+    refused.cause = new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
+    expect(errorForCore(refused, false)).toMatchObject({ code: 'ECONNREFUSED', cause: refused });
+    const bare = new AxiosError('Network Error', 'ERR_NETWORK');
+    expect(errorForCore(bare, false)).toBe(bare);
+  });
+
   it('reports a cancel as aborted only when the caller cancelled', () => {
     const cancel = new CanceledError();
     expect(errorResult(cancel, true, true)).toMatchObject({ aborted: true });

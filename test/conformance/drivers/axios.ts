@@ -9,6 +9,8 @@ import { Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@jitterbug/axios';
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
 import axios, { type AxiosResponse, isAxiosError, isCancel } from 'axios';
+// undici 7: its dispatchers take the handlers Node's own fetch (undici 6 or 7 inside) hands over; undici 8's do not.
+import { Agent as UndiciAgent } from 'undici7';
 import type {
   ConformanceBody,
   ConformanceClient,
@@ -43,12 +45,19 @@ const toHeaders = (response: AxiosResponse): Headers => {
   return headers;
 };
 
-const create = (baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient => {
+const create = (
+  baseUrl: string,
+  options: RetryPolicyOrOptions,
+  adapter: 'http' | 'fetch',
+): ConformanceClient => {
   const agent = new Agent({ keepAlive: true });
+  // The fetch adapter runs on Node's global fetch with a dispatcher of its own, closed by close().
+  const dispatcher = new UndiciAgent();
   // responseType 'text' and no transforms: the driver reports the body as the server sent it.
   const api = axios.create({
     baseURL: baseUrl,
-    httpAgent: agent,
+    adapter,
+    ...(adapter === 'http' ? { httpAgent: agent } : { fetchOptions: { dispatcher } }),
     responseType: 'text',
     transformResponse: [],
   });
@@ -81,11 +90,12 @@ const create = (baseUrl: string, options: RetryPolicyOrOptions): ConformanceClie
     },
     async close() {
       agent.destroy();
+      await dispatcher.destroy();
     },
   };
 };
 
-/** axios 1.x with `attachRetry`. */
+/** axios 1.x with `attachRetry`, on its http adapter (the default in Node). */
 export const axiosDriver: ConformanceDriver = {
   name: 'axios',
   statusesReject: true,
@@ -99,5 +109,19 @@ export const axiosDriver: ConformanceDriver = {
     const { cause } = error as { cause?: unknown };
     return cause === reason || (beforeSend && cause === undefined);
   },
-  create,
+  create: (baseUrl, options) => create(baseUrl, options, 'http'),
+};
+
+/**
+ * axios with `adapter: 'fetch'`: the same rules; a connection lost before a response is the fetch
+ * adapter's `ERR_NETWORK` (undici's socket error as its cause).
+ */
+export const axiosFetchDriver: ConformanceDriver = {
+  ...axiosDriver,
+  name: 'axios (fetch adapter)',
+  isNetworkError: (error) =>
+    isAxiosError(error) &&
+    error.code === 'ERR_NETWORK' &&
+    (error.cause as { code?: unknown } | undefined)?.code === 'UND_ERR_SOCKET',
+  create: (baseUrl, options) => create(baseUrl, options, 'fetch'),
 };

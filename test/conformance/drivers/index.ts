@@ -1,7 +1,12 @@
 /** Every client the conformance suite runs against. */
 import type { ConformanceDriver } from '../driver.ts';
-import { axiosDriver } from './axios.ts';
+import { axiosDriver, axiosFetchDriver } from './axios.ts';
 import { kyDrivers } from './ky.ts';
 import { undiciDrivers } from './undici.ts';
 
-export const drivers: readonly ConformanceDriver[] = [axiosDriver, ...kyDrivers, ...undiciDrivers];
+export const drivers: readonly ConformanceDriver[] = [
+  axiosDriver,
+  axiosFetchDriver,
+  ...kyDrivers,
+  ...undiciDrivers,
+];
