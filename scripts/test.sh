@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: the whole suite on the Node on PATH (24), then the conformance suite and the undici
+# Every test: typecheck, lint and package checks, the whole suite on the Node on PATH (24), then the conformance suite and the undici
 # adapter's own tests again on Node 22, the oldest Node that `engines` promises (its global fetch
 # bundles undici 6, whose handlers and header records the adapter must read as it reads 7's and 8's).
 # Ends with one line `N passed, N failed, N skipped`.
@@ -20,6 +20,24 @@ run_vitest() {
     status=1
   fi
 }
+
+# Typecheck, lint and the package checks run first; each that fails counts as one failure, and the
+# tests still run, so that the output always ends with the summary line.
+run_check() {
+  local name=$1
+  shift
+  echo "== $name"
+  if ! "$@"; then
+    echo "$name failed: counted as 1 failure" >&2
+    echo "0 1 0" >>"$summary"
+    status=1
+  fi
+}
+if [ $# -eq 0 ]; then
+  run_check "typecheck (tsc -p tsconfig.json)" tsc -p tsconfig.json
+  run_check "lint (biome check .)" biome check .
+  run_check "package checks (publint, arethetypeswrong)" bash scripts/check-packages.sh
+fi
 
 echo "== vitest on $(node --version)"
 run_vitest vitest run "$@"
