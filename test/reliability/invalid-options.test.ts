@@ -183,15 +183,6 @@ const NUMERIC: ReadonlyArray<
   ['budget.burst', (v) => ({ budget: { burst: v } }), (v) => typeof v === 'number' && v >= 1 && v <= 1e9],
 ];
 
-const stringifiable = (value: unknown): boolean => {
-  try {
-    String(value);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const anyValue = fc.oneof(
   fc.double(),
   fc.integer({ min: -10, max: 2000 }),
@@ -206,10 +197,6 @@ describe('fuzzed option values', () => {
       fc.assert(
         fc.property(anyValue, (value) => {
           if (value === undefined) return; // an absent option takes its default
-          // Reported, not yet fixed in the core (see the reliability report): inside `backoff`,
-          // `retryAfter` and `budget` a `null` field is taken as absent, and `budget.*` fails with
-          // another TypeError for values String() cannot convert. Left out until fixed.
-          if (name.includes('.') && (value === null || !stringifiable(value))) return;
           let thrown: unknown;
           try {
             createRetryPolicy(build(value) as RetryOptions);

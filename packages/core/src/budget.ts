@@ -10,6 +10,7 @@
  * `maxAttempts` per request. Nothing needs resetting afterwards: new requests refill the bucket.
  * No clocks are involved, so the budget is deterministic under test.
  */
+import { describeValue } from './describe-value.ts';
 
 /** Options of {@link createRetryBudget}. */
 export interface RetryBudgetOptions {
@@ -38,7 +39,7 @@ export const DEFAULT_BUDGET = Object.freeze({ ratio: 0.1, burst: 10 });
 const checkNumber = (name: string, value: unknown, min: number, max: number): number => {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
     throw new TypeError(
-      `jitterbug: option "${name}" must be a number from ${min} to ${max}, got ${String(value)}`,
+      `jitterbug: option "${name}" must be a number from ${min} to ${max}, got ${describeValue(value)}`,
     );
   }
   return value;
@@ -59,8 +60,19 @@ export const createRetryBudget = (options: RetryBudgetOptions = {}, optionPath =
   for (const key of Object.keys(options)) {
     if (!BUDGET_KEYS.has(key)) throw new TypeError(`jitterbug: unknown option "${optionPath}.${key}"`);
   }
-  const ratio = checkNumber(`${optionPath}.ratio`, options.ratio ?? DEFAULT_BUDGET.ratio, 0, 1);
-  const burst = checkNumber(`${optionPath}.burst`, options.burst ?? DEFAULT_BUDGET.burst, 1, 1e9);
+  // Only an absent field takes the default: a null is a mistake to report, not a default.
+  const ratio = checkNumber(
+    `${optionPath}.ratio`,
+    options.ratio === undefined ? DEFAULT_BUDGET.ratio : options.ratio,
+    0,
+    1,
+  );
+  const burst = checkNumber(
+    `${optionPath}.burst`,
+    options.burst === undefined ? DEFAULT_BUDGET.burst : options.burst,
+    1,
+    1e9,
+  );
   let tokens = burst;
   return {
     get tokens() {

@@ -151,10 +151,11 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   if (server && options.retryAfter) {
     const { maxMs, whenLonger, jitterRatio } = options.retryAfter;
     if (server.ms > maxMs && whenLonger === 'give-up') return stop('retry-after-too-long', true, server.ms);
-    // The jitter comes on top of what the server asked (never earlier than told), so that clients
-    // told the same delay, `maxMs` included, do not come back together.
-    const base = Math.min(server.ms, maxMs);
-    delayMs = base + unitRandom(options.random) * base * jitterRatio;
+    // Jitter keeps clients told the same delay from coming back together, within [0, maxMs]: an
+    // honoured delay is lengthened (never sooner than told), a capped one is shortened (it is
+    // sooner than told already).
+    const spread = unitRandom(options.random) * jitterRatio;
+    delayMs = server.ms > maxMs ? maxMs - spread * maxMs : Math.min(maxMs, server.ms + spread * server.ms);
     delaySource = server.source;
   } else {
     [delayMs, nextBackoffState] = nextDelay(

@@ -28,8 +28,8 @@ export interface BackoffOptions {
 /** What to do with server-given delays (`Retry-After`, `RateLimit-Reset`, `X-RateLimit-Reset`). */
 export interface RetryAfterOptions {
   /**
-   * The longest server-given delay that is honoured. Default 60 000. The wait itself can be up to
-   * `maxMs · (1 + jitterRatio)`: the jitter comes on top.
+   * The longest server-given delay that is honoured, and the longest wait it can cause (jitter
+   * included). Default 60 000.
    */
   readonly maxMs?: number;
   /**
@@ -38,9 +38,10 @@ export interface RetryAfterOptions {
    */
   readonly whenLonger?: 'give-up' | 'cap';
   /**
-   * A random extra wait of up to this fraction of the server's delay (or of `maxMs`, when that is
-   * shorter), so that clients told the same date do not all come back in the same instant, and
-   * never sooner than told. Default 0.1 (at most 10 % longer).
+   * Spreads server-given delays so that clients told the same date do not all come back in the
+   * same instant: an honoured delay is made up to this fraction longer (never sooner than told,
+   * never past `maxMs`); a delay capped at `maxMs` (`whenLonger: 'cap'`) up to this fraction
+   * shorter. Default 0.1.
    */
   readonly jitterRatio?: number;
 }

@@ -28,7 +28,7 @@ const optionsArb = fc.record({
 });
 
 describe('decision properties', () => {
-  it('the delay is always finite, >= 0, and <= capMs (backoff) or <= maxMs · (1 + jitterRatio) (server delays)', () => {
+  it('the delay is always finite, >= 0, and <= capMs (backoff) or <= retryAfter.maxMs (server delays)', () => {
     fc.assert(
       fc.property(
         optionsArb,
@@ -61,7 +61,7 @@ describe('decision properties', () => {
           expect(Number.isFinite(d.delayMs)).toBe(true);
           expect(d.delayMs).toBeGreaterThanOrEqual(0);
           if (d.delaySource === 'backoff') expect(d.delayMs).toBeLessThanOrEqual(o.baseMs + o.extraCap);
-          else expect(d.delayMs).toBeLessThanOrEqual(o.maxMs + o.maxMs * o.jitterRatio);
+          else expect(d.delayMs).toBeLessThanOrEqual(o.maxMs);
         },
       ),
     );
