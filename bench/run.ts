@@ -18,6 +18,21 @@ import { CONCURRENCY, MEMORY_REQUESTS, ROUNDS } from './plan.ts';
 import { benchFile, runChild, startServer } from './spawn.ts';
 
 const CLIENT_NAMES: readonly ClientName[] = ['undici-request', 'undici-fetch', 'axios', 'ky'];
+
+/** What `packages/simulator/bench/occ-sweep.ts --json` prints. */
+interface SweepOutput {
+  readonly runs: number;
+  readonly writes: number;
+  readonly times: readonly number[];
+  readonly bestMs: number;
+  readonly nsPerWrite: number;
+}
+
+const sweepSection = (s: SweepOutput): string =>
+  `19 client counts × 5 strategies × 100 runs = ${s.runs.toLocaleString('en')} simulated runs ` +
+  `(${(s.writes / 1e6).toFixed(1)} M writes), timed 3 times in one process: ` +
+  `${s.times.map((t) => `${(t / 1000).toFixed(2)} s`).join(', ')}; best ${(s.bestMs / 1000).toFixed(2)} s, ` +
+  `${s.nsPerWrite.toFixed(0)} ns per simulated write. The issue asks for "a few seconds".`;
 const started = performance.now();
 const elapsed = (): string => `${((performance.now() - started) / 1000).toFixed(0)} s`;
 const log = (line: string): void => console.error(`[bench ${elapsed()}] ${line}`);
@@ -43,6 +58,8 @@ try {
   const memory = await runChild<MemoryOutput>('memory.ts', [
     JSON.stringify({ client: 'undici-request', origin: server.origin, requests: MEMORY_REQUESTS }),
   ]);
+  log('simulator: the full default OCC sweep, 3 times');
+  const sweep = await runChild<SweepOutput>('../packages/simulator/bench/occ-sweep.ts', ['3', '--json']);
   const served = await server.stats();
   const notRun = notRunList(rounds);
   const sections = [
@@ -59,6 +76,10 @@ try {
     `## 3. Retry path: CPU per retried request (503, then 200; zero delay)\n\nOne retried request = two HTTP exchanges. "Extra per retry": CPU per retried request minus CPU per successful request in the same process.\n\n${retryTable(rounds)}\n`,
     `## 4. Core: per decision and per delay computation (tinybench)\n\n${coreTable(core)}\n\n${coreVerdict(core)}\n`,
     `## 5. Memory: ${MEMORY_REQUESTS.toLocaleString('en')} requests, 20 % retried (undici \`request()\` with \`retryInterceptor\`)\n\n${memoryTable(memory)}\n\n${memoryVerdict(memory).text}\n`,
+    `## 6. Simulator: the full default \`occ\` sweep
+
+${sweepSection(sweep)}
+`,
     notRun.length ? `## Not run\n\n${notRun.map((l) => `- ${l}`).join('\n')}\n` : '',
     `## Interpretation\n\n${interpretation(rounds, core, memory)}\n`,
   ];

@@ -165,11 +165,16 @@ export const occCharts = async (result: OccSweepResult, size: ChartSize = {}): P
           name: hist.strategy,
           xAxisIndex: i,
           yAxisIndex: i,
-          step: 'start',
+          // Each point is a bin's start and count: 'end' holds the count until the next bin starts
+          // ('start' drew every bin at the next one's height); the last point closes the last bin.
+          step: 'end',
           showSymbol: false,
           lineStyle: { width: 1 },
           areaStyle: { opacity: 0.35 },
-          data: hist.counts.map((count, bin) => [bin * hist.binMs, count]),
+          data: [
+            ...hist.counts.map((count, bin) => [bin * hist.binMs, count]),
+            [hist.counts.length * hist.binMs, 0],
+          ],
         })),
       },
       width,

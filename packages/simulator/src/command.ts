@@ -24,9 +24,22 @@ import {
   isStormPolicy,
   runStorm,
   STORM_DEFAULTS,
+  STORM_LIMITS,
   STORM_POLICIES,
+  type StormOptions,
   type StormPolicyName,
+  stormLimitProblem,
 } from './storm.ts';
+
+/** The storm flag that sets each option, for messages about limits. */
+const STORM_FLAGS: Partial<Record<keyof StormOptions, string>> = {
+  ratePerSec: 'rate',
+  durationSec: 'duration',
+  runs: 'runs',
+  maxAttempts: 'attempts',
+  capMs: 'cap',
+  binMs: 'bin',
+};
 
 /** Where the command writes. */
 export interface CliIo {
@@ -379,11 +392,18 @@ const stormCommand = async (args: string[], io: CliIo): Promise<number> => {
       values['overload-retry-after'],
       d.overloadRetryAfterSec,
     ),
-    maxAttempts: num('attempts', values.attempts, { integer: true, positive: true }) ?? d.maxAttempts,
-    runs: num('runs', values.runs, { integer: true, positive: true }) ?? d.runs,
+    maxAttempts:
+      num('attempts', values.attempts, { integer: true, positive: true, max: STORM_LIMITS.maxAttempts }) ??
+      d.maxAttempts,
+    runs: num('runs', values.runs, { integer: true, positive: true, max: STORM_LIMITS.runs }) ?? d.runs,
     binMs: num('bin', values.bin, { positive: true }) ?? d.binMs,
     latency: latencyOf(values),
   };
+  const problem = stormLimitProblem(options);
+  if (problem) {
+    const flags = problem.options.map((o) => `--${STORM_FLAGS[o] ?? o}`).join(' / ');
+    throw new UsageError(`${flags}: ${problem.asked}, ${problem.limit}`);
+  }
   const { seed, given } = seedOf(values.seed);
   const progress = createProgress('storm', io.stderr);
   const started = performance.now();

@@ -39,8 +39,10 @@ export {
   isStormPolicy,
   runStorm,
   STORM_DEFAULTS,
+  STORM_LIMITS,
   STORM_POLICIES,
   STORM_POLICY_DESCRIPTIONS,
+  type StormLimitProblem,
   type StormOptions,
   type StormPolicyName,
   type StormPolicyResult,
@@ -48,4 +50,5 @@ export {
   type StormRunResult,
   type StormTimeline,
   simulateStorm,
+  stormLimitProblem,
 } from './storm.ts';

@@ -125,6 +125,78 @@ export const STORM_DEFAULTS = Object.freeze({
   recoveryThreshold: 0.01,
 });
 
+/**
+ * Upper bounds of the inputs: a run keeps a few bytes and one core run per request, and a timeline
+ * bin for every `binMs` up to the last attempt, so a typo (`--rate 1e9`, `--bin 1e-6`, `--cap 1e12`)
+ * must be refused rather than run out of memory.
+ */
+export const STORM_LIMITS = Object.freeze({
+  /** Requests per run: `ratePerSec × durationSec`. */
+  requests: 1_000_000,
+  /** Runs per policy. */
+  runs: 10_000,
+  /** Attempts per request (the core's own limit). */
+  maxAttempts: 1000,
+  /** Timeline bins: from 0 to the latest time an attempt could be sent, in steps of `binMs`. */
+  timelineBins: 1_000_000,
+});
+
+/** The longest wait the core may choose for a server delay here (its `retryAfter.maxMs` default). */
+const LONGEST_SERVER_WAIT_MS = 60_000;
+
+/** Which setting breaks a {@link STORM_LIMITS} bound, and how. */
+export interface StormLimitProblem {
+  /** The settings at fault, e.g. `['ratePerSec', 'durationSec']`. */
+  readonly options: readonly (keyof StormOptions)[];
+  /** What was asked for, e.g. `6e10 requests per run`. */
+  readonly asked: string;
+  /** The bound, e.g. `at most 1000000`. */
+  readonly limit: string;
+}
+
+/**
+ * The first {@link STORM_LIMITS} bound the settings break, if any. The timeline's length is taken
+ * from the latest an attempt could be sent: the end of the run plus, per retry, the longest wait
+ * and two messages each way (at mean + 10 sd).
+ */
+export const stormLimitProblem = (
+  options: Pick<
+    ResolvedStormOptions,
+    'ratePerSec' | 'durationSec' | 'runs' | 'maxAttempts' | 'capMs' | 'binMs' | 'latency'
+  >,
+): StormLimitProblem | undefined => {
+  const requests = options.ratePerSec * options.durationSec;
+  if (requests > STORM_LIMITS.requests) {
+    return {
+      options: ['ratePerSec', 'durationSec'],
+      asked: `${requests} requests per run`,
+      limit: `at most ${STORM_LIMITS.requests}`,
+    };
+  }
+  if (options.runs > STORM_LIMITS.runs) {
+    return { options: ['runs'], asked: `${options.runs} runs`, limit: `at most ${STORM_LIMITS.runs}` };
+  }
+  if (options.maxAttempts > STORM_LIMITS.maxAttempts) {
+    return {
+      options: ['maxAttempts'],
+      asked: `${options.maxAttempts} attempts`,
+      limit: `at most ${STORM_LIMITS.maxAttempts}`,
+    };
+  }
+  const message = options.latency.meanMs + 10 * options.latency.sdMs;
+  const perRetry = Math.max(options.capMs, LONGEST_SERVER_WAIT_MS) + 4 * message;
+  const horizonMs = options.durationSec * 1000 + (options.maxAttempts - 1) * perRetry + 2 * message;
+  const bins = horizonMs / options.binMs;
+  if (!(bins <= STORM_LIMITS.timelineBins)) {
+    return {
+      options: ['binMs', 'capMs', 'durationSec'],
+      asked: `a timeline of ${Math.ceil(bins)} bins (up to ${Math.ceil(horizonMs)} ms in steps of ${options.binMs} ms)`,
+      limit: `at most ${STORM_LIMITS.timelineBins}`,
+    };
+  }
+  return undefined;
+};
+
 type ResolvedStormOptions = Required<
   Omit<StormOptions, 'onProgress' | 'retryAfterSec' | 'overloadRetryAfterSec'>
 > & {
@@ -208,6 +280,8 @@ const resolve = (options: StormOptions): ResolvedStormOptions => {
     );
   }
   for (const p of o.policies) if (!isStormPolicy(p)) throw new RangeError(`unknown policy "${p}"`);
+  const problem = stormLimitProblem(o);
+  if (problem) throw new RangeError(`${problem.options.join(' / ')}: ${problem.asked}, ${problem.limit}`);
   return o;
 };
 

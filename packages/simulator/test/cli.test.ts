@@ -40,6 +40,22 @@ describe('jitterbug-sim (spawned)', () => {
     [['storm', '--outage', '50:70'], /--outage/],
     [['storm', '--policies', 'yolo'], /unknown name "yolo"/],
     [['storm', '--retry-after', 'soon'], /--retry-after must be a number/],
+    // Each of these ran out of memory (exit 134) or threw a RangeError with a stack trace (exit 1).
+    [
+      ['storm', '--rate', '1e9', '--runs', '1'],
+      /--rate \/ --duration: 60000000000 requests per run, at most 1000000/,
+    ],
+    [
+      ['storm', '--duration', '1e9', '--runs', '1'],
+      /--rate \/ --duration: .* requests per run, at most 1000000/,
+    ],
+    [['storm', '--bin', '1e-6', '--runs', '1'], /--bin \/ --cap \/ --duration: a timeline of \d+ bins/],
+    [
+      ['storm', '--cap', '1e12', '--base', '1e12', '--runs', '1'],
+      /a timeline of \d+ bins .* at most 1000000/,
+    ],
+    [['storm', '--attempts', '1001'], /--attempts must be a positive integer <= 1000/],
+    [['storm', '--runs', '10001'], /--runs must be a positive integer <= 10000/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [[], /Usage: jitterbug-sim/],
   ];

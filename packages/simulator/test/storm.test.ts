@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_STORM_POLICIES, runStorm, STORM_POLICIES, simulateStorm } from '../src/index.ts';
+import {
+  DEFAULT_LATENCY,
+  DEFAULT_STORM_POLICIES,
+  runStorm,
+  STORM_DEFAULTS,
+  STORM_LIMITS,
+  STORM_POLICIES,
+  simulateStorm,
+  stormLimitProblem,
+} from '../src/index.ts';
 
 const small = { seed: 9, durationSec: 20, outageStartSec: 5, outageEndSec: 10, runs: 2 } as const;
 
@@ -44,6 +53,19 @@ describe('simulateStorm accounting', () => {
   it('every policy faces the same requests under a seed', () => {
     const counts = new Set(STORM_POLICIES.map((p) => simulateStorm(p, small).requests));
     expect(counts.size).toBe(1);
+  });
+
+  it('refuses settings past STORM_LIMITS before allocating anything, naming them', () => {
+    const base = { seed: 1, runs: 1, policies: ['none'] as const };
+    expect(() => simulateStorm('none', { ...base, ratePerSec: 1e9 })).toThrow(
+      /ratePerSec \/ durationSec: 60000000000 requests per run/,
+    );
+    expect(() => simulateStorm('naive-full', { ...base, capMs: 1e12, baseMs: 1 })).toThrow(/binMs .* bins/);
+    expect(() => simulateStorm('none', { ...base, binMs: 1e-6 })).toThrow(/bins/);
+    expect(() => runStorm({ ...base, runs: STORM_LIMITS.runs + 1 })).toThrow(
+      /runs: 10001 runs, at most 10000/,
+    );
+    expect(stormLimitProblem({ ...STORM_DEFAULTS, latency: DEFAULT_LATENCY })).toBeUndefined();
   });
 
   it('rejects an outage outside the run', () => {
