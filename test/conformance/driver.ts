@@ -64,6 +64,11 @@ export interface ConformanceDriver {
    * itself before jitterbug ran.
    */
   isAbort(error: unknown, reason: unknown, beforeSend?: boolean): boolean;
+  /**
+   * `false` when the adapter cannot apply the core's `attemptTimeoutMs` on this client (ky 1, which
+   * has no hook around its fetch): a slow answer then simply arrives. Default: applied.
+   */
+  readonly appliesAttemptTimeout?: false;
   /** A client for the scripted server at `baseUrl`, with jitterbug attached using `options`. */
   create(baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient | Promise<ConformanceClient>;
 }

@@ -85,10 +85,16 @@ const endingOf = (
 };
 
 /** Whether the caller's ending can come from this answer of the server. */
-const compatible = (ending: Ending, fault: Fault | undefined, statusOnly: boolean): boolean => {
+const compatible = (
+  ending: Ending,
+  fault: Fault | undefined,
+  statusOnly: boolean,
+  timesOut: boolean,
+): boolean => {
   switch (ending.kind) {
     case 'success':
-      return fault === 'ok' || fault === 'slow';
+      // Slow headers come later than the attempt timeout: only a client without one accepts them.
+      return fault === 'ok' || (fault === 'slow' && !timesOut);
     case 'status':
       // A client that rejects a 503 before reading its body (ky) reports a 503 whose body was cut.
       return ending.status === 429
@@ -272,9 +278,10 @@ export const defineLoadSuite = (shard: number, shards: number): void => {
             );
           }
         }
+        const timesOut = driver.appliesAttemptTimeout !== false;
         const matches = timedOut
-          ? served.some((f) => compatible(ending, f, driver.statusesReject))
-          : compatible(ending, last, driver.statusesReject);
+          ? served.some((f) => compatible(ending, f, driver.statusesReject, timesOut))
+          : compatible(ending, last, driver.statusesReject, timesOut);
         if (!matches) {
           problems.push(`${kind} ${id}: ${JSON.stringify(ending)} after (${served.join(',')}) ${events}`);
         }

@@ -6,6 +6,7 @@
  * `ky-options.ts`), and the core's wait happens in `beforeRetry` too, so ky's own delay is 0.
  */
 import {
+  AttemptTimeoutError,
   type BodyKind,
   bodyKind,
   type HeaderGetter,
@@ -191,6 +192,26 @@ const requestBodyKind = (options: KyOptionsView, request: Request): BodyKind => 
   return request.body === null ? 'none' : 'stream';
 };
 
+/**
+ * ky 2: the core's `attemptTimeoutMs` for one attempt, until its response headers arrive. The
+ * attempt's signal follows ky's (the caller's and ky's own timeouts) and also aborts with an
+ * `AttemptTimeoutError` when the time is up, which the core retries like any lost attempt.
+ */
+const startAttemptTimer = (
+  timeoutMs: number | undefined,
+  input: Request | URL | string,
+  init: RequestInit | undefined,
+): { signal: AbortSignal; stop: () => void } | undefined => {
+  if (timeoutMs === undefined) return undefined;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+  const outer = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+  return {
+    signal: outer ? AbortSignal.any([outer, controller.signal]) : controller.signal,
+    stop: () => clearTimeout(timer),
+  };
+};
+
 /** What ky 2's `init` hook receives (the options of one call, a copy ky made for it). */
 interface InitOptions {
   method?: string;
@@ -246,15 +267,20 @@ export const kyRetry = (
         run = begin(state, request, state.bodyKind ?? requestBodyKind({}, request));
       }
       if (run) endIfAbortedBeforeSending(run, state.userSignal);
+      const timer =
+        run && !run.summary ? startAttemptTimer(run.options.attemptTimeoutMs, input, init) : undefined;
+      const attemptInit = timer ? { ...init, signal: timer.signal } : init;
       let response: Response;
       try {
-        response = await (inner ? inner(input, init) : globalThis.fetch(input, init));
+        response = await (inner ? inner(input, attemptInit) : globalThis.fetch(input, attemptInit));
       } catch (error) {
         // The caller's abort in flight: ky would only tell beforeError (and not for a reason that is
         // not an Error), and would count no attempt.
         const signal = state.userSignal;
         if (run && signal?.aborted && error === signal.reason) endAborted(run, error);
         throw error;
+      } finally {
+        timer?.stop();
       }
       if (!decideStatuses || run === undefined || run.summary !== undefined) return response;
       if (await settleStatus(run, state, response)) throw new RetryStatus();

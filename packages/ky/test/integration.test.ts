@@ -51,6 +51,36 @@ describe.each(kys)('%s', (_name, ky, adapter) => {
   });
   afterAll(() => server.close());
 
+  it('attemptTimeoutMs: slow headers end the attempt (ky 2) and the next one answers; ky 1 cannot apply it', async () => {
+    server.route('/slow-headers', [
+      { status: 200, body: 'late', delayMs: 1_000 },
+      { status: 200, body: 'on time' },
+    ]);
+    const summaries: RetrySummary[] = [];
+    const response = await client({ attemptTimeoutMs: 100, onFinish: (s) => summaries.push(s) }).get(
+      url('/slow-headers'),
+    );
+    if (adapter.kyMajor !== 1) {
+      expect(await response.text()).toBe('on time');
+      expect(summaries).toMatchObject([{ attempts: 2, outcome: 'success' }]);
+      expect(server.seen('/slow-headers')).toHaveLength(2);
+    } else {
+      expect(await response.text()).toBe('late');
+      expect(summaries).toMatchObject([{ attempts: 1, outcome: 'success' }]);
+    }
+  });
+
+  it.runIf(adapter.kyMajor !== 1)(
+    'attemptTimeoutMs on every attempt: the caller gets the AttemptTimeoutError after maxAttempts (ky 2)',
+    async () => {
+      server.route('/always-slow', [{ status: 200, body: 'late', delayMs: 1_000 }]);
+      const error = await errorOf(client({ attemptTimeoutMs: 50, maxAttempts: 2 }).get(url('/always-slow')));
+      expect(error).toMatchObject({ name: 'AttemptTimeoutError', code: 'ERR_JITTERBUG_ATTEMPT_TIMEOUT' });
+      expect(getRetryInfo(error)).toMatchObject({ attempts: 2, outcome: 'failure', reason: 'max-attempts' });
+      expect(server.seen('/always-slow')).toHaveLength(2);
+    },
+  );
+
   it('503 then 200: retried once, the summary on the response', async () => {
     server.route('/a', [
       { status: 503, body: 'busy' },
