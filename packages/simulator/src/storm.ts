@@ -12,6 +12,7 @@ import {
   type BackoffStrategyName,
   createRetryBudget,
   createRetryPolicy,
+  DEFAULTS,
   type HeaderGetter,
   type RandomSource,
   type RetryOptions,
@@ -141,9 +142,6 @@ export const STORM_LIMITS = Object.freeze({
   timelineBins: 1_000_000,
 });
 
-/** The longest wait the core may choose for a server delay here (its `retryAfter.maxMs` default). */
-const LONGEST_SERVER_WAIT_MS = 60_000;
-
 /** Which setting breaks a {@link STORM_LIMITS} bound, and how. */
 export interface StormLimitProblem {
   /** The settings at fault, e.g. `['ratePerSec', 'durationSec']`. */
@@ -157,7 +155,8 @@ export interface StormLimitProblem {
 /**
  * The first {@link STORM_LIMITS} bound the settings break, if any. The timeline's length is taken
  * from the latest an attempt could be sent: the end of the run plus, per retry, the longest wait
- * and two messages each way (at mean + 10 sd).
+ * (the backoff's cap, or the core's default `retryAfter.maxMs`, which the storm policies keep) and
+ * two messages each way (at mean + 10 sd).
  */
 export const stormLimitProblem = (
   options: Pick<
@@ -184,7 +183,7 @@ export const stormLimitProblem = (
     };
   }
   const message = options.latency.meanMs + 10 * options.latency.sdMs;
-  const perRetry = Math.max(options.capMs, LONGEST_SERVER_WAIT_MS) + 4 * message;
+  const perRetry = Math.max(options.capMs, DEFAULTS.retryAfter.maxMs) + 4 * message;
   const horizonMs = options.durationSec * 1000 + (options.maxAttempts - 1) * perRetry + 2 * message;
   const bins = horizonMs / options.binMs;
   if (!(bins <= STORM_LIMITS.timelineBins)) {

@@ -50,14 +50,15 @@ const create = (
   options: RetryPolicyOrOptions,
   adapter: 'http' | 'fetch',
 ): ConformanceClient => {
-  const agent = new Agent({ keepAlive: true });
-  // The fetch adapter runs on Node's global fetch with a dispatcher of its own, closed by close().
-  const dispatcher = new UndiciAgent();
+  // Each adapter gets its own connection pool, closed by close(): the fetch adapter runs on Node's
+  // global fetch with a dispatcher.
+  const agent = adapter === 'http' ? new Agent({ keepAlive: true }) : undefined;
+  const dispatcher = adapter === 'fetch' ? new UndiciAgent() : undefined;
   // responseType 'text' and no transforms: the driver reports the body as the server sent it.
   const api = axios.create({
     baseURL: baseUrl,
     adapter,
-    ...(adapter === 'http' ? { httpAgent: agent } : { fetchOptions: { dispatcher } }),
+    ...(agent ? { httpAgent: agent } : { fetchOptions: { dispatcher } }),
     responseType: 'text',
     transformResponse: [],
   });
@@ -89,8 +90,8 @@ const create = (
       }
     },
     async close() {
-      agent.destroy();
-      await dispatcher.destroy();
+      agent?.destroy();
+      await dispatcher?.destroy();
     },
   };
 };
