@@ -3,7 +3,7 @@
  */
 import { type RetryPolicyOrOptions, toRetryPolicy } from '@jitterbug/core';
 import type { AxiosInstance, InternalAxiosRequestConfig } from 'axios';
-import { retryingAdapter, unwrapAdapter } from './retrying-adapter.ts';
+import { retryingAdapters, unwrapAdapter } from './retrying-adapter.ts';
 
 /**
  * Adds jitterbug retries to an axios instance. Retries happen inside the request's adapter, below
@@ -28,9 +28,10 @@ export const attachRetry = (
   optionsOrPolicy?: RetryPolicyOrOptions,
 ): (() => void) => {
   const policy = toRetryPolicy(optionsOrPolicy);
+  const adapterFor = retryingAdapters(policy);
   const id = instance.interceptors.request.use(
     (config: InternalAxiosRequestConfig) => {
-      config.adapter = retryingAdapter(policy, unwrapAdapter(config.adapter));
+      config.adapter = adapterFor(unwrapAdapter(config.adapter));
       return config;
     },
     undefined,

@@ -148,6 +148,49 @@ export class BodyReader implements ResponseBodyReader {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The whole body of an http-adapter response when it has already arrived, taken in one read; else
+ * `undefined` (still arriving, decompressed through a pipeline, or already being read).
+ *
+ * A small response usually arrives in the same socket read as its headers, so by the time the
+ * adapter's promise settles Node's `IncomingMessage` holds all of it (`complete`). Taking it with
+ * one `read()` spares the flowing-mode machinery a {@link BodyReader} sets up (listeners, `resume`,
+ * a promise per phase), which cost more than everything else jitterbug does on the success path.
+ * The stream still ends normally, so its keep-alive socket goes back to the pool.
+ */
+export const readArrivedBody = (response: AxiosResponse): Buffer | undefined => {
+  const data = response.data as (Readable & { complete?: unknown }) | null | undefined;
+  if (
+    typeof data !== 'object' ||
+    data === null ||
+    data.complete !== true ||
+    data.readableFlowing !== null ||
+    data.destroyed
+  ) {
+    return undefined;
+  }
+  const chunk = data.read() as Buffer | null;
+  return chunk ?? EMPTY;
+};
+
+/** The error axios' http adapter rejects with for a body over `maxContentLength`, if this one is. */
+export const overContentLength = (
+  bytes: number,
+  response: AxiosResponse,
+  config: InternalAxiosRequestConfig,
+): AxiosError | undefined => {
+  const max = config.maxContentLength;
+  if (typeof max !== 'number' || max <= -1 || bytes <= max) return undefined;
+  return new AxiosError(
+    `maxContentLength size of ${max} exceeded`,
+    AxiosError.ERR_BAD_RESPONSE,
+    config,
+    response.request,
+  );
+};
+
 /**
  * Closes a response's unfinished body stream and its request, so a half-read connection is never
  * reused. A body already read (a string, a buffer, an ended stream) is left alone: its connection

@@ -25,6 +25,7 @@ import axios, {
   isCancel,
 } from 'axios';
 import {
+  type AttemptTimer,
   attemptTimeoutError,
   callerCancellation,
   startAttemptTimer,
@@ -39,7 +40,9 @@ import {
   BodyReader,
   convertBody,
   destroyBody,
+  overContentLength,
   type ResponseBodyReader,
+  readArrivedBody,
   settle,
 } from './response-body.ts';
 
@@ -49,8 +52,8 @@ export type AdapterSetting = AxiosRequestConfig['adapter'];
 /** One attempt, translated: what to tell the core, and how to hand it over or drop it. */
 interface Attempt {
   readonly result: AttemptResult;
-  /** The caller's outcome: resolves with the response or throws what axios would. */
-  finish(): Promise<AxiosResponse>;
+  /** The caller's outcome: the response, or throws (or rejects with) what axios would. */
+  finish(): AxiosResponse | Promise<AxiosResponse>;
   /** Drops the attempt before a retry: its body drained within the cap or its connection closed. */
   discard(): void;
 }
@@ -87,13 +90,25 @@ const requestHeaderGetter = (config: InternalAxiosRequestConfig): HeaderGetter =
 /** Which of axios' adapters runs the request: the two whose body jitterbug can read in stream mode, or another. */
 type AdapterKind = 'http' | 'fetch' | 'other';
 
-// The http adapter by identity or by the name axios gives it (another copy of axios, e.g. its CJS
-// build next to the ESM one this package imports, has its own function). The fetch adapter is
-// built per environment (`getFetch(config)`, cached) and carries no name: by identity only.
-const adapterKind = (adapter: AxiosAdapter, config: InternalAxiosRequestConfig): AdapterKind => {
-  if (adapter === axios.getAdapter('http') || (adapter as { adapterName?: unknown }).adapterName === 'http') {
-    return 'http';
+// axios' http adapter, looked up once (`getAdapter('http')` throws where axios has none).
+let knownHttpAdapter: AxiosAdapter | null | undefined;
+const isHttpAdapter = (adapter: AxiosAdapter): boolean => {
+  if (knownHttpAdapter === undefined) {
+    try {
+      knownHttpAdapter = axios.getAdapter('http');
+    } catch {
+      knownHttpAdapter = null;
+    }
   }
+  // Another copy of axios (e.g. its CJS build next to the ESM one this package imports) has its own
+  // function with the same name.
+  return adapter === knownHttpAdapter || (adapter as { adapterName?: unknown }).adapterName === 'http';
+};
+
+// The fetch adapter is built per environment (`getFetch(config)`, cached) and carries no name: by
+// identity only.
+const adapterKind = (adapter: AxiosAdapter, config: InternalAxiosRequestConfig): AdapterKind => {
+  if (isHttpAdapter(adapter)) return 'http';
   try {
     return adapter === axios.getAdapter('fetch', config) ? 'fetch' : 'other';
   } catch {
@@ -124,50 +139,51 @@ const requestUrl = (config: InternalAxiosRequestConfig): string => {
 };
 
 type AttemptField = 'data' | 'signal' | 'responseType' | 'validateStatus' | 'maxContentLength';
-type SavedFields = [field: AttemptField, present: boolean, value: unknown][];
+/** What to put back, three entries per field: its name, whether the config had it, its value. */
+type SavedFields = unknown[];
 
 /**
- * Sets the fields an attempt changes on the caller's own config and returns what to put back.
+ * Sets a field an attempt changes on the caller's own config, remembering what to put back.
  * In place, for the attempt's duration only: axios' config is a dictionary-mode object whose copy
  * cost ~2.5 µs per request, and the response and errors then carry the caller's config as they
  * would without jitterbug. Nothing else sees the config between two attempts.
  */
-const overrideFields = (
+const overrideField = (
   config: InternalAxiosRequestConfig,
-  fields: Partial<Record<AttemptField, unknown>>,
-): SavedFields => {
-  const saved: SavedFields = [];
+  saved: SavedFields,
+  field: AttemptField,
+  value: unknown,
+): void => {
   const target = config as unknown as Record<AttemptField, unknown>;
-  for (const field of Object.keys(fields) as AttemptField[]) {
-    saved.push([field, Object.hasOwn(config, field), target[field]]);
-    target[field] = fields[field];
-  }
-  return saved;
+  saved.push(field, Object.hasOwn(config, field), target[field]);
+  target[field] = value;
 };
 
 const restoreFields = (config: InternalAxiosRequestConfig, saved: SavedFields): void => {
   const target = config as unknown as Record<AttemptField, unknown>;
-  for (const [field, present, value] of saved) {
-    if (present) target[field] = value;
+  for (let i = 0; i < saved.length; i += 3) {
+    const field = saved[i] as AttemptField;
+    if (saved[i + 1]) target[field] = saved[i + 2];
     else delete target[field];
   }
 };
 
-/** What an attempt changes on the config: the body to send, the timer's signal, stream mode. */
-const attemptFields = (
+/** Sets what an attempt changes on the config: the body to send, the timer's signal, stream mode. */
+const overrideAttemptFields = (
   ctx: RequestContext,
   timerSignal: AbortSignal | undefined,
   streamMode: boolean,
-): Partial<Record<AttemptField, unknown>> => {
-  const fields: Partial<Record<AttemptField, unknown>> = {};
-  if (ctx.data !== ctx.config.data) fields.data = ctx.data;
-  if (timerSignal) fields.signal = timerSignal;
+): SavedFields => {
+  const { config } = ctx;
+  const saved: SavedFields = [];
+  if (ctx.data !== config.data) overrideField(config, saved, 'data', ctx.data);
+  if (timerSignal) overrideField(config, saved, 'signal', timerSignal);
   if (streamMode) {
-    fields.responseType = 'stream';
-    fields.validateStatus = null;
-    fields.maxContentLength = -1;
+    overrideField(config, saved, 'responseType', 'stream');
+    overrideField(config, saved, 'validateStatus', null);
+    overrideField(config, saved, 'maxContentLength', -1);
   }
-  return fields;
+  return saved;
 };
 
 const failed = (result: AttemptResult, error: unknown): Attempt => ({
@@ -176,74 +192,113 @@ const failed = (result: AttemptResult, error: unknown): Attempt => ({
   discard: () => {},
 });
 
-/** Sends one attempt. `streamMode`: the body is read here, within the cap, instead of by axios. */
-const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<Attempt> => {
-  const { config, run } = ctx;
-  const httpAdapter = ctx.adapterKind === 'http';
-  const timeoutMs = run.options.attemptTimeoutMs;
-  // The caller's signal: while the attempt runs, config.signal is the attempt timer's.
-  const callerSignal = config.signal;
-  const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, callerSignal);
-  const asCaughtError = (error: unknown): unknown =>
-    timer?.fired() && isCancel(error)
-      ? attemptTimeoutError(timeoutMs!, config, (error as { request?: unknown }).request)
-      : withAbortReason(error, callerSignal);
-  const cancelledByCaller = (): boolean => !timer?.fired();
+/** One attempt in flight: its per-attempt timer (if any) and the caller's signal under it. */
+interface InFlight {
+  readonly streamMode: boolean;
+  readonly timer: AttemptTimer | undefined;
+  readonly callerSignal: InternalAxiosRequestConfig['signal'];
+}
 
-  let response: AxiosResponse;
-  const saved = overrideFields(config, attemptFields(ctx, timer?.signal, streamMode));
-  try {
-    response = await ctx.adapter(config);
-  } catch (caught) {
-    timer?.dispose();
-    const error = asCaughtError(caught);
-    if (isStatusRejection(error)) return failed(statusResult(error.response), error);
-    return failed(errorResult(error, httpAdapter, cancelledByCaller()), error);
-  } finally {
-    restoreFields(config, saved);
-  }
+/** An error as the caller gets it: the attempt timer's cancel becomes the attempt timeout error. */
+const caughtError = (ctx: RequestContext, sent: InFlight, error: unknown): unknown =>
+  sent.timer?.fired() && isCancel(error)
+    ? attemptTimeoutError(
+        ctx.run.options.attemptTimeoutMs!,
+        ctx.config,
+        (error as { request?: unknown }).request,
+      )
+    : withAbortReason(error, sent.callerSignal);
 
-  if (!streamMode) {
+/** The attempt failed with `error` (already as the caller gets it). */
+const errorAttempt = (ctx: RequestContext, sent: InFlight, error: unknown): Attempt =>
+  failed(errorResult(error, ctx.adapterKind === 'http', !sent.timer?.fired()), error);
+
+/** The adapter rejected: a status `validateStatus` refused, or a failure. */
+const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
+  sent.timer?.dispose();
+  const error = caughtError(ctx, sent, caught);
+  if (isStatusRejection(error)) return failed(statusResult(error.response), error);
+  return errorAttempt(ctx, sent, error);
+};
+
+/**
+ * The adapter resolved. In stream mode the body is read here, within the cap, instead of by axios:
+ * at once when it has all arrived (nearly every small response), else through a reader.
+ */
+const respondedAttempt = (
+  ctx: RequestContext,
+  sent: InFlight,
+  response: AxiosResponse,
+): Attempt | Promise<Attempt> => {
+  const { config } = ctx;
+  const { timer } = sent;
+  if (!sent.streamMode) {
     timer?.dispose();
     return {
       result: statusResult(response),
-      finish: async () => response,
+      finish: () => response,
       discard: () => destroyBody(response),
     };
   }
+  if (config.responseType === 'stream') return callerStreamAttempt(ctx, sent, response);
+  if (ctx.adapterKind === 'http') {
+    const arrived = readArrivedBody(response);
 
-  if (config.responseType === 'stream') {
-    // The caller wants the stream itself: decide on the status, hand the stream over untouched.
-    return {
-      result: statusResult(response),
-      finish: async () => {
-        timer?.dispose();
-        return settle(response);
-      },
-      discard: () => {
-        const reader = new (streamBody(ctx.adapterKind).reader)(
-          response,
-          config,
-          run.options.discardBodyMaxBytes,
-        );
-        reader.next().then(
-          () => {
-            reader.discard();
-            timer?.dispose();
-          },
-          () => {},
-        );
-      },
-    };
+    if (arrived !== undefined) {
+      timer?.dispose();
+      const tooLong = overContentLength(arrived.length, response, config);
+      if (tooLong) return errorAttempt(ctx, sent, tooLong);
+      return {
+        result: statusResult(response),
+        finish: () => {
+          response.data = convertBody(arrived, response, config);
+          return settle(response);
+        },
+        // Read to its end: the connection is already free for the next request.
+        discard: () => {},
+      };
+    }
   }
+  return readBodyAttempt(ctx, sent, response);
+};
 
+/** The caller wants the stream itself: decide on the status, hand the stream over untouched. */
+const callerStreamAttempt = (ctx: RequestContext, sent: InFlight, response: AxiosResponse): Attempt => ({
+  result: statusResult(response),
+  finish: () => {
+    sent.timer?.dispose();
+    return settle(response);
+  },
+  discard: () => {
+    const reader = new (streamBody(ctx.adapterKind).reader)(
+      response,
+      ctx.config,
+      ctx.run.options.discardBodyMaxBytes,
+    );
+    reader.next().then(
+      () => {
+        reader.discard();
+        sent.timer?.dispose();
+      },
+      () => {},
+    );
+  },
+});
+
+/** A body still arriving: read up to the cap now, to the end only for the caller. */
+const readBodyAttempt = async (
+  ctx: RequestContext,
+  sent: InFlight,
+  response: AxiosResponse,
+): Promise<Attempt> => {
+  const { config } = ctx;
+  const { timer } = sent;
   const body = streamBody(ctx.adapterKind);
-  const reader = new body.reader(response, config, run.options.discardBodyMaxBytes);
+  const reader = new body.reader(response, config, ctx.run.options.discardBodyMaxBytes);
   const phase = await reader.next();
   if (phase.kind === 'failed') {
     timer?.dispose();
-    const error = asCaughtError(phase.error);
-    return failed(errorResult(error, httpAdapter, cancelledByCaller()), error);
+    return errorAttempt(ctx, sent, caughtError(ctx, sent, phase.error));
   }
   return {
     result: statusResult(response),
@@ -254,7 +309,7 @@ const sendAttempt = async (ctx: RequestContext, streamMode: boolean): Promise<At
         end = await reader.next();
       }
       timer?.dispose();
-      if (end.kind === 'failed') throw asCaughtError(end.error);
+      if (end.kind === 'failed') throw caughtError(ctx, sent, end.error);
       if (end.kind === 'ended') response.data = await body.convert(end.body, response, config);
       return settle(response);
     },
@@ -294,7 +349,24 @@ const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
     // Only an attempt that could be retried is read here; any other is axios' own, untouched.
     const streamMode =
       ctx.adapterKind !== 'other' && attemptMayRetry(run, ctx.requestHeaders) && !ctx.url.startsWith('data:');
-    const attempt = await sendAttempt(ctx, streamMode);
+    const { config } = ctx;
+    const timeoutMs = run.options.attemptTimeoutMs;
+    // The caller's signal: while the attempt runs, config.signal is the attempt timer's.
+    const callerSignal = config.signal;
+    const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, callerSignal);
+    const sent: InFlight = { streamMode, timer, callerSignal };
+    const saved = overrideAttemptFields(ctx, timer?.signal, streamMode);
+    let attempt: Attempt | Promise<Attempt>;
+    try {
+      const response = await ctx.adapter(config);
+      restoreFields(config, saved);
+      attempt = respondedAttempt(ctx, sent, response);
+    } catch (caught) {
+      // Putting the fields back twice (if reading the response threw) leaves them as they were.
+      restoreFields(config, saved);
+      attempt = rejectedAttempt(ctx, sent, caught);
+    }
+    if (attempt instanceof Promise) attempt = await attempt;
     let decision: Decision;
     try {
       decision = run.next(attempt.result);
@@ -304,7 +376,8 @@ const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
     }
     if (!decision.retry) {
       try {
-        const response = await attempt.finish();
+        const finished = attempt.finish();
+        const response = finished instanceof Promise ? await finished : finished;
         attachInfo(run, response);
         return response;
       } catch (error) {
@@ -322,63 +395,104 @@ const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
   }
 };
 
+/** Buffers a stream request body that fits `bufferStreamBytes`, so that it can be sent again. */
+const prepareStreamBody = async (ctx: RequestContext): Promise<AxiosResponse> => {
+  const { config, run } = ctx;
+  let prepared: PreparedBody;
+  const cancellation = callerCancellation(config);
+  try {
+    prepared = await bufferRequestStream(
+      ctx.data as AsyncIterable<unknown>,
+      run.options.bufferStreamBytes,
+      cancellation?.signal,
+    );
+  } catch (cause) {
+    if (cancellation?.signal.aborted) {
+      // The caller's cancellation, as axios rejects with it; nothing was sent.
+      run.abort(cause);
+      attachInfo(run, cause);
+      throw cause;
+    }
+    // What axios rejects with when a body stream fails during the upload.
+    const error = AxiosError.from(cause as Error, undefined, config);
+    run.next({ error });
+    attachInfo(run, error);
+    throw error;
+  } finally {
+    cancellation?.dispose();
+  }
+  if (prepared.replayable) run.body = 'replayable';
+  return runRequest({ ...ctx, data: prepared.data });
+};
+
+// A copy for each request's config, as axios' own config merge gives each request its own array.
+const settingCopy = <T extends AdapterSetting>(setting: T): T =>
+  Array.isArray(setting) ? ([...setting] as T) : setting;
+
 /**
- * Makes the adapter for one request: it runs the real adapter (the caller's `adapter` setting, or
- * axios' default) as many times as the policy decides.
+ * Makes the adapter that runs the real one (the `adapter` setting it stands in for, or axios'
+ * default) as many times as the policy decides. One is made per setting, not per request: the
+ * request's own state lives in its {@link RequestContext}.
  */
 export const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): AxiosAdapter => {
-  const adapter = (async (config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
-    // The caller's response.config shows the adapter setting it would show without jitterbug.
-    if (setting === undefined) delete config.adapter;
-    else config.adapter = setting;
-    const real = axios.getAdapter(setting ?? axios.defaults.adapter, config);
-    const requestHeaders = requestHeaderGetter(config);
-    const url = requestUrl(config);
-    const run = policy.begin({
-      method: config.method ?? 'get',
-      url,
-      headers: requestHeaders,
-      body: bodyKind(config.data),
-    });
-    let data: unknown = config.data;
-    const streamLimit = run.options.bufferStreamBytes;
-    if (run.body === 'stream' && streamLimit > 0 && mayRetry(run.options, run.method, requestHeaders)) {
-      let prepared: PreparedBody;
-      const cancellation = callerCancellation(config);
-      try {
-        prepared = await bufferRequestStream(
-          data as AsyncIterable<unknown>,
-          streamLimit,
-          cancellation?.signal,
-        );
-      } catch (cause) {
-        if (cancellation?.signal.aborted) {
-          // The caller's cancellation, as axios rejects with it; nothing was sent.
-          run.abort(cause);
-          attachInfo(run, cause);
-          throw cause;
-        }
-        // What axios rejects with when a body stream fails during the upload.
-        const error = AxiosError.from(cause as Error, undefined, config);
-        run.next({ error });
-        attachInfo(run, error);
-        throw error;
-      } finally {
-        cancellation?.dispose();
+  const adapter = ((config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
+    try {
+      // The caller's response.config shows the adapter setting it would show without jitterbug.
+      if (setting === undefined) delete config.adapter;
+      else config.adapter = settingCopy(setting);
+      const real = axios.getAdapter(setting ?? axios.defaults.adapter, config);
+      const requestHeaders = requestHeaderGetter(config);
+      const url = requestUrl(config);
+      const data: unknown = config.data;
+      const run = policy.begin({
+        method: config.method ?? 'get',
+        url,
+        headers: requestHeaders,
+        body: bodyKind(data),
+      });
+      const ctx: RequestContext = {
+        config,
+        adapter: real,
+        adapterKind: adapterKind(real, config),
+        run,
+        requestHeaders,
+        url,
+        data,
+      };
+      if (
+        run.body === 'stream' &&
+        run.options.bufferStreamBytes > 0 &&
+        mayRetry(run.options, run.method, requestHeaders)
+      ) {
+        return prepareStreamBody(ctx);
       }
-      data = prepared.data;
-      if (prepared.replayable) run.body = 'replayable';
+      return runRequest(ctx);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return runRequest({
-      config,
-      adapter: real,
-      adapterKind: adapterKind(real, config),
-      run,
-      requestHeaders,
-      url,
-      data,
-    });
   }) as AxiosAdapter as RetryingAdapter;
   Object.defineProperty(adapter, WRAPPED, { value: setting });
   return adapter as AxiosAdapter;
+};
+
+/**
+ * The retrying adapter for each `adapter` setting a policy's requests carry, made on first use.
+ * Settings are compared by content: axios' config merge copies an array setting for every request.
+ */
+export const retryingAdapters = (policy: RetryPolicy): ((setting: AdapterSetting) => AxiosAdapter) => {
+  const made: { setting: AdapterSetting; adapter: AxiosAdapter }[] = [];
+  const same = (a: AdapterSetting, b: AdapterSetting): boolean =>
+    a === b ||
+    (Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      (a as unknown[]).every((item, i) => item === (b as unknown[])[i]));
+  return (setting) => {
+    for (const entry of made) if (same(entry.setting, setting)) return entry.adapter;
+    const adapter = retryingAdapter(policy, settingCopy(setting));
+    // A program that makes a new adapter function per request must not grow this list without end.
+    if (made.length >= 8) made.shift();
+    made.push({ setting: settingCopy(setting), adapter });
+    return adapter;
+  };
 };
