@@ -1,7 +1,11 @@
 /**
  * The client rounds: in every round, each client runs its raw, jitterbug and peer variants, each in
- * a fresh process, one after the other (the order rotates from round to round so no variant always
- * runs first). Neighbouring processes see the same machine load, so ratios are taken per round.
+ * a fresh process, side by side (started together, in an order that rotates from round to round).
+ * Processes that run at the same time see the same machine load, so ratios are taken per round.
+ *
+ * Side by side rather than one after the other: on this shared machine, load changes between two
+ * consecutive processes moved a raw/raw ratio by ±10 % and more; processes running at the same
+ * time moved it by about ±2 % (bench/profiling.md).
  */
 import type { ClientOutput } from './client.ts';
 import type { ClientName, VariantKind } from './clients/types.ts';
@@ -37,12 +41,12 @@ export const runRounds = async (
   );
   for (let round = 0; round < ROUNDS; round++) {
     for (const r of results) {
-      for (const kind of rotate(KINDS, round)) {
+      const { plan } = r;
+      const runOne = async (kind: VariantKind): Promise<void> => {
         if (r.errors[kind]) {
           r.runs[kind][round] = undefined;
-          continue;
+          return;
         }
-        const { plan } = r;
         const job = {
           client: r.client,
           kind,
@@ -62,7 +66,8 @@ export const runRounds = async (
           r.errors[kind] = (error as Error).message;
           r.runs[kind][round] = undefined;
         }
-      }
+      };
+      await Promise.all(rotate(KINDS, round).map(runOne));
     }
     onProgress(`round ${round + 1}/${ROUNDS} done`);
   }

@@ -68,7 +68,7 @@ try {
     `- Node ${machine.node}, ${machine.cpus} CPUs (${machine.model}), load average at start ${machine.load}`,
     `- ${machine.date}; the whole run took ${elapsed()}; the server answered ${served.requests.toLocaleString('en')} requests`,
     `- Loopback \`node:http\` server in its own process (keep-alive, ${'`'}/ok${'`'}: 200 with a 50-byte JSON body; ${'`'}/flaky?id=…${'`'}: 503 then 200)`,
-    `- Client processes: ${ROUNDS} rounds; in each, every client runs its raw, jitterbug and peer variant in a fresh process (order rotating), ${CONCURRENCY} requests in flight; CPU = \`process.cpuUsage()\` (user + sys) over the measured phase only, after a warm-up and a forced GC. Ratios are taken per round (neighbouring processes), then the median and spread over the rounds.`,
+    `- Client processes: ${ROUNDS} rounds; in each, every client runs its raw, jitterbug and peer variant in three fresh processes side by side (started together), ${CONCURRENCY} requests in flight each; CPU = \`process.cpuUsage()\` (user + sys) over the measured phase only, after a warm-up and a forced GC. Ratios are taken per round (processes that ran at the same time, under the same machine load), then the median and spread over the rounds.`,
     `- Equivalent retry settings everywhere: 3 attempts in all, zero delay, retried statuses 408/429/500/502/503/504 (see \`bench/config.ts\` and \`bench/clients/\`).\n`,
     `## Requests per process\n\n${requestCountsTable(rounds)}\n`,
     `## 1. Success path: CPU per request (median over rounds)\n\n${successCpuTable(rounds)}\n`,
