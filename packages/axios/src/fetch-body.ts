@@ -6,7 +6,12 @@
  * axios 1.x).
  */
 import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig, isAxiosError } from 'axios';
-import type { BodyPhase, ResponseBodyReader } from './response-body.ts';
+import {
+  type BodyPhase,
+  maxContentLengthOf,
+  overContentLength,
+  type ResponseBodyReader,
+} from './response-body.ts';
 
 /** What the fetch adapter rejects with when reading or converting a body fails. */
 export const fetchAdapterError = (
@@ -51,8 +56,7 @@ export class WebBodyReader implements ResponseBodyReader {
     this.#response = response;
     this.#config = config;
     this.#cap = cap;
-    const max = config.maxContentLength;
-    this.#maxContentLength = typeof max === 'number' ? max : -1;
+    this.#maxContentLength = maxContentLengthOf(config);
   }
 
   /** The next phase: `over-cap` (once), then `ended` or `failed`. */
@@ -67,18 +71,15 @@ export class WebBodyReader implements ResponseBodyReader {
         if (done) return this.#settle({ kind: 'ended', body: Buffer.concat(this.#chunks) });
         this.#chunks.push(value);
         this.#bytes += value.byteLength;
-        const max = this.#maxContentLength;
-        if (max > -1 && this.#bytes > max) {
+        const tooLong = overContentLength(
+          this.#bytes,
+          this.#maxContentLength,
+          this.#config,
+          this.#response.request,
+        );
+        if (tooLong) {
           reader.cancel().catch(() => undefined);
-          return this.#settle({
-            kind: 'failed',
-            error: new AxiosError(
-              `maxContentLength size of ${max} exceeded`,
-              AxiosError.ERR_BAD_RESPONSE,
-              this.#config,
-              this.#response.request,
-            ),
-          });
+          return this.#settle({ kind: 'failed', error: tooLong });
         }
       }
       return { kind: 'over-cap' };

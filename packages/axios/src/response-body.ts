@@ -48,8 +48,7 @@ export class BodyReader implements ResponseBodyReader {
     this.#response = response;
     this.#config = config;
     this.#cap = cap;
-    const max = config.maxContentLength;
-    this.#maxContentLength = typeof max === 'number' ? max : -1;
+    this.#maxContentLength = maxContentLengthOf(config);
     const stream = this.#stream;
     stream.on('data', (chunk: Buffer) => this.#onData(chunk));
     // Node's IncomingMessage reports a connection lost mid-body as 'aborted' before 'error'.
@@ -99,17 +98,14 @@ export class BodyReader implements ResponseBodyReader {
     if (this.#final) return;
     this.#chunks.push(chunk);
     this.#bytes += chunk.length;
-    const max = this.#maxContentLength;
-    if (max > -1 && this.#bytes > max) {
-      this.#fail(
-        new AxiosError(
-          `maxContentLength size of ${max} exceeded`,
-          AxiosError.ERR_BAD_RESPONSE,
-          this.#config,
-          this.#response.request,
-        ),
-        false,
-      );
+    const tooLong = overContentLength(
+      this.#bytes,
+      this.#maxContentLength,
+      this.#config,
+      this.#response.request,
+    );
+    if (tooLong) {
+      this.#fail(tooLong, false);
       // After failing: destroying may emit 'aborted', which must not replace this error.
       destroyBody(this.#response);
       return;
@@ -175,21 +171,22 @@ export const readArrivedBody = (response: AxiosResponse): Buffer | undefined => 
   return chunk ?? EMPTY;
 };
 
-/** The error axios' http adapter rejects with for a body over `maxContentLength`, if this one is. */
+/** `config.maxContentLength` as axios' adapters read it: -1 (no limit) unless it is a number. */
+export const maxContentLengthOf = (config: InternalAxiosRequestConfig): number => {
+  const max = config.maxContentLength;
+  return typeof max === 'number' ? max : -1;
+};
+
+/** The error axios' adapters reject with when `bytes` is over `max` (-1: no limit), else `undefined`. */
 export const overContentLength = (
   bytes: number,
-  response: AxiosResponse,
+  max: number,
   config: InternalAxiosRequestConfig,
-): AxiosError | undefined => {
-  const max = config.maxContentLength;
-  if (typeof max !== 'number' || max <= -1 || bytes <= max) return undefined;
-  return new AxiosError(
-    `maxContentLength size of ${max} exceeded`,
-    AxiosError.ERR_BAD_RESPONSE,
-    config,
-    response.request,
-  );
-};
+  request: unknown,
+): AxiosError | undefined =>
+  max > -1 && bytes > max
+    ? new AxiosError(`maxContentLength size of ${max} exceeded`, AxiosError.ERR_BAD_RESPONSE, config, request)
+    : undefined;
 
 /**
  * Closes a response's unfinished body stream and its request, so a half-read connection is never

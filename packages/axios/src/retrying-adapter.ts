@@ -40,6 +40,7 @@ import {
   BodyReader,
   convertBody,
   destroyBody,
+  maxContentLengthOf,
   overContentLength,
   type ResponseBodyReader,
   readArrivedBody,
@@ -243,10 +244,9 @@ const respondedAttempt = (
   if (config.responseType === 'stream') return callerStreamAttempt(ctx, sent, response);
   if (ctx.adapterKind === 'http') {
     const arrived = readArrivedBody(response);
-
     if (arrived !== undefined) {
       timer?.dispose();
-      const tooLong = overContentLength(arrived.length, response, config);
+      const tooLong = overContentLength(arrived.length, maxContentLengthOf(config), config, response.request);
       if (tooLong) return errorAttempt(ctx, sent, tooLong);
       return {
         result: statusResult(response),
@@ -434,7 +434,7 @@ const settingCopy = <T extends AdapterSetting>(setting: T): T =>
  * default) as many times as the policy decides. One is made per setting, not per request: the
  * request's own state lives in its {@link RequestContext}.
  */
-export const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): AxiosAdapter => {
+const retryingAdapter = (policy: RetryPolicy, setting: AdapterSetting): AxiosAdapter => {
   const adapter = ((config: InternalAxiosRequestConfig): Promise<AxiosResponse> => {
     try {
       // The caller's response.config shows the adapter setting it would show without jitterbug.
@@ -489,10 +489,12 @@ export const retryingAdapters = (policy: RetryPolicy): ((setting: AdapterSetting
       (a as unknown[]).every((item, i) => item === (b as unknown[])[i]));
   return (setting) => {
     for (const entry of made) if (same(entry.setting, setting)) return entry.adapter;
-    const adapter = retryingAdapter(policy, settingCopy(setting));
+    // Its own copy: the request's array stays the request's.
+    const kept = settingCopy(setting);
+    const adapter = retryingAdapter(policy, kept);
     // A program that makes a new adapter function per request must not grow this list without end.
     if (made.length >= 8) made.shift();
-    made.push({ setting: settingCopy(setting), adapter });
+    made.push({ setting: kept, adapter });
     return adapter;
   };
 };
