@@ -102,6 +102,22 @@ describe('getRetryInfo / setRetryInfo', () => {
     expect(() => setRetryInfo(undefined, summary)).not.toThrow();
   });
 
+  it('reads a summary stamped by another copy of the package in the same program', async () => {
+    // A query string makes the module loader evaluate a second, separate copy of the module.
+    const other = (await import(
+      // @ts-expect-error: a module path with a query string has no declaration.
+      '../src/retry-info.ts?second-copy'
+    )) as typeof import('../src/retry-info.ts');
+    expect(other.setRetryInfo).not.toBe(setRetryInfo);
+    const fromOther = {};
+    const fromThis = {};
+    other.setRetryInfo(fromOther, summary);
+    setRetryInfo(fromThis, { ...summary, attempts: 3 });
+    expect(getRetryInfo(fromOther)).toBe(summary);
+    expect(other.getRetryInfo(fromThis)?.attempts).toBe(3);
+    expect(getRetryInfo({})).toBeUndefined();
+  });
+
   it('round-trips a real run summary', () => {
     const run = createRetryPolicy().begin({ method: 'GET', url: 'https://api.example.com/' });
     run.next({ status: 200 });

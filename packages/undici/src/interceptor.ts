@@ -79,19 +79,21 @@ export const retryInterceptor = (
       const caller = toNewHandler(handler);
       if (opts.upgrade || opts.method === 'CONNECT') return next(opts, caller);
       const headers = requestHeaderGetter(opts.headers);
+      const body = opts.body;
       let run: RetryRun;
       try {
         run = policy.begin({
           method: opts.method,
           url: requestUrl(opts, interceptorOrigin),
           headers,
-          body: requestBodyKind(opts.body),
+          body: body === undefined || body === null ? 'none' : requestBodyKind(body),
         });
       } catch (error) {
         caller.onResponseError?.(null, error as Error);
         return true;
       }
-      const request = new RetryingRequest(next, caller, run, settings);
+      const request = new RetryingRequest(next, caller, run, settings, caller === handler);
+      if (run.body !== 'stream') return request.start(opts);
       const prepared = prepareBody(opts, run, headers, settings.knownLengthBodyBytes);
       return typeof prepared === 'function' ? request.prepare(prepared) : request.start(prepared);
     };

@@ -54,10 +54,10 @@ export const responseHeaderGetter =
     headers ? joinValue(headers[name.toLowerCase()]) : undefined;
 
 const originOf = (origin: unknown): string => {
-  if (origin instanceof URL) return origin.origin;
-  if (typeof origin !== 'string') return '';
-  // Checked first: a regular expression on every request is measurable on the success path.
-  return origin.endsWith('/') ? origin.replace(/\/+$/, '') : origin;
+  // A string first (undici's own request() and fetch pass one), and a regular expression only when
+  // it ends in '/': both are measurable on the success path.
+  if (typeof origin === 'string') return origin.endsWith('/') ? origin.replace(/\/+$/, '') : origin;
+  return origin instanceof URL ? origin.origin : '';
 };
 
 const SLASH = 47;
@@ -65,8 +65,14 @@ const SLASH = 47;
 /** The request's absolute URL (or its path alone when no origin is known). */
 export const requestUrl = (opts: DispatchOpts, fallbackOrigin: unknown): string => {
   const path = opts.path;
-  if (path.charCodeAt(0) !== SLASH && /^https?:\/\//i.test(path)) return path;
-  return `${originOf(opts.origin ?? fallbackOrigin)}${path}`;
+  const origin = opts.origin ?? fallbackOrigin;
+  if (path.charCodeAt(0) === SLASH) {
+    // The common case (a string origin without a trailing slash) without a call.
+    if (typeof origin === 'string' && origin.charCodeAt(origin.length - 1) !== SLASH) return origin + path;
+  } else if (/^https?:\/\//i.test(path)) {
+    return path;
+  }
+  return `${originOf(origin)}${path}`;
 };
 
 /** undici's own `FormData` is not Node's global class, so `instanceof` misses it. */

@@ -25,65 +25,72 @@ const discardReason = (bytes: number): Error =>
 
 /** The controller the caller holds: one for the whole request, whichever attempt is current. */
 class CallerController implements Controller {
-  rawHeaders: Controller['rawHeaders'] = null;
-  rawTrailers: Controller['rawTrailers'] = null;
-  readonly #request: RetryingRequest;
-  #aborted = false;
-  #paused = false;
-  #reason: unknown = null;
+  declare rawHeaders: Controller['rawHeaders'];
+  declare rawTrailers: Controller['rawTrailers'];
+  declare private readonly request: RetryingRequest;
+  declare private isAborted: boolean;
+  declare private isPaused: boolean;
+  declare private abortReason: unknown;
 
   constructor(request: RetryingRequest) {
-    this.#request = request;
+    this.rawHeaders = null;
+    this.rawTrailers = null;
+    this.request = request;
+    this.isAborted = false;
+    this.isPaused = false;
+    this.abortReason = null;
   }
 
   get aborted(): boolean {
-    return this.#aborted;
+    return this.isAborted;
   }
   get paused(): boolean {
-    return this.#paused;
+    return this.isPaused;
   }
   get reason(): unknown {
-    return this.#reason;
+    return this.abortReason;
   }
 
   pause(): void {
-    this.#paused = true;
-    this.#request.inner?.pause();
+    this.isPaused = true;
+    this.request.inner?.pause();
   }
 
   resume(): void {
-    this.#paused = false;
-    this.#request.inner?.resume();
+    this.isPaused = false;
+    this.request.inner?.resume();
   }
 
   abort(reason: Error): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    this.#reason = reason;
-    this.#request.abortByCaller(reason);
+    if (this.isAborted) return;
+    this.isAborted = true;
+    this.abortReason = reason;
+    this.request.abortByCaller(reason);
   }
 }
 
-/** The handler of one attempt; events of an attempt that is no longer current are ignored. */
-class AttemptHandler implements NewHandler {
-  readonly #request: RetryingRequest;
-  #abandoned: Error | undefined;
+/**
+ * The handler of one attempt: its events reach the request only while it is the current attempt.
+ * The first attempt's handler is the {@link RetryingRequest} itself (one object and one call fewer on
+ * every request's success path, which runs with cold caches in a real client and pays for every
+ * object and call it touches: `bench/profiling.md`); each retry gets an {@link AttemptHandler}.
+ */
+abstract class AttemptEvents implements NewHandler {
+  /** The request these events are for. */
+  declare protected request: RetryingRequest;
+  /** Set when this attempt is over for us; if undici only starts it now, it is aborted at once. */
+  declare protected abandonedBy: Error | undefined;
 
-  constructor(request: RetryingRequest) {
-    this.#request = request;
-  }
-
-  /** This attempt is over for us; if undici only starts it now, it is aborted at once. */
   abandon(reason: Error): void {
-    this.#abandoned = reason;
+    this.abandonedBy = reason;
   }
 
   onRequestStart(controller: Controller, context: unknown): void {
-    if (this.#abandoned) controller.abort(this.#abandoned);
-    else if (this.#request.current === this) this.#request.requestStart(controller, context);
+    if (this.abandonedBy) controller.abort(this.abandonedBy);
+    else if (this.request.current === this) this.request.requestStart(controller, context);
   }
   onResponseStarted(): void {
-    if (this.#request.current === this) this.#request.caller.onResponseStarted?.();
+    if (this.request.current === this) this.request.caller.onResponseStarted?.();
   }
   onResponseStart(
     controller: Controller,
@@ -91,26 +98,35 @@ class AttemptHandler implements NewHandler {
     headers: HeaderRecord,
     statusMessage?: string,
   ): void {
-    if (this.#request.current === this)
-      this.#request.responseStart(controller, statusCode, headers, statusMessage);
+    if (this.request.current === this)
+      this.request.responseStart(controller, statusCode, headers, statusMessage);
   }
   onResponseData(controller: Controller, chunk: Buffer): void {
-    if (this.#request.current === this) this.#request.responseData(controller, chunk);
+    if (this.request.current === this) this.request.responseData(controller, chunk);
   }
   onResponseEnd(controller: Controller, trailers: HeaderRecord): void {
-    if (this.#request.current === this) this.#request.responseEnd(controller, trailers);
+    if (this.request.current === this) this.request.responseEnd(controller, trailers);
   }
   onResponseError(_controller: Controller | null, error: Error): void {
-    if (this.#request.current === this) this.#request.responseError(error);
+    if (this.request.current === this) this.request.responseError(error);
   }
   onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
-    if (this.#request.current === this) this.#request.requestUpgrade(controller, statusCode, headers, socket);
+    if (this.request.current === this) this.request.requestUpgrade(controller, statusCode, headers, socket);
   }
   onRequestSent(): void {
-    if (this.#request.current === this) this.#request.caller.onRequestSent?.();
+    if (this.request.current === this) this.request.caller.onRequestSent?.();
   }
   onBodySent(chunk: Buffer): void {
-    if (this.#request.current === this) this.#request.caller.onBodySent?.(chunk);
+    if (this.request.current === this) this.request.caller.onBodySent?.(chunk);
+  }
+}
+
+/** The handler of a retry attempt. */
+class AttemptHandler extends AttemptEvents {
+  constructor(request: RetryingRequest) {
+    super();
+    this.request = request;
+    this.abandonedBy = undefined;
   }
 }
 
@@ -122,52 +138,89 @@ export interface RequestSettings {
   readonly infoHeaders: boolean;
 }
 
-/** The state machine of one request. Internal: the caller only ever sees its {@link CallerController}. */
-export class RetryingRequest {
+/**
+ * The state machine of one request, and the handler of its first attempt. Internal: the caller
+ * only ever sees its {@link CallerController}.
+ */
+export class RetryingRequest extends AttemptEvents {
   /** The caller's handler, in the current API. */
-  readonly caller: NewHandler;
-  /** The current attempt's handler (`undefined` between attempts). */
-  current: AttemptHandler | undefined;
+  declare readonly caller: NewHandler;
+  /** The current attempt's handler: this request for the first attempt (`undefined` between attempts). */
+  declare current: AttemptEvents | undefined;
   /** The current attempt's controller, once undici started it. */
-  inner: Controller | null = null;
-  readonly #dispatch: NextDispatch;
-  readonly #run: RetryRun;
-  readonly #settings: RequestSettings;
-  readonly #outer: CallerController;
-  #opts: DispatchOpts | undefined;
-  #state: State = 'preparing';
-  #callerStarted = false;
+  declare inner: Controller | null;
+  declare private readonly dispatch: NextDispatch;
+  declare private readonly run: RetryRun;
+  declare private readonly settings: RequestSettings;
+  declare private readonly outer: CallerController;
+  /** Whether the final headers object reaches the caller, so that a summary on it can be read. */
+  declare private readonly tagHeaders: boolean;
+  declare private opts: DispatchOpts | undefined;
+  declare private state: State;
+  declare private callerStarted: boolean;
   /** Inside the caller's `onRequestStart` for the current attempt: undici has written nothing yet. */
-  #starting = false;
-  #callerAbort: Error | undefined;
+  declare private starting: boolean;
+  /** Whether the first attempt was dispatched (with this request as its handler). */
+  declare private dispatched: boolean;
+  declare private callerAbort: Error | undefined;
   /** Ends the read-ahead of the body or the backoff wait, whichever is in progress. */
-  #pendingAbort: AbortController | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #delayMs = 0;
-  #discarded = 0;
+  declare private pendingAbort: AbortController | undefined;
+  declare private timer: ReturnType<typeof setTimeout> | undefined;
+  declare private delayMs: number;
+  declare private discarded: number;
 
-  constructor(dispatch: NextDispatch, caller: NewHandler, run: RetryRun, settings: RequestSettings) {
-    this.#dispatch = dispatch;
+  /**
+   * Fields are TypeScript-private and assigned here in one order, not `#private` with initialisers:
+   * this runs for every request, with cold caches in a real client, where `#private` fields cost
+   * about 0.6 µs more per request (`bench/profiling.md`).
+   *
+   * @param tagHeaders - `false` for a legacy caller, which is handed raw headers instead of the
+   *   headers object, so a summary attached to that object could never be read.
+   */
+  constructor(
+    dispatch: NextDispatch,
+    caller: NewHandler,
+    run: RetryRun,
+    settings: RequestSettings,
+    tagHeaders: boolean,
+  ) {
+    super();
+    this.request = this;
+    this.abandonedBy = undefined;
     this.caller = caller;
-    this.#run = run;
-    this.#settings = settings;
-    this.#outer = new CallerController(this);
+    this.current = undefined;
+    this.inner = null;
+    this.dispatch = dispatch;
+    this.run = run;
+    this.settings = settings;
+    this.outer = new CallerController(this);
+    this.tagHeaders = tagHeaders;
+    this.opts = undefined;
+    this.state = 'preparing';
+    this.callerStarted = false;
+    this.starting = false;
+    this.dispatched = false;
+    this.callerAbort = undefined;
+    this.pendingAbort = undefined;
+    this.timer = undefined;
+    this.delayMs = 0;
+    this.discarded = 0;
   }
 
   /** Starts the first attempt with these options (used again, unchanged, by every retry). */
   start(opts: DispatchOpts): boolean {
-    this.#opts = opts;
-    if (this.#callerAbort) {
-      this.#abortRun(this.#callerAbort);
+    this.opts = opts;
+    if (this.callerAbort) {
+      this.abortRun(this.callerAbort);
       return true;
     }
-    return this.#attempt();
+    return this.attempt();
   }
 
   /** The caller aborted while no attempt was in flight: the run ends as aborted with its reason. */
-  #abortRun(reason: Error): void {
-    this.#run.abort(reason);
-    this.#fail(reason);
+  private abortRun(reason: Error): void {
+    this.run.abort(reason);
+    this.fail(reason);
   }
 
   /**
@@ -177,32 +230,33 @@ export class RetryingRequest {
    */
   prepare(read: BodyReader): boolean {
     const reading = new AbortController();
-    this.#pendingAbort = reading;
-    this.#startCaller(undefined);
+    this.pendingAbort = reading;
+    this.startCaller(undefined);
     read(reading.signal).then(
       (ready) => {
-        this.#pendingAbort = undefined;
+        this.pendingAbort = undefined;
         this.start(ready);
       },
       (error: unknown) => {
-        this.#pendingAbort = undefined;
-        if (this.#callerAbort) this.#abortRun(this.#callerAbort);
+        this.pendingAbort = undefined;
+        if (this.callerAbort) this.abortRun(this.callerAbort);
         // Nothing was sent and the run still sees a stream body: the core ends it with this error.
-        else this.#decideOnError(error as Error);
+        else this.decideOnError(error as Error);
       },
     );
     return true;
   }
 
-  #attempt(): boolean {
-    const handler = new AttemptHandler(this);
+  private attempt(): boolean {
+    const handler = this.dispatched ? new AttemptHandler(this) : this;
+    this.dispatched = true;
     this.current = handler;
     this.inner = null;
-    this.#state = 'attempt';
-    const timeoutMs = this.#run.options.attemptTimeoutMs;
-    if (timeoutMs !== undefined) this.#timer = setTimeout(onAttemptTimeout, timeoutMs, this);
+    this.state = 'attempt';
+    const timeoutMs = this.run.options.attemptTimeoutMs;
+    if (timeoutMs !== undefined) this.timer = setTimeout(onAttemptTimeout, timeoutMs, this);
     try {
-      return this.#dispatch(this.#opts!, handler);
+      return this.dispatch(this.opts!, handler);
     } catch (error) {
       handler.onResponseError(null, error as Error);
       return true;
@@ -211,27 +265,27 @@ export class RetryingRequest {
 
   /** The current attempt ran past `attemptTimeoutMs`. */
   attemptTimedOut(): void {
-    this.#timer = undefined;
-    const error = new AttemptTimeoutError(this.#run.options.attemptTimeoutMs ?? 0);
-    if (this.#state === 'attempt') {
-      this.#detach(error);
-      this.#decideOnError(error);
-    } else if (this.#state === 'discard') {
-      this.#detach(error);
-      this.#wait();
+    this.timer = undefined;
+    const error = new AttemptTimeoutError(this.run.options.attemptTimeoutMs ?? 0);
+    if (this.state === 'attempt') {
+      this.detach(error);
+      this.decideOnError(error);
+    } else if (this.state === 'discard') {
+      this.detach(error);
+      this.wait();
     }
   }
 
-  #clearTimer(): void {
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+  private clearTimer(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
     }
   }
 
   /** Ends the current attempt for us; aborts it (closing its connection) when it is still open. */
-  #detach(reason: Error): void {
-    this.#clearTimer();
+  private detach(reason: Error): void {
+    this.clearTimer();
     const attempt = this.current;
     const inner = this.inner;
     this.current = undefined;
@@ -240,32 +294,32 @@ export class RetryingRequest {
     if (inner && !inner.aborted) inner.abort(reason);
   }
 
-  #startCaller(context: unknown): void {
-    if (this.#callerStarted) return;
-    this.#callerStarted = true;
-    this.caller.onRequestStart?.(this.#outer, context);
+  private startCaller(context: unknown): void {
+    if (this.callerStarted) return;
+    this.callerStarted = true;
+    this.caller.onRequestStart?.(this.outer, context);
   }
 
   requestStart(controller: Controller, context: unknown): void {
     this.inner = controller;
-    if (this.#callerAbort) {
-      controller.abort(this.#callerAbort);
+    if (this.callerAbort) {
+      controller.abort(this.callerAbort);
       return;
     }
-    this.#starting = true;
+    this.starting = true;
     try {
-      this.#startCaller(context);
+      this.startCaller(context);
     } finally {
-      this.#starting = false;
+      this.starting = false;
     }
   }
 
   /** An upgrade the request did not ask for (asked-for ones never get here): the caller's, as is. */
   requestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
-    this.#clearTimer();
-    this.#state = 'done';
-    this.#outer.rawHeaders = controller.rawHeaders;
-    this.caller.onRequestUpgrade?.(this.#outer, statusCode, headers, socket);
+    this.clearTimer();
+    this.state = 'done';
+    this.outer.rawHeaders = controller.rawHeaders;
+    this.caller.onRequestUpgrade?.(this.outer, statusCode, headers, socket);
   }
 
   responseStart(
@@ -276,162 +330,169 @@ export class RetryingRequest {
   ): void {
     if (statusCode < 200) {
       // Interim answers (100 Continue, 103 Early Hints) are not outcomes: the caller sees them as is.
-      this.#outer.rawHeaders = controller.rawHeaders;
-      this.caller.onResponseStart?.(this.#outer, statusCode, headers, statusMessage);
+      this.outer.rawHeaders = controller.rawHeaders;
+      this.caller.onResponseStart?.(this.outer, statusCode, headers, statusMessage);
       return;
     }
     let decision: Decision;
     try {
-      decision = this.#run.next({ status: statusCode, headers: responseHeaderGetter(headers) });
+      decision =
+        this.run.settle(statusCode) ??
+        this.run.next({ status: statusCode, headers: responseHeaderGetter(headers) });
     } catch (error) {
-      this.#detach(error as Error);
-      this.#fail(error as Error);
+      this.detach(error as Error);
+      this.fail(error as Error);
       return;
     }
     if (!decision.retry) {
-      this.#deliver(controller, statusCode, headers, statusMessage);
+      this.deliver(controller, statusCode, headers, statusMessage);
       return;
     }
-    this.#delayMs = decision.delayMs;
-    this.#discarded = 0;
-    this.#state = 'discard';
+    this.delayMs = decision.delayMs;
+    this.discarded = 0;
+    this.state = 'discard';
     // A HEAD answer declares the length of a body it does not have.
-    const declared = this.#run.method === 'HEAD' ? 0 : Number(headers['content-length']);
-    if (declared > this.#run.options.discardBodyMaxBytes) {
-      this.#detach(discardReason(0));
-      this.#wait();
+    const declared = this.run.method === 'HEAD' ? 0 : Number(headers['content-length']);
+    if (declared > this.run.options.discardBodyMaxBytes) {
+      this.detach(discardReason(0));
+      this.wait();
     }
   }
 
-  #deliver(controller: Controller, statusCode: number, headers: HeaderRecord, statusMessage?: string): void {
-    this.#clearTimer();
-    this.#state = 'delivered';
-    const summary = this.#run.summary;
+  private deliver(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage?: string,
+  ): void {
+    this.clearTimer();
+    this.state = 'delivered';
+    const summary = this.run.summary;
     let raw = controller.rawHeaders;
-    if (summary && this.#settings.infoHeaders) ({ headers, raw } = withInfoHeaders(headers, raw, summary));
-    if (summary) setRetryInfo(headers, summary);
-    this.#outer.rawHeaders = raw;
-    this.caller.onResponseStart?.(this.#outer, statusCode, headers, statusMessage);
+    if (summary && this.settings.infoHeaders) ({ headers, raw } = withInfoHeaders(headers, raw, summary));
+    if (summary && this.tagHeaders) setRetryInfo(headers, summary);
+    this.outer.rawHeaders = raw;
+    this.caller.onResponseStart?.(this.outer, statusCode, headers, statusMessage);
   }
 
   responseData(_controller: Controller, chunk: Buffer): void {
-    if (this.#state === 'delivered') {
-      this.caller.onResponseData?.(this.#outer, chunk);
+    if (this.state === 'delivered') {
+      this.caller.onResponseData?.(this.outer, chunk);
       return;
     }
-    if (this.#state !== 'discard') return;
-    this.#discarded += chunk.length;
-    if (this.#discarded > this.#run.options.discardBodyMaxBytes) {
-      this.#detach(discardReason(this.#discarded));
-      this.#wait();
+    if (this.state !== 'discard') return;
+    this.discarded += chunk.length;
+    if (this.discarded > this.run.options.discardBodyMaxBytes) {
+      this.detach(discardReason(this.discarded));
+      this.wait();
     }
   }
 
   responseEnd(controller: Controller, trailers: HeaderRecord): void {
-    if (this.#state === 'discard') {
+    if (this.state === 'discard') {
       // Drained in full: the connection goes back to the pool.
-      this.#clearTimer();
+      this.clearTimer();
       this.current = undefined;
       this.inner = null;
-      this.#wait();
+      this.wait();
       return;
     }
-    this.#state = 'done';
-    this.#outer.rawTrailers = controller.rawTrailers;
-    this.caller.onResponseEnd?.(this.#outer, trailers);
+    this.state = 'done';
+    this.outer.rawTrailers = controller.rawTrailers;
+    this.caller.onResponseEnd?.(this.outer, trailers);
   }
 
   responseError(error: Error): void {
-    this.#clearTimer();
-    const state = this.#state;
+    this.clearTimer();
+    const state = this.state;
     this.current = undefined;
     this.inner = null;
-    if (state === 'discard') this.#wait();
-    else if (state === 'delivered') this.#fail(error);
-    else this.#decideOnError(error);
+    if (state === 'discard') this.wait();
+    else if (state === 'delivered') this.fail(error);
+    else this.decideOnError(error);
   }
 
   /** An attempt failed before any response reached the caller: retry or hand the error over. */
-  #decideOnError(error: Error): void {
-    const aborted = this.#callerAbort !== undefined;
+  private decideOnError(error: Error): void {
+    const aborted = this.callerAbort !== undefined;
     let decision: Decision;
     try {
-      decision = this.#run.next(aborted ? { error, aborted } : { error });
+      decision = this.run.next(aborted ? { error, aborted } : { error });
     } catch (hookError) {
-      this.#fail(hookError as Error);
+      this.fail(hookError as Error);
       return;
     }
     if (!decision.retry) {
-      this.#fail(error);
+      this.fail(error);
       return;
     }
-    this.#delayMs = decision.delayMs;
-    this.#wait();
+    this.delayMs = decision.delayMs;
+    this.wait();
   }
 
-  #wait(): void {
-    this.#state = 'wait';
+  private wait(): void {
+    this.state = 'wait';
     // The caller aborts through the controller it got at onRequestStart: give it one before waiting
     // (a first attempt refused before connecting never started the caller).
-    this.#startCaller(undefined);
-    if (this.#callerAbort) {
-      this.#abortRun(this.#callerAbort);
+    this.startCaller(undefined);
+    if (this.callerAbort) {
+      this.abortRun(this.callerAbort);
       return;
     }
     const waitAbort = new AbortController();
-    this.#pendingAbort = waitAbort;
-    this.#run.wait(this.#delayMs, waitAbort.signal).then(
+    this.pendingAbort = waitAbort;
+    this.run.wait(this.delayMs, waitAbort.signal).then(
       () => {
-        this.#pendingAbort = undefined;
-        if (this.#state === 'wait') this.#attempt();
+        this.pendingAbort = undefined;
+        if (this.state === 'wait') this.attempt();
       },
       (reason: unknown) => {
-        this.#pendingAbort = undefined;
-        this.#fail(reason as Error);
+        this.pendingAbort = undefined;
+        this.fail(reason as Error);
       },
     );
   }
 
   /** The caller aborted (its signal, fetch's termination, a destroyed body, …). */
   abortByCaller(reason: Error): void {
-    if (this.#callerAbort || this.#state === 'done') return;
-    this.#callerAbort = reason;
-    switch (this.#state) {
+    if (this.callerAbort || this.state === 'done') return;
+    this.callerAbort = reason;
+    switch (this.state) {
       case 'attempt':
-        if (this.inner && !this.#starting) {
+        if (this.inner && !this.starting) {
           // undici reports the abort back through the attempt's onResponseError, as without jitterbug.
           this.inner.abort(reason);
         } else {
           // Still connecting, or the caller aborted from its own onRequestStart (a signal aborted
           // before the request): this attempt wrote nothing, so it is not counted. Detached, it is
           // aborted as soon as undici starts it, and undici's report of that is ignored.
-          this.#detach(reason);
-          queueMicrotask(() => this.#abortRun(reason));
+          this.detach(reason);
+          queueMicrotask(() => this.abortRun(reason));
         }
         break;
       case 'delivered':
         this.inner?.abort(reason);
         break;
       case 'discard':
-        this.#detach(reason);
-        this.#run.abort(reason);
-        queueMicrotask(() => this.#fail(reason));
+        this.detach(reason);
+        this.run.abort(reason);
+        queueMicrotask(() => this.fail(reason));
         break;
       case 'preparing':
       case 'wait':
-        this.#pendingAbort?.abort(reason);
+        this.pendingAbort?.abort(reason);
         break;
       default:
         break;
     }
   }
 
-  #fail(error: Error): void {
-    if (this.#state === 'done') return;
-    this.#state = 'done';
-    this.#clearTimer();
-    const summary = this.#run.summary;
+  private fail(error: Error): void {
+    if (this.state === 'done') return;
+    this.state = 'done';
+    this.clearTimer();
+    const summary = this.run.summary;
     if (summary) setRetryInfo(error, summary);
-    this.caller.onResponseError?.(this.#outer, error);
+    this.caller.onResponseError?.(this.outer, error);
   }
 }
