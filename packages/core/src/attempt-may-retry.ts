@@ -4,16 +4,16 @@
  * mode so that a discarded one is never buffered whole) and to leave a last attempt to the client.
  */
 
-import { mayRetry } from './may-retry.ts';
+import { mayRetryUpper } from './may-retry.ts';
 import type { RetryRun } from './policy.ts';
 import type { HeaderGetter } from './retry-after.ts';
 
 /**
- * `false` when no outcome of the run's next attempt can lead to a retry: {@link mayRetry} says no,
+ * `false` when no outcome of the run's next attempt can lead to a retry: `mayRetry` says no,
  * the attempt is the last one `maxAttempts` allows, or the body is a stream that cannot be replayed.
  * `true` means a retry is possible, not that one will happen: the decision is {@link RetryRun.next}'s.
  */
 export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): boolean =>
   run.body !== 'stream' &&
   run.attempts + 1 < run.options.maxAttempts &&
-  mayRetry(run.options, run.method, requestHeaders);
+  mayRetryUpper(run.options, run.method, requestHeaders);

@@ -67,6 +67,7 @@ export {
   RetryRun,
   toRetryPolicy,
 } from './policy.ts';
+export { type PrivateSlot, privateSlot } from './private-slot.ts';
 export { seededRandom } from './random.ts';
 export {
   type HeaderGetter,

@@ -13,6 +13,14 @@ import type { HeaderGetter } from './retry-after.ts';
  * happen: every actual decision is {@link RetryRun.next}'s.
  */
 export const mayRetry = (options: ResolvedOptions, method: string, requestHeaders: HeaderGetter): boolean =>
+  mayRetryUpper(options, method.toUpperCase(), requestHeaders);
+
+/** {@link mayRetry} for a method already in upper case (a run's), without `toUpperCase`. */
+export const mayRetryUpper = (
+  options: ResolvedOptions,
+  upperMethod: string,
+  requestHeaders: HeaderGetter,
+): boolean =>
   options.retry &&
   options.maxAttempts > 1 &&
-  (options.shouldRetry !== undefined || methodAllowsRetry(method.toUpperCase(), requestHeaders, options));
+  (options.shouldRetry !== undefined || methodAllowsRetry(upperMethod, requestHeaders, options));

@@ -191,25 +191,29 @@ export class RetryRun {
 
   private finish(reason: StopReason, status: number | undefined, error: unknown, success: boolean): void {
     if (this.summary) return;
-    // Built field by field (no spreads): this runs once for every request, success path included.
-    const summary: Mutable<RetrySummary> = {
-      method: this.method,
-      url: this.url,
-      attempts: this.attempts,
-      totalDelayMs: this.totalDelayMs,
-      elapsedMs: this.elapsedMs(),
-      outcome: success ? 'success' : 'failure',
-      reason,
-    };
-    if (status !== undefined) summary.status = status;
-    else summary.error = error;
-    if (this.options.route !== undefined) summary.route = this.options.route;
+    const o = this.options;
+    const elapsedMs = Math.max(0, o.now() - this.startMs);
+    const outcome = success ? 'success' : 'failure';
+    // One literal per shape, nothing added afterwards and no spreads: a field added to a literal
+    // costs a second allocation (a literal has no spare room) on every request's success path.
+    const { method, url, attempts, totalDelayMs } = this;
+    const route = o.route;
+    let summary: RetrySummary;
+    if (status !== undefined) {
+      summary =
+        route === undefined
+          ? { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, status }
+          : { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, status, route };
+    } else {
+      summary =
+        route === undefined
+          ? { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, error }
+          : { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, error, route };
+    }
     this.summary = summary;
-    this.options.onFinish?.(summary);
+    o.onFinish?.(summary);
   }
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 interface CompiledRoute {
   readonly matches: RouteMatcher;

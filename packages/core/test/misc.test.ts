@@ -1,6 +1,7 @@
 import {
   createRetryPolicy,
   getRetryInfo,
+  privateSlot,
   type RetrySummary,
   seededRandom,
   setRetryInfo,
@@ -42,6 +43,35 @@ describe('seededRandom', () => {
   it('rejects a non-finite seed', () => {
     expect(() => seededRandom(Number.NaN)).toThrow(TypeError);
     expect(() => seededRandom(Number.POSITIVE_INFINITY)).toThrow(TypeError);
+  });
+});
+
+describe('privateSlot', () => {
+  it('attaches a value to any object, replaces it, and keeps slots apart', () => {
+    const a = privateSlot<number>();
+    const b = privateSlot<string>();
+    const target = { x: 1 };
+    expect(a.get(target)).toBeUndefined();
+    a.set(target, 1);
+    b.set(target, 'one');
+    a.set(target, 2);
+    expect(a.get(target)).toBe(2);
+    expect(b.get(target)).toBe('one');
+    expect(a.get({})).toBeUndefined();
+  });
+
+  it('is invisible on the object and works on frozen objects, proxies and functions', () => {
+    const slot = privateSlot<number>();
+    const frozen = Object.freeze({ a: 1 });
+    const proxy = new Proxy({}, { defineProperty: () => false, ownKeys: () => [] });
+    const fn = () => {};
+    for (const [i, target] of [frozen, proxy, fn].entries()) {
+      slot.set(target, i);
+      expect(slot.get(target)).toBe(i);
+    }
+    expect(Object.getOwnPropertySymbols(frozen)).toEqual([]);
+    expect(Reflect.ownKeys(frozen)).toEqual(['a']);
+    expect(frozen).toStrictEqual({ a: 1 });
   });
 });
 
@@ -116,6 +146,18 @@ describe('getRetryInfo / setRetryInfo', () => {
     expect(getRetryInfo(fromOther)).toBe(summary);
     expect(other.getRetryInfo(fromThis)?.attempts).toBe(3);
     expect(getRetryInfo({})).toBeUndefined();
+  });
+
+  it('reads an object without a summary of its own through its config (axios responses and errors)', () => {
+    const config = {};
+    setRetryInfo(config, summary);
+    expect(getRetryInfo({ status: 200, config })).toBe(summary);
+    const ownSummary = { ...summary, attempts: 3 };
+    const error = Object.assign(new Error('x'), { config });
+    setRetryInfo(error, ownSummary);
+    expect(getRetryInfo(error)).toBe(ownSummary);
+    expect(getRetryInfo({ config: {} })).toBeUndefined();
+    expect(getRetryInfo({ config: 'x' })).toBeUndefined();
   });
 
   it('round-trips a real run summary', () => {

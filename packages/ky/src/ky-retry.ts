@@ -11,6 +11,7 @@ import {
   bodyKind,
   type HeaderGetter,
   mayRetry,
+  privateSlot,
   type RetryPolicyOrOptions,
   type RetryRun,
   setRetryInfo,
@@ -92,9 +93,10 @@ class RetryStatus extends Error {
 
 /**
  * ky gives every call a fresh `context` object (its options are merged anew per call) and passes the
- * same one to every hook of that call, across retries: the key for the call's state.
+ * same one to every hook of that call, across retries: the call's state is kept on it, in a slot
+ * the caller's own hooks cannot see (cheaper on every call than a `WeakMap` entry).
  */
-const calls = new WeakMap<object, CallState>();
+const calls = privateSlot<CallState>();
 
 const stateOf = (options: KyOptionsView | undefined): CallState | undefined =>
   options?.context === undefined ? undefined : calls.get(options.context);
@@ -170,8 +172,17 @@ const waitSignal = (state: CallState, options: KyOptionsView): AbortSignal | und
 /**
  * Reports an attempt's status to the call's run. `true`: retry (the response was discarded and the
  * delay is pending for `beforeRetry`); `false`: the response is final, and tagged with the summary.
+ * A status that settles the run by itself (nearly every response) is answered without a promise.
  */
-const settleStatus = async (run: RetryRun, state: CallState, response: Response): Promise<boolean> => {
+const settleStatus = (run: RetryRun, state: CallState, response: Response): boolean | Promise<boolean> => {
+  if (run.settle(response.status)) {
+    tag(response, run);
+    return false;
+  }
+  return decideStatus(run, state, response);
+};
+
+const decideStatus = async (run: RetryRun, state: CallState, response: Response): Promise<boolean> => {
   const decision = run.next({ status: response.status, headers: (name) => response.headers.get(name) });
   if (!decision.retry) {
     tag(response, run);
@@ -283,7 +294,8 @@ export const kyRetry = (
         timer?.stop();
       }
       if (!decideStatuses || run === undefined || run.summary !== undefined) return response;
-      if (await settleStatus(run, state, response)) throw new RetryStatus();
+      const retrying = settleStatus(run, state, response);
+      if (retrying !== false && (await retrying)) throw new RetryStatus();
       return response;
     };
 
@@ -355,7 +367,8 @@ export const kyRetry = (
     const run = state?.run;
     if (!state || !run || run.summary) return undefined;
     // On a final status ky hands this copy on (and cancels its own), so it carries the summary.
-    if (!(await settleStatus(run, state, response))) {
+    const retrying = settleStatus(run, state, response);
+    if (retrying === false || !(await retrying)) {
       stopWatching(state);
       return response;
     }
