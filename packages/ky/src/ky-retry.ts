@@ -419,16 +419,13 @@ export const kyRetry = (
     return error;
   };
 
-  return {
-    retry: kyRetryOption(),
-    hooks: {
-      init: [init],
-      // ky runs no beforeRequest machinery for a call without such hooks: only when needed.
-      beforeRequest: kyMajor === 1 || policy.buffersStreams ? [beforeRequest] : [],
-      // ky clones every response for an afterResponse hook: ky 2 has none from jitterbug.
-      afterResponse: kyMajor === 1 ? [afterResponse] : [],
-      beforeRetry: [beforeRetry],
-      beforeError: [beforeError],
-    } as unknown as KyRetryOptions['hooks'],
-  };
+  // Only the hooks a call needs, and no empty lists: ky merges every hook list of the options on
+  // each call, and runs no beforeRequest machinery for a call without such hooks.
+  const hooks: Record<string, unknown[]> = { init: [init] };
+  if (kyMajor === 1 || policy.buffersStreams) hooks.beforeRequest = [beforeRequest];
+  // ky clones every response for an afterResponse hook: ky 2 has none from jitterbug.
+  if (kyMajor === 1) hooks.afterResponse = [afterResponse];
+  hooks.beforeRetry = [beforeRetry];
+  hooks.beforeError = [beforeError];
+  return { retry: kyRetryOption(), hooks: hooks as unknown as KyRetryOptions['hooks'] };
 };
