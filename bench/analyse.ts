@@ -149,3 +149,7 @@ export const notRunList = (rounds: readonly ClientRounds[]): string[] =>
       ([kind, error]) => `${r.client} ${label(r.client, kind)}: ${error.split('\n')[0]}`,
     ),
   );
+
+/** Each client's raw CPU per successful request (median over rounds), µs. */
+export const rawCpu = (rounds: readonly ClientRounds[]): Record<string, number> =>
+  Object.fromEntries(rounds.map((r) => [r.client, medianOf(r, 'raw', 'success')]));

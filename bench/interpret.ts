@@ -2,12 +2,13 @@
 import { figures, OVERHEAD_TARGET } from './analyse.ts';
 import type { CoreResult } from './core.ts';
 import { coreVerdict } from './core-report.ts';
+import { type LayerResults, netLayerUs } from './layer-runs.ts';
 import type { MemoryOutput } from './memory.ts';
 import { memoryVerdict } from './memory-report.ts';
 import type { ClientRounds } from './pairs.ts';
 import { pct } from './stats.ts';
 
-const clientLine = (r: ClientRounds): string => {
+const clientLine = (r: ClientRounds, layers: LayerResults): string => {
   const f = figures(r);
   if (f.pairs === 0) {
     const why = (r.errors.jitterbug ?? 'no pairs').split('\n')[0];
@@ -25,16 +26,23 @@ const clientLine = (r: ClientRounds): string => {
   const retry = f.retryJitterbugVsPeer.n
     ? `; on the retry path jitterbug costs ${pct(f.retryJitterbugVsPeer.median)} vs the peer`
     : '';
-  return `- **${r.client}**: jitterbug adds ${pct(j.median)} CPU per successful request${noisy}, ${target}; ${peer}${retry}.`;
+  const jbLayer = netLayerUs(layers, r.client, 'jitterbug');
+  const peerLayer = netLayerUs(layers, r.client, 'peer');
+  const inPlace =
+    jbLayer === undefined || peerLayer === undefined
+      ? ''
+      : `; timed in place (section 2b) its interceptor costs ${jbLayer.toFixed(2)} µs per request, the peer's ${peerLayer.toFixed(2)} µs`;
+  return `- **${r.client}**: jitterbug adds ${pct(j.median)} CPU per successful request${noisy}, ${target}; ${peer}${retry}${inPlace}.`;
 };
 
 export const interpretation = (
   rounds: readonly ClientRounds[],
   core: readonly CoreResult[],
   memory: MemoryOutput,
+  layers: LayerResults,
 ): string =>
   [
-    ...rounds.map(clientLine),
-    `- **Core**: ${coreVerdict(core)} In this tight loop a whole request's bookkeeping on success (a run begun and one decision) is well under a microsecond; inside a loopback client process the same calls measured several µs per request (see the profiling notes), which is where the success-path target is lost.`,
+    ...rounds.map((r) => clientLine(r, layers)),
+    `- **Core**: ${coreVerdict(core)} In this tight loop a whole request's bookkeeping on success (a run begun and one decision) is well under a microsecond. Inside a loopback client the same code runs with cold caches and costs several times more (timed inside the process: see the profiling notes).`,
     `- **Memory**: ${memoryVerdict(memory).text}`,
   ].join('\n');

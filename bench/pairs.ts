@@ -10,7 +10,7 @@
 import type { ClientOutput } from './client.ts';
 import type { ClientName, VariantKind } from './clients/types.ts';
 import { type ClientPlan, CONCURRENCY, PLANS, ROUNDS } from './plan.ts';
-import { runChild } from './spawn.ts';
+import { runChild, STEADY_STATE_FLAGS } from './spawn.ts';
 
 export const KINDS: readonly VariantKind[] = ['raw', 'jitterbug', 'peer'];
 
@@ -58,7 +58,7 @@ export const runRounds = async (
           retryRequests: kind === 'raw' ? 0 : plan.retryRequests,
         };
         try {
-          const output = await runChild<ClientOutput>('client.ts', [JSON.stringify(job)]);
+          const output = await runChild<ClientOutput>('client.ts', [JSON.stringify(job)], STEADY_STATE_FLAGS);
           const failures = output.success.failures + (output.retry?.failures ?? 0);
           if (failures > 0) throw new Error(`${failures} requests did not end in 200`);
           r.runs[kind][round] = output;

@@ -3,27 +3,33 @@ import type { Dispatcher } from 'undici';
 import { JITTERBUG_OPTIONS, MAX_ATTEMPTS, RETRY_STATUS_CODES } from '../config.ts';
 import type { VariantKind } from './types.ts';
 
+type Interceptor = Dispatcher.DispatcherComposeInterceptor;
+
+/** The interceptor a variant adds to the agent (`undefined` for the raw agent). */
+export const undiciInterceptor = async (kind: VariantKind): Promise<Interceptor | undefined> => {
+  if (kind === 'jitterbug') {
+    const { retryInterceptor } = await import('@jitterbug/undici');
+    return retryInterceptor(JITTERBUG_OPTIONS) as unknown as Interceptor;
+  }
+  if (kind === 'peer') {
+    const { interceptors } = await import('undici');
+    return interceptors.retry({
+      maxRetries: MAX_ATTEMPTS - 1,
+      minTimeout: 0,
+      maxTimeout: 0,
+      timeoutFactor: 2,
+      statusCodes: RETRY_STATUS_CODES,
+    });
+  }
+  return undefined;
+};
+
 export const undiciDispatcher = async (
   kind: VariantKind,
 ): Promise<{ dispatcher: Dispatcher; close: () => Promise<void> }> => {
-  const { Agent, interceptors } = await import('undici');
+  const { Agent } = await import('undici');
   const agent = new Agent();
-  let dispatcher: Dispatcher = agent;
-  if (kind === 'jitterbug') {
-    const { retryInterceptor } = await import('@jitterbug/undici');
-    dispatcher = agent.compose(
-      retryInterceptor(JITTERBUG_OPTIONS) as unknown as Dispatcher.DispatcherComposeInterceptor,
-    );
-  } else if (kind === 'peer') {
-    dispatcher = agent.compose(
-      interceptors.retry({
-        maxRetries: MAX_ATTEMPTS - 1,
-        minTimeout: 0,
-        maxTimeout: 0,
-        timeoutFactor: 2,
-        statusCodes: RETRY_STATUS_CODES,
-      }),
-    );
-  }
+  const interceptor = await undiciInterceptor(kind);
+  const dispatcher: Dispatcher = interceptor ? agent.compose(interceptor) : agent;
   return { dispatcher, close: () => agent.close() };
 };
