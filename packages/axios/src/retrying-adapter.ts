@@ -190,7 +190,8 @@ const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;
 const SLASH = 47;
 const requestUrl = (config: InternalAxiosRequestConfig): string => {
   if (config.params != null) return axios.getUri(config);
-  const url = config.url ?? '';
+  // axios also takes a URL object (without a base URL).
+  const url = typeof config.url === 'string' ? config.url : String(config.url ?? '');
   const { baseURL } = config;
   if (!baseURL) return url;
   // The common case without a regular expression (each one measured ~0.5 µs on the success path):
@@ -390,8 +391,16 @@ const attachInfo = (run: RetryRun, target: unknown): void => {
   if (config) setRetryInfo(config, run.summary);
 };
 
-const attachResponseInfo = (run: RetryRun, response: AxiosResponse): void => {
-  if (run.summary) setRetryInfo(response.config, run.summary);
+const attachResponseInfo = (
+  run: RetryRun,
+  response: AxiosResponse,
+  config: InternalAxiosRequestConfig,
+): void => {
+  if (!run.summary) return;
+  setRetryInfo(config, run.summary);
+  // A custom adapter may answer without the request's config (axios adds none): then the response
+  // gets the summary itself.
+  if (response.config !== config) setRetryInfo(response, run.summary);
 };
 
 const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<void> => {
@@ -445,7 +454,7 @@ const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
       try {
         const finished = attempt.finish();
         const response = finished instanceof Promise ? await finished : finished;
-        attachResponseInfo(run, response);
+        attachResponseInfo(run, response, ctx.config);
         return response;
       } catch (error) {
         attachInfo(run, error);

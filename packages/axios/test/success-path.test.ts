@@ -122,6 +122,29 @@ describe('adapter settings', () => {
       expect(getRetryInfo(r)).toMatchObject({ attempts: 1, outcome: 'success' });
   });
 
+  it('a custom adapter whose response carries no config still gets its retry info', async () => {
+    const api = axios.create();
+    attachRetry(api, { sleep: recordingSleep([]) });
+    const bare = (async () => ({
+      data: 1,
+      status: 200,
+      statusText: 'OK',
+      headers: {},
+    })) as unknown as AxiosAdapter;
+    const response = await api.get('http://127.0.0.1:1/bare', { adapter: bare });
+    expect(response.config).toBeUndefined();
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, outcome: 'success', status: 200 });
+  });
+
+  it('a URL object as the url (no base URL) is retried like a string', async () => {
+    server.route('/as-url', [{ status: 503 }, { status: 200, body: 'ok' }]);
+    const api = axios.create();
+    attachRetry(api, { sleep: recordingSleep([]) });
+    const response = await api.get(new URL(`${server.url}/as-url`) as unknown as string);
+    expect(response.data).toBe('ok');
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 2, url: `${server.url}/as-url` });
+  });
+
   it('a new adapter function per request is still retried with, however many there are', async () => {
     const http = axios.getAdapter('http');
     const api = axios.create({ baseURL: server.url });

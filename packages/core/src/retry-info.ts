@@ -18,10 +18,18 @@ const readOwn: Reader = (target) => slot.get(target);
 
 const READERS = Symbol.for('jitterbug.retryInfo.readers');
 const registry = globalThis as { [READERS]?: Reader[] };
-if (!registry[READERS]) {
-  Object.defineProperty(registry, READERS, { value: [], configurable: false, enumerable: false });
-}
-const readers = registry[READERS] as Reader[];
+const sharedReaders = (): Reader[] => {
+  const existing = registry[READERS];
+  if (existing) return existing;
+  try {
+    Object.defineProperty(registry, READERS, { value: [], configurable: false, enumerable: false });
+    return registry[READERS] as Reader[];
+  } catch {
+    // A frozen global (SES lockdown): this copy reads its own summaries only.
+    return [];
+  }
+};
+const readers = sharedReaders();
 readers.push(readOwn);
 
 const isTaggable = (value: unknown): value is object =>
@@ -43,15 +51,29 @@ const read = (target: object): RetrySummary | undefined => {
 };
 
 /**
+ * The `config` of something that is not an error, as axios' responses have one; `undefined` also
+ * when a getter throws or the object is a revoked proxy.
+ */
+const responseConfigOf = (target: object): unknown => {
+  try {
+    return target instanceof Error ? undefined : (target as { config?: unknown }).config;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
  * The retry summary of a response or error returned by a jitterbug-wrapped client, or `undefined`
- * for objects jitterbug did not produce. An object without a summary of its own is read through
- * its `config` (axios' responses and errors carry their request's config, which is where the axios
- * adapter keeps a successful response's summary: one stamp per request instead of two).
+ * for objects jitterbug did not produce. A response without a summary of its own is read through
+ * its `config` (axios' responses carry their request's config, which is where the axios adapter
+ * keeps a successful response's summary: one stamp per request instead of two). Errors are not:
+ * every error jitterbug hands over carries its own summary, and an error raised after a success
+ * (by a response transform or interceptor) must not read as that success.
  */
 export const getRetryInfo = (responseOrError: unknown): RetrySummary | undefined => {
   if (!isTaggable(responseOrError)) return undefined;
   const found = read(responseOrError);
   if (found !== undefined) return found;
-  const config = (responseOrError as { config?: unknown }).config;
+  const config = responseConfigOf(responseOrError);
   return isTaggable(config) ? read(config) : undefined;
 };

@@ -160,6 +160,24 @@ describe('getRetryInfo / setRetryInfo', () => {
     expect(getRetryInfo({ config: 'x' })).toBeUndefined();
   });
 
+  it('never reads an error through its config (an error after a success is not that success)', () => {
+    const config = {};
+    setRetryInfo(config, summary);
+    expect(getRetryInfo(Object.assign(new Error('bad JSON'), { config }))).toBeUndefined();
+  });
+
+  it('is undefined, not a throw, for objects whose config cannot be read', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwing = Object.defineProperty({}, 'config', {
+      get() {
+        throw new Error('no');
+      },
+    });
+    expect(getRetryInfo(proxy)).toBeUndefined();
+    expect(getRetryInfo(throwing)).toBeUndefined();
+  });
+
   it('round-trips a real run summary', () => {
     const run = createRetryPolicy().begin({ method: 'GET', url: 'https://api.example.com/' });
     run.next({ status: 200 });
