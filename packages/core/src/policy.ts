@@ -102,16 +102,13 @@ export class RetryRun {
    * Throws what a user hook (`shouldRetry`, `onRetry`, …) throws.
    */
   next(result: AttemptResult): Decision {
-    this.attempts++;
-    const o = this.options;
     const hasStatus = 'status' in result;
     if (hasStatus) {
-      const settled = decideByStatus(result.status, o);
-      if (settled) {
-        this.finish(settled.reason, result.status, undefined, result.status < 400);
-        return settled;
-      }
+      const settled = this.settle(result.status);
+      if (settled) return settled;
     }
+    this.attempts++;
+    const o = this.options;
     const nowMs = o.now();
     const budget = o.budget;
     let decision = decide(

@@ -174,7 +174,7 @@ const waitSignal = (state: CallState, options: KyOptionsView): AbortSignal | und
  * delay is pending for `beforeRetry`); `false`: the response is final, and tagged with the summary.
  * A status that settles the run by itself (nearly every response) is answered without a promise.
  */
-const settleStatus = (run: RetryRun, state: CallState, response: Response): boolean | Promise<boolean> => {
+const settleStatus = (run: RetryRun, state: CallState, response: Response): false | Promise<boolean> => {
   if (run.settle(response.status)) {
     tag(response, run);
     return false;
