@@ -20,6 +20,8 @@ export const benchFile = (name: string): string => fileURLToPath(new URL(name, i
 
 export interface BenchServer {
   readonly origin: string;
+  /** The server process, for a probe that pins it to a CPU. */
+  readonly pid: number;
   /** Requests the server has answered so far. */
   stats(): Promise<{ requests: number; pendingFlaky: number }>;
   stop(): Promise<void>;
@@ -37,6 +39,7 @@ export const startServer = async (): Promise<BenchServer> => {
   });
   return {
     origin: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
     stats: () =>
       new Promise((resolve) => {
         child.once('message', (m) => resolve(m as { requests: number; pendingFlaky: number }));

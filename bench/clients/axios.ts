@@ -1,23 +1,18 @@
 /** axios (http adapter, keep-alive agent): raw, with `attachRetry`, with `axios-retry` (`exponentialDelay`). */
 import { Agent } from 'node:http';
+import type { AxiosInstance } from 'axios';
 import { JITTERBUG_OPTIONS, MAX_ATTEMPTS } from '../config.ts';
 import type { BenchClient, VariantKind } from './types.ts';
 
-export const axiosClient = async (kind: VariantKind, origin: string): Promise<BenchClient> => {
+/** An axios instance on its own keep-alive agent, given to `setup` before the first request. */
+export const axiosWith = async (
+  origin: string,
+  setup: (api: AxiosInstance) => void | Promise<void>,
+): Promise<BenchClient> => {
   const { default: axios } = await import('axios');
   const httpAgent = new Agent({ keepAlive: true });
   const api = axios.create({ baseURL: origin, httpAgent, adapter: 'http' });
-  if (kind === 'jitterbug') {
-    const { attachRetry } = await import('@jitterbug/axios');
-    attachRetry(api, JITTERBUG_OPTIONS);
-  } else if (kind === 'peer') {
-    const { default: axiosRetry, exponentialDelay } = await import('axios-retry');
-    axiosRetry(api, {
-      retries: MAX_ATTEMPTS - 1,
-      // Its exponential delay with a zero factor: the same code path, no waiting.
-      retryDelay: (count, error) => exponentialDelay(count, error, 0),
-    });
-  }
+  await setup(api);
   return {
     async get(path) {
       const res = await api.get(path);
@@ -26,3 +21,18 @@ export const axiosClient = async (kind: VariantKind, origin: string): Promise<Be
     close: async () => httpAgent.destroy(),
   };
 };
+
+export const axiosClient = (kind: VariantKind, origin: string): Promise<BenchClient> =>
+  axiosWith(origin, async (api) => {
+    if (kind === 'jitterbug') {
+      const { attachRetry } = await import('@jitterbug/axios');
+      attachRetry(api, JITTERBUG_OPTIONS);
+    } else if (kind === 'peer') {
+      const { default: axiosRetry, exponentialDelay } = await import('axios-retry');
+      axiosRetry(api, {
+        retries: MAX_ATTEMPTS - 1,
+        // Its exponential delay with a zero factor: the same code path, no waiting.
+        retryDelay: (count, error) => exponentialDelay(count, error, 0),
+      });
+    }
+  });
