@@ -3,8 +3,21 @@ import type { Options } from 'ky';
 import { JITTERBUG_OPTIONS, MAX_ATTEMPTS, RETRY_STATUS_CODES } from '../config.ts';
 import type { BenchClient, VariantKind } from './types.ts';
 
-export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> => {
+/** A ky instance for `origin` with `options`, reading each JSON body. */
+export const kyWith = async (origin: string, options: Options): Promise<BenchClient> => {
   const { default: ky } = await import('ky');
+  const api = ky.create({ baseUrl: origin, ...options });
+  return {
+    async get(path) {
+      const res = await api.get(path);
+      await res.json();
+      return res.status;
+    },
+    close: async () => {},
+  };
+};
+
+export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> => {
   let options: Options = { retry: 0 };
   if (kind === 'jitterbug') {
     const { kyRetry } = await import('@jitterbug/ky');
@@ -19,13 +32,5 @@ export const kyClient = async (kind: VariantKind, origin: string): Promise<Bench
       },
     };
   }
-  const api = ky.create({ baseUrl: origin, ...options });
-  return {
-    async get(path) {
-      const res = await api.get(path);
-      await res.json();
-      return res.status;
-    },
-    close: async () => {},
-  };
+  return kyWith(origin, options);
 };
