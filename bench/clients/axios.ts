@@ -22,17 +22,20 @@ export const axiosWith = async (
   };
 };
 
+/** Puts a variant's retry layer on `api`: none for `raw`, `attachRetry`, or axios-retry. */
+export const installVariant = async (api: AxiosInstance, kind: VariantKind): Promise<void> => {
+  if (kind === 'jitterbug') {
+    const { attachRetry } = await import('@jitterbug/axios');
+    attachRetry(api, JITTERBUG_OPTIONS);
+  } else if (kind === 'peer') {
+    const { default: axiosRetry, exponentialDelay } = await import('axios-retry');
+    axiosRetry(api, {
+      retries: MAX_ATTEMPTS - 1,
+      // Its exponential delay with a zero factor: the same code path, no waiting.
+      retryDelay: (count, error) => exponentialDelay(count, error, 0),
+    });
+  }
+};
+
 export const axiosClient = (kind: VariantKind, origin: string): Promise<BenchClient> =>
-  axiosWith(origin, async (api) => {
-    if (kind === 'jitterbug') {
-      const { attachRetry } = await import('@jitterbug/axios');
-      attachRetry(api, JITTERBUG_OPTIONS);
-    } else if (kind === 'peer') {
-      const { default: axiosRetry, exponentialDelay } = await import('axios-retry');
-      axiosRetry(api, {
-        retries: MAX_ATTEMPTS - 1,
-        // Its exponential delay with a zero factor: the same code path, no waiting.
-        retryDelay: (count, error) => exponentialDelay(count, error, 0),
-      });
-    }
-  });
+  axiosWith(origin, (api) => installVariant(api, kind));

@@ -17,13 +17,14 @@ export const kyWith = async (origin: string, options: Options): Promise<BenchCli
   };
 };
 
-export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> => {
-  let options: Options = { retry: 0 };
-  if (kind === 'jitterbug') {
-    const { kyRetry } = await import('@jitterbug/ky');
-    options = { ...kyRetry(JITTERBUG_OPTIONS) } as Options;
-  } else if (kind === 'peer') {
-    options = {
+/**
+ * A variant's ky options. `init-noop` (for probes): kyRetry's `retry` option and an `init` hook that
+ * does nothing, i.e. what ky itself spends on a call carrying both.
+ */
+export const kyVariantOptions = async (kind: VariantKind | 'init-noop'): Promise<Options> => {
+  if (kind === 'raw') return { retry: 0 };
+  if (kind === 'peer') {
+    return {
       retry: {
         limit: MAX_ATTEMPTS - 1,
         jitter: true,
@@ -32,5 +33,12 @@ export const kyClient = async (kind: VariantKind, origin: string): Promise<Bench
       },
     };
   }
-  return kyWith(origin, options);
+  const { kyRetry } = await import('@jitterbug/ky');
+  const options = kyRetry(JITTERBUG_OPTIONS);
+  return (
+    kind === 'jitterbug' ? { ...options } : { retry: options.retry, hooks: { init: [() => {}] } }
+  ) as Options;
 };
+
+export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> =>
+  kyWith(origin, await kyVariantOptions(kind));

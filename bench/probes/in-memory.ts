@@ -19,7 +19,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
-import { JITTERBUG_OPTIONS, MAX_ATTEMPTS, RETRY_STATUS_CODES } from '../config.ts';
+import { installVariant } from '../clients/axios.ts';
+import { kyVariantOptions } from '../clients/ky.ts';
 
 const [clientName = 'axios', variant = 'raw', mode = 'hot', count = '20000'] = process.argv.slice(2);
 const n = Number(count);
@@ -68,15 +69,10 @@ const axiosCall = async (): Promise<Call> => {
   const { default: axios } = await import('axios');
   const transport = { request: (_options: unknown, cb: (res: Readable) => void) => new MemoryRequest(cb) };
   const api = axios.create({ baseURL: 'http://127.0.0.1:9', adapter: 'http', transport, maxRedirects: 0 });
-  if (variant === 'jitterbug') {
-    const { attachRetry } = await import('@jitterbug/axios');
-    attachRetry(api, JITTERBUG_OPTIONS);
-  } else if (variant === 'peer') {
-    const { default: axiosRetry, exponentialDelay } = await import('axios-retry');
-    axiosRetry(api, { retries: MAX_ATTEMPTS - 1, retryDelay: (c, e) => exponentialDelay(c, e, 0) });
-  } else if (variant !== 'raw') {
+  if (variant !== 'raw' && variant !== 'jitterbug' && variant !== 'peer') {
     throw new TypeError(`unknown axios variant "${variant}"`);
   }
+  await installVariant(api, variant);
   return async () => {
     const res = await api.get<{ ok?: boolean }>('/ok');
     if (res.data.ok !== true) throw new Error('unexpected body');
@@ -85,28 +81,12 @@ const axiosCall = async (): Promise<Call> => {
 
 const kyCall = async (): Promise<Call> => {
   const { default: ky } = await import('ky');
-  const { kyRetry } = await import('@jitterbug/ky');
   const fetch = async (): Promise<Response> =>
     new Response(BODY, { status: 200, headers: { 'content-type': 'application/json' } });
-  const jitterbug = kyRetry(JITTERBUG_OPTIONS);
-  const options =
-    variant === 'raw'
-      ? { retry: 0 }
-      : variant === 'jitterbug'
-        ? jitterbug
-        : variant === 'peer'
-          ? {
-              retry: {
-                limit: MAX_ATTEMPTS - 1,
-                jitter: true,
-                delay: () => 0,
-                statusCodes: RETRY_STATUS_CODES,
-              },
-            }
-          : variant === 'init-noop'
-            ? { retry: jitterbug.retry, hooks: { init: [() => {}] } }
-            : undefined;
-  if (options === undefined) throw new TypeError(`unknown ky variant "${variant}"`);
+  if (variant !== 'raw' && variant !== 'jitterbug' && variant !== 'peer' && variant !== 'init-noop') {
+    throw new TypeError(`unknown ky variant "${variant}"`);
+  }
+  const options = await kyVariantOptions(variant);
   const api = ky.create({ baseUrl: 'http://127.0.0.1:9/', fetch, ...options });
   return async () => {
     const data = await api.get('ok').json<{ ok?: boolean }>();

@@ -21,7 +21,7 @@
 import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { axiosClient, axiosWith } from '../clients/axios.ts';
-import { kyClient, kyWith } from '../clients/ky.ts';
+import { kyVariantOptions, kyWith } from '../clients/ky.ts';
 import type { BenchClient, VariantKind } from '../clients/types.ts';
 import { JITTERBUG_OPTIONS } from '../config.ts';
 import { measure, runRequests } from '../load.ts';
@@ -65,11 +65,8 @@ const axiosStep = (variant: Variant, origin: string): Promise<BenchClient> => {
   });
 };
 
-const kyStep = async (variant: Variant, origin: string): Promise<BenchClient> => {
-  if (variant !== 'init-noop') return kyClient(variant as VariantKind, origin);
-  const { kyRetry } = await import('@jitterbug/ky');
-  return kyWith(origin, { retry: kyRetry(JITTERBUG_OPTIONS).retry, hooks: { init: [() => {}] } });
-};
+const kyStep = async (variant: Variant, origin: string): Promise<BenchClient> =>
+  kyWith(origin, await kyVariantOptions(variant as VariantKind | 'init-noop'));
 
 const client = (name: ClientName, variant: Variant, origin: string): Promise<BenchClient> =>
   name === 'axios' ? axiosStep(variant, origin) : kyStep(variant, origin);
