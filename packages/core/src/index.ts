@@ -5,6 +5,13 @@
  *
  * @packageDocumentation
  */
+export {
+  type AdaptiveThrottle,
+  type AdaptiveThrottleOptions,
+  createAdaptiveThrottle,
+  DEFAULT_THROTTLE,
+  isAdaptiveThrottle,
+} from './adaptive-throttle.ts';
 export { attemptMayRetry } from './attempt-may-retry.ts';
 export {
   type Backoff,

@@ -1,0 +1,128 @@
+/**
+ * Adaptive client-side throttling (Google SRE book, ch. 21 "Handling Overload"): a client that sees
+ * its requests refused rejects a share of new ones itself, before sending, so that a backend in
+ * trouble is not kept busy answering "no". Over a sliding window it counts `requests` (attempts it
+ * wanted to send) and `accepts` (attempts the backend answered with something other than
+ * overload), and rejects locally with probability `max(0, (requests − K·accepts) / (requests + 1))`.
+ *
+ * With K = 2 a healthy backend is never throttled (accepts ≈ requests); one that accepts a share a
+ * of what it gets is sent about K·a of the requests, and one that accepts nothing almost none, until
+ * its accepts come back. No timers: the window is kept in buckets advanced by the injected clock, so
+ * it is deterministic under test.
+ */
+import type { RandomSource } from './backoff.ts';
+
+/** Options of {@link createAdaptiveThrottle}. */
+export interface AdaptiveThrottleOptions {
+  /** The multiplier K: how many requests per accept are let through before throttling. Default 2. */
+  readonly k?: number;
+  /** Length of the sliding window, in ms. Default 120 000 (the SRE book's two minutes). */
+  readonly windowMs?: number;
+}
+
+/** An adaptive throttle. Share one between policies to give them one view of the backend. */
+export interface AdaptiveThrottle {
+  /** The settings in force. */
+  readonly k: number;
+  readonly windowMs: number;
+  /** The probability that the next request is rejected locally, at `nowMs`. */
+  rejectProbability(nowMs: number): number;
+  /**
+   * Whether to reject the next request locally. Counts it as a request either way (a rejected
+   * request still counts, as the SRE book's client does: that is what lets the ratio fall back).
+   */
+  shouldReject(nowMs: number, random: RandomSource): boolean;
+  /** Records that an attempt that was sent got an answer the backend was not overloaded to give. */
+  accepted(nowMs: number): void;
+}
+
+/** Default throttle settings. */
+export const DEFAULT_THROTTLE = Object.freeze({ k: 2, windowMs: 120_000 });
+
+const BUCKETS = 12;
+
+const checked = (name: string, value: unknown, min: number, fallback: number): number => {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
+    throw new TypeError(`jitterbug: option "throttle.${name}" must be a finite number >= ${min}`);
+  }
+  return value;
+};
+
+/**
+ * Creates an adaptive throttle.
+ *
+ * @throws TypeError naming the option when a setting is invalid.
+ */
+export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): AdaptiveThrottle => {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('jitterbug: option "throttle" must be an object, true, false or a throttle');
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'k' && key !== 'windowMs') throw new TypeError(`jitterbug: unknown option "throttle.${key}"`);
+  }
+  const k = checked('k', options.k, 1, DEFAULT_THROTTLE.k);
+  const windowMs = checked('windowMs', options.windowMs, 1, DEFAULT_THROTTLE.windowMs);
+  const span = windowMs / BUCKETS;
+  const requests = new Float64Array(BUCKETS);
+  const accepts = new Float64Array(BUCKETS);
+  let head = 0;
+  let headStart = Number.NEGATIVE_INFINITY;
+
+  /** Moves the window to `nowMs`, emptying the buckets that fell out of it. */
+  const advance = (nowMs: number): void => {
+    if (!Number.isFinite(nowMs)) return;
+    if (headStart === Number.NEGATIVE_INFINITY) {
+      headStart = nowMs;
+      return;
+    }
+    // A clock that went backwards stays in the current bucket.
+    const steps = Math.floor((nowMs - headStart) / span);
+    if (steps <= 0) return;
+    for (let i = 0; i < Math.min(steps, BUCKETS); i++) {
+      head = (head + 1) % BUCKETS;
+      requests[head] = 0;
+      accepts[head] = 0;
+    }
+    headStart += steps * span;
+  };
+
+  const sum = (buckets: Float64Array): number => {
+    let total = 0;
+    for (const n of buckets) total += n;
+    return total;
+  };
+
+  const probability = (): number => {
+    const r = sum(requests);
+    return Math.max(0, (r - k * sum(accepts)) / (r + 1));
+  };
+
+  return {
+    k,
+    windowMs,
+    rejectProbability(nowMs) {
+      advance(nowMs);
+      return probability();
+    },
+    shouldReject(nowMs, random) {
+      advance(nowMs);
+      const p = probability();
+      requests[head] = (requests[head] ?? 0) + 1;
+      if (p <= 0) return false;
+      const r = random();
+      return (r >= 0 ? r : 0) < p;
+    },
+    accepted(nowMs) {
+      advance(nowMs);
+      accepts[head] = (accepts[head] ?? 0) + 1;
+    },
+  };
+};
+
+/** Whether a value is an {@link AdaptiveThrottle} (rather than throttle options). */
+export const isAdaptiveThrottle = (value: unknown): value is AdaptiveThrottle =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as AdaptiveThrottle).shouldReject === 'function' &&
+  typeof (value as AdaptiveThrottle).accepted === 'function';
