@@ -46,6 +46,7 @@ export {
   type StopDecision,
 } from './decide.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
+export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export { mayRetry } from './may-retry.ts';
 export {
   type BackoffOptions,
