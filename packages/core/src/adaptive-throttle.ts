@@ -10,7 +10,7 @@
  * its accepts come back. No timers: the window is kept in buckets advanced by the injected clock, so
  * it is deterministic under test.
  */
-import type { RandomSource } from './backoff.ts';
+import { type RandomSource, unitRandom } from './backoff.ts';
 
 /** Options of {@link createAdaptiveThrottle}. */
 export interface AdaptiveThrottleOptions {
@@ -110,8 +110,7 @@ export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): A
       const p = probability();
       requests[head] = (requests[head] ?? 0) + 1;
       if (p <= 0) return false;
-      const r = random();
-      return (r >= 0 ? r : 0) < p;
+      return unitRandom(random) < p;
     },
     accepted(nowMs) {
       advance(nowMs);
