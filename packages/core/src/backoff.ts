@@ -31,12 +31,16 @@ export interface BackoffParams {
   readonly capMs: number;
 }
 
-/** A backoff strategy. Must return a finite delay in `[0, params.capMs]`. */
+/**
+ * A backoff strategy: the delay before the next retry and the state to pass next time, or just the
+ * delay (`() => 250`; the state then advances by one retry). Whatever it returns is held to
+ * `[0, params.capMs]` (see {@link nextDelay}).
+ */
 export type Backoff = (
   state: BackoffState,
   params: BackoffParams,
   random: RandomSource,
-) => readonly [delayMs: number, next: BackoffState];
+) => readonly [delayMs: number, next: BackoffState] | number;
 
 /** The names of the built-in strategies. */
 export type BackoffStrategyName = 'constant' | 'exponential' | 'full' | 'equal' | 'decorrelated';
@@ -68,26 +72,33 @@ const advance = (state: BackoffState, delayMs: number): BackoffState => ({
   prevMs: delayMs,
 });
 
+/** A strategy that always returns the delay and the next state. */
+type BuiltIn = (
+  state: BackoffState,
+  params: BackoffParams,
+  random: RandomSource,
+) => readonly [delayMs: number, next: BackoffState];
+
 /** The seeds' "no backoff": `base` every time. */
-export const constant: Backoff = (state, params) => {
+export const constant: BuiltIn = (state, params) => {
   const delay = Math.min(params.baseMs, params.capMs);
   return [delay, advance(state, delay)];
 };
 
 /** Capped exponential backoff without jitter: `min(cap, base · 2^attempt)`. */
-export const exponential: Backoff = (state, params) => {
+export const exponential: BuiltIn = (state, params) => {
   const delay = exponentialEnvelope(state.attempt, params);
   return [delay, advance(state, delay)];
 };
 
 /** Full jitter: `random(0, min(cap, base · 2^attempt))`. The default. */
-export const full: Backoff = (state, params, random) => {
+export const full: BuiltIn = (state, params, random) => {
   const delay = between(0, exponentialEnvelope(state.attempt, params), random);
   return [delay, advance(state, delay)];
 };
 
 /** Equal jitter: `t/2 + random(0, t/2)` with `t = min(cap, base · 2^attempt)`. */
-export const equal: Backoff = (state, params, random) => {
+export const equal: BuiltIn = (state, params, random) => {
   const envelope = exponentialEnvelope(state.attempt, params);
   const half = envelope / 2;
   // min(): with subnormal numbers half + half can round above the envelope.
@@ -96,7 +107,7 @@ export const equal: Backoff = (state, params, random) => {
 };
 
 /** Decorrelated jitter: `min(cap, random(base, prev · 3))`, `prev` starting at `base`. */
-export const decorrelated: Backoff = (state, params, random) => {
+export const decorrelated: BuiltIn = (state, params, random) => {
   const prev = state.prevMs ?? params.baseMs;
   const high = Math.max(params.baseMs, prev * 3);
   const delay = Math.min(params.capMs, between(params.baseMs, high, random));
@@ -104,7 +115,7 @@ export const decorrelated: Backoff = (state, params, random) => {
 };
 
 /** The built-in strategies by name. */
-export const backoffStrategies: Readonly<Record<BackoffStrategyName, Backoff>> = Object.freeze({
+export const backoffStrategies: Readonly<Record<BackoffStrategyName, BuiltIn>> = Object.freeze({
   constant,
   exponential,
   full,
@@ -114,7 +125,8 @@ export const backoffStrategies: Readonly<Record<BackoffStrategyName, Backoff>> =
 
 /**
  * Runs a strategy and keeps its result inside `[0, capMs]`: a user's strategy that returns `NaN`,
- * a negative or an infinite number must never turn into an unbounded or negative wait.
+ * a negative or an infinite number, or something that is neither a number nor a `[delay, state]`
+ * pair, must never turn into an unbounded or negative wait, nor fail the request (`capMs` then).
  */
 export const nextDelay = (
   backoff: Backoff,
@@ -122,7 +134,11 @@ export const nextDelay = (
   params: BackoffParams,
   random: RandomSource,
 ): readonly [delayMs: number, next: BackoffState] => {
-  const [raw, next] = backoff(state, params, random);
-  const delay = Number.isFinite(raw) ? Math.min(Math.max(raw, 0), params.capMs) : params.capMs;
-  return [delay, next ?? advance(state, delay)];
+  const result = backoff(state, params, random);
+  const pair = Array.isArray(result) ? result : undefined;
+  const raw = pair ? pair[0] : result;
+  const delay =
+    typeof raw === 'number' && Number.isFinite(raw) ? Math.min(Math.max(raw, 0), params.capMs) : params.capMs;
+  const next = pair?.[1];
+  return [delay, typeof next === 'object' && next !== null ? next : advance(state, delay)];
 };

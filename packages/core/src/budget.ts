@@ -10,7 +10,7 @@
  * `maxAttempts` per request. Nothing needs resetting afterwards: new requests refill the bucket.
  * No clocks are involved, so the budget is deterministic under test.
  */
-import { describeValue } from './describe-value.ts';
+import { fail, fieldsOf, given, numberIn } from './option-error.ts';
 
 /** Options of {@link createRetryBudget}. */
 export interface RetryBudgetOptions {
@@ -36,17 +36,6 @@ export interface RetryBudget {
 /** Default budget settings. */
 export const DEFAULT_BUDGET = Object.freeze({ ratio: 0.1, burst: 10 });
 
-const checkNumber = (name: string, value: unknown, min: number, max: number): number => {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new TypeError(
-      `jitterbug: option "${name}" must be a number from ${min} to ${max}, got ${describeValue(value)}`,
-    );
-  }
-  return value;
-};
-
-const BUDGET_KEYS = new Set(['ratio', 'burst']);
-
 /**
  * Creates a retry budget.
  *
@@ -54,25 +43,11 @@ const BUDGET_KEYS = new Set(['ratio', 'burst']);
  * @throws TypeError naming the option when a setting is invalid.
  */
 export const createRetryBudget = (options: RetryBudgetOptions = {}, optionPath = 'budget'): RetryBudget => {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`jitterbug: option "${optionPath}" must be an object, false or a RetryBudget`);
-  }
-  for (const key of Object.keys(options)) {
-    if (!BUDGET_KEYS.has(key)) throw new TypeError(`jitterbug: unknown option "${optionPath}.${key}"`);
-  }
-  // Only an absent field takes the default: a null is a mistake to report, not a default.
-  const ratio = checkNumber(
-    `${optionPath}.ratio`,
-    options.ratio === undefined ? DEFAULT_BUDGET.ratio : options.ratio,
-    0,
-    1,
-  );
-  const burst = checkNumber(
-    `${optionPath}.burst`,
-    options.burst === undefined ? DEFAULT_BUDGET.burst : options.burst,
-    1,
-    1e9,
-  );
+  if (typeof options !== 'object' || options === null)
+    fail(optionPath, 'an object, false or a RetryBudget', options);
+  const fields = fieldsOf(options, optionPath, ['ratio', 'burst']);
+  const ratio = numberIn(given(fields.ratio, DEFAULT_BUDGET.ratio), `${optionPath}.ratio`, 0, 1);
+  const burst = numberIn(given(fields.burst, DEFAULT_BUDGET.burst), `${optionPath}.burst`, 1, 1e9);
   let tokens = burst;
   return {
     get tokens() {

@@ -1,11 +1,11 @@
 /**
- * The retry decision: one pure function from an attempt's outcome to "retry after N ms" or "stop,
- * because …". Adapters never decide anything themselves; they translate and call this (through
- * {@link RetryRun.next}).
+ * The retry decision: pure functions from an attempt's outcome to "retry after N ms" or "stop,
+ * because …". Adapters never decide anything themselves; they translate and report to a
+ * {@link RetryRun}, which asks the user's hooks and calls these.
  */
 import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
 import { errorCode } from './errors.ts';
-import type { DelaySource, ResolvedOptions, RetryInfo, StopReason } from './options.ts';
+import type { DelaySource, ResolvedOptions, RetryReason, StopReason } from './options.ts';
 import { type HeaderGetter, serverDelay } from './retry-after.ts';
 
 /** Everything the decision looks at. */
@@ -30,8 +30,14 @@ export interface AttemptOutcome {
   readonly responseHeaders?: HeaderGetter | undefined;
   /** The error, when the attempt failed without a response. */
   readonly error?: unknown;
+  /** The error's code as the adapter reads it; default: the code on the error's `cause` chain. */
+  readonly code?: string | undefined;
   /** The caller's own signal aborted the request. */
   readonly aborted?: boolean | undefined;
+  /** `shouldRetry`'s answer, when it was asked. */
+  readonly verdict?: boolean | undefined;
+  /** The user forced a retry (ky's `ky.retry()`), with the delay they gave, if any. */
+  readonly forced?: { readonly delayMs?: number | undefined } | undefined;
 }
 
 /** A decision to stop. */
@@ -43,6 +49,8 @@ export type Decision =
       readonly retry: true;
       readonly delayMs: number;
       readonly delaySource: DelaySource;
+      /** Why the attempt is retried. */
+      readonly reason: RetryReason;
       readonly nextBackoffState: BackoffState;
     }
   | {
@@ -54,9 +62,7 @@ export type Decision =
       readonly refusedDelayMs?: number;
     };
 
-const NO_HEADERS: HeaderGetter = () => undefined;
-
-const stop = (reason: StopReason, gaveUp: boolean, refusedDelayMs?: number): Decision =>
+const stop = (reason: StopReason, gaveUp: boolean, refusedDelayMs?: number): StopDecision =>
   refusedDelayMs === undefined
     ? { retry: false, reason, gaveUp }
     : { retry: false, reason, gaveUp, refusedDelayMs };
@@ -79,7 +85,6 @@ const NOT_RETRYABLE: StopDecision = Object.freeze({
   reason: 'status-not-retryable',
   gaveUp: false,
 });
-const ROUTE_DISABLED: StopDecision = Object.freeze({ retry: false, reason: 'route-disabled', gaveUp: false });
 
 /**
  * The decision for a status that settles the request by itself: one that is not retried, with no
@@ -88,64 +93,39 @@ const ROUTE_DISABLED: StopDecision = Object.freeze({ retry: false, reason: 'rout
  */
 export const decideByStatus = (
   status: number,
-  options: Pick<ResolvedOptions, 'statusCodes' | 'shouldRetry' | 'retry'>,
+  options: Pick<ResolvedOptions, 'statusCodes' | 'shouldRetry' | 'retry' | 'disabledBy'>,
 ): StopDecision | undefined => {
   if (options.shouldRetry || options.statusCodes.has(status)) return undefined;
   if (status < 400) return SUCCESS;
-  return options.retry ? NOT_RETRYABLE : ROUTE_DISABLED;
+  return options.retry ? NOT_RETRYABLE : stop(options.disabledBy, false);
 };
 
-/**
- * Decides whether to retry after an attempt. Pure: the same outcome, options and random source
- * give the same decision. The budget is only read here; the caller withdraws the token.
- */
-export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decision => {
-  if (outcome.aborted) return stop('aborted', false);
-  if (outcome.status !== undefined) {
-    const settled = decideByStatus(outcome.status, options);
-    if (settled) return settled;
-  }
+/** Whether the outcome is a failure that is retried: a listed status, or a listed error code. */
+export const isRetryable = (outcome: AttemptOutcome, options: ResolvedOptions): boolean => {
+  if (outcome.status !== undefined) return options.statusCodes.has(outcome.status);
+  const code = outcome.code ?? errorCode(outcome.error);
+  return code !== undefined && options.errorCodes.has(code);
+};
 
-  let retryable: boolean;
-  let notRetryableReason: StopReason;
-  if (outcome.status !== undefined) {
-    retryable = options.statusCodes.has(outcome.status);
-    notRetryableReason = outcome.status >= 400 ? 'status-not-retryable' : 'success';
-  } else {
-    const code = errorCode(outcome.error);
-    retryable = code !== undefined && options.errorCodes.has(code);
-    notRetryableReason = 'error-not-retryable';
-  }
-  if (!options.retry) return stop('route-disabled', retryable);
+/** What jitterbug would do without `shouldRetry`: retry a retryable failure of a retryable request. */
+export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions): boolean =>
+  isRetryable(outcome, options) && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
 
-  const methodOk = methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
-  const defaultRetry = retryable && methodOk;
-  let wanted = defaultRetry;
-  if (options.shouldRetry) {
-    const info: RetryInfo = {
-      method: outcome.method,
-      url: outcome.url,
-      attempt: outcome.attempt,
-      ...(outcome.status !== undefined
-        ? { status: outcome.status, headers: outcome.responseHeaders ?? NO_HEADERS }
-        : { error: outcome.error }),
-      defaultRetry,
-      elapsedMs: outcome.elapsedMs,
+/** The wait before the retry: the server's delay if the response gives one, else the backoff's. */
+const retryDelay = (
+  outcome: AttemptOutcome,
+  options: ResolvedOptions,
+): StopDecision | { delayMs: number; delaySource: DelaySource; nextBackoffState: BackoffState } => {
+  const given = outcome.forced?.delayMs;
+  if (given !== undefined) {
+    return {
+      delayMs: Math.max(0, given) || 0,
+      delaySource: 'forced',
+      nextBackoffState: outcome.backoffState,
     };
-    const verdict = options.shouldRetry(info);
-    if (verdict === false) return stop('should-retry', retryable);
-    if (verdict === true) wanted = true;
   }
-  if (!wanted) return stop(retryable ? 'method-not-idempotent' : notRetryableReason, retryable);
-  // Past this point the attempt is a failure we would retry: every stop is a give-up.
-  if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
-  if (outcome.attempt >= options.maxAttempts) return stop('max-attempts', true);
-
-  let delayMs: number;
-  let delaySource: DelaySource = 'backoff';
-  let nextBackoffState = outcome.backoffState;
   const server =
-    options.retryAfter && outcome.status !== undefined && outcome.responseHeaders
+    options.retryAfter && outcome.responseHeaders
       ? serverDelay(outcome.responseHeaders, outcome.nowMs)
       : undefined;
   if (server && options.retryAfter) {
@@ -155,21 +135,53 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     // honoured delay is lengthened (never sooner than told), a capped one is shortened (it is
     // sooner than told already).
     const spread = unitRandom(options.random) * jitterRatio;
-    delayMs = server.ms > maxMs ? maxMs - spread * maxMs : Math.min(maxMs, server.ms + spread * server.ms);
-    delaySource = server.source;
-  } else {
-    [delayMs, nextBackoffState] = nextDelay(
-      options.backoff,
-      outcome.backoffState,
-      options.backoffParams,
-      options.random,
-    );
+    return {
+      delayMs: server.ms > maxMs ? maxMs - spread * maxMs : Math.min(maxMs, server.ms + spread * server.ms),
+      delaySource: server.source,
+      nextBackoffState: outcome.backoffState,
+    };
   }
+  const { backoff } = options;
+  const [delayMs, nextBackoffState] = nextDelay(
+    backoff.strategy,
+    outcome.backoffState,
+    backoff,
+    options.random,
+  );
+  return { delayMs, delaySource: 'backoff', nextBackoffState };
+};
 
+/**
+ * Decides whether to retry after an attempt. Pure: the same outcome, options and random source
+ * give the same decision. The user's hooks are not called here: `shouldRetry`'s answer comes in
+ * as `outcome.verdict`. The budget is only read; the caller withdraws the token.
+ */
+export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decision => {
+  if (outcome.aborted) return stop('aborted', false);
+  const forced = outcome.forced !== undefined;
+  if (outcome.status !== undefined && !forced) {
+    const settled = decideByStatus(outcome.status, options);
+    if (settled) return settled;
+  }
+  const retryable = isRetryable(outcome, options);
+  if (!options.retry) return stop(options.disabledBy, retryable);
+  const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
+  if (!byDefault && !forced && outcome.verdict !== true) {
+    if (retryable) return stop('method-not-idempotent', true);
+    if (outcome.status === undefined) return stop('error-not-retryable', false);
+    return outcome.status >= 400 ? NOT_RETRYABLE : SUCCESS;
+  }
+  // Past this point the attempt is one we would retry: every stop is a give-up.
+  if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
+  if (outcome.attempt >= options.maxAttempts) return stop('max-attempts', true);
+  const delay = retryDelay(outcome, options);
+  if ('retry' in delay) return delay;
   // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.
-  if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delayMs <= options.deadlineMs)) {
-    return stop('deadline', true, delayMs);
+  if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
+    return stop('deadline', true, delay.delayMs);
   }
   if (outcome.budgetTokens < 1 - 1e-9) return stop('budget-exhausted', true);
-  return { retry: true, delayMs, delaySource, nextBackoffState };
+  const reason: RetryReason = !byDefault ? 'forced' : outcome.status !== undefined ? 'status' : 'error';
+  return { retry: true, ...delay, reason };
 };

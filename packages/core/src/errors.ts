@@ -1,7 +1,7 @@
 /**
  * Network errors: which are transient, and how to find their code through the wrappers each client
  * puts around them (fetch's `TypeError: fetch failed` has the socket error as `cause`; axios keeps
- * Node's `code`; undici has its own `UND_ERR_*` codes).
+ * Node's `code`; undici has its own `UND_ERR_*` codes; browsers give none, see `ERR_NETWORK`).
  */
 
 /** Error codes retried by default: failures where retrying an idempotent request is sound. */
@@ -20,6 +20,10 @@ export const DEFAULT_ERROR_CODES: readonly string[] = Object.freeze([
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
   'ERR_JITTERBUG_ATTEMPT_TIMEOUT',
+  // A fetch that failed without a code: browsers ("Failed to fetch", "Load failed", "NetworkError
+  // when attempting to fetch resource."), Deno and workerd report every network failure this way,
+  // and the adapters report such a failure with this code (axios: its own ERR_NETWORK).
+  'ERR_NETWORK',
 ]);
 
 /** The error an adapter uses when one attempt took longer than `attemptTimeoutMs`. */

@@ -1,7 +1,8 @@
 /**
  * `@jitterbug/core`: decides whether and when an HTTP request is retried. No dependencies and no
- * I/O beyond an injectable sleep; the adapters (`@jitterbug/axios`, `@jitterbug/ky`,
- * `@jitterbug/undici`) translate their client's requests into these terms.
+ * I/O beyond an injectable sleep; the adapters (`@jitterbug/fetch`, `@jitterbug/ky`,
+ * `@jitterbug/axios`, `@jitterbug/undici`) translate their client's requests into these terms.
+ * What adapters need and users do not is in `@jitterbug/core/adapter`.
  *
  * @packageDocumentation
  */
@@ -12,7 +13,6 @@ export {
   DEFAULT_THROTTLE,
   isAdaptiveThrottle,
 } from './adaptive-throttle.ts';
-export { attemptMayRetry } from './attempt-may-retry.ts';
 export {
   type Backoff,
   type BackoffParams,
@@ -29,7 +29,6 @@ export {
   nextDelay,
   type RandomSource,
 } from './backoff.ts';
-export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';
 export {
   createRetryBudget,
   DEFAULT_BUDGET,
@@ -37,45 +36,31 @@ export {
   type RetryBudget,
   type RetryBudgetOptions,
 } from './budget.ts';
-export {
-  type AttemptOutcome,
-  type Decision,
-  decide,
-  decideByStatus,
-  methodAllowsRetry,
-  type StopDecision,
-} from './decide.ts';
-export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
+export { createRetryPolicy } from './create-retry-policy.ts';
+export { type AttemptOutcome, type Decision, decide, type StopDecision } from './decide.ts';
+export { AttemptTimeoutError, DEFAULT_ERROR_CODES } from './errors.ts';
 export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
-export { mayRetry } from './may-retry.ts';
 export {
+  type AttemptInfo,
   type BackoffOptions,
   DEFAULTS,
   type DelaySource,
   type GiveUpEvent,
-  type OverridableOptions,
+  type MaybePromise,
   type ResolvedOptions,
   type RetryAfterOptions,
   type RetryEvent,
   type RetryInfo,
   type RetryOptions,
-  type RetrySummary,
+  type RetryOverrides,
+  type RetryPolicyOptions,
+  type RetryReason,
   type RouteMatch,
   type RouteRule,
   type StopReason,
 } from './options.ts';
 export { compilePathPattern } from './path-pattern.ts';
-export {
-  type AttemptResult,
-  createRetryPolicy,
-  isRetryPolicy,
-  type RetryPolicy,
-  type RetryPolicyOrOptions,
-  type RetryRequest,
-  RetryRun,
-  toRetryPolicy,
-} from './policy.ts';
-export { type PrivateSlot, privateSlot } from './private-slot.ts';
+export { isRetryPolicy, type RetryPolicy, type RetryPolicyOrOptions } from './policy.ts';
 export { seededRandom } from './random.ts';
 export {
   type HeaderGetter,
@@ -86,5 +71,5 @@ export {
   type ServerDelaySource,
   serverDelay,
 } from './retry-after.ts';
-export { getRetryInfo, setRetryInfo } from './retry-info.ts';
+export { getRetryInfo } from './retry-info.ts';
 export { type Sleep, sleep } from './sleep.ts';

@@ -2,22 +2,34 @@
  * A retry policy and the run of one request under it. The policy is shared (by every request, and
  * by several clients if you like: its retry budget is theirs together); a run holds one request's
  * attempt count, backoff state and clock, and turns outcomes into decisions and events.
+ *
+ * Hooks may return promises: a run awaits one only when a thenable comes back, so a request whose
+ * hooks are synchronous (or absent) is decided without a promise, and its methods return plain
+ * values. Their return types say `| Promise<…>`; an adapter awaits only an actual `Promise`.
  */
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
-import { type Decision, decide, decideByStatus, type StopDecision } from './decide.ts';
-import { describeValue } from './describe-value.ts';
 import {
-  POLICY_KEYS,
-  type ResolvedOptions,
-  type RetryOptions,
-  type RetrySummary,
-  ROUTE_KEYS,
-  resolveOptions,
-  type StopReason,
+  type AttemptOutcome,
+  type Decision,
+  decide,
+  decideByStatus,
+  defaultRetry,
+  type StopDecision,
+} from './decide.ts';
+import { fail, isOptionObject } from './option-error.ts';
+import type {
+  AttemptInfo,
+  MaybePromise,
+  ResolvedOptions,
+  RetryInfo,
+  RetryOptions,
+  RetryOverrides,
+  RetryReason,
+  StopReason,
 } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
-import { compileRouteMatch, type RouteMatcher } from './routes.ts';
+import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
 /** A request as an adapter describes it to the policy. */
 export interface RetryRequest {
@@ -32,10 +44,31 @@ export interface RetryRequest {
 
 /** How an attempt ended, as an adapter reports it. */
 export type AttemptResult =
-  | { readonly status: number; readonly headers?: HeaderGetter }
-  | { readonly error: unknown; readonly aborted?: boolean };
+  | {
+      readonly status: number;
+      readonly headers?: HeaderGetter;
+      /** The client's response object, shown to `shouldRetry` as `info.response`. */
+      readonly response?: unknown;
+    }
+  | {
+      readonly error: unknown;
+      /** The error's code as the adapter reads it (default: the code on its `cause` chain). */
+      readonly code?: string;
+      /** The caller's own signal ended the attempt. */
+      readonly aborted?: boolean;
+    };
 
 const NO_HEADERS: HeaderGetter = () => undefined;
+const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+
+/** `f(value)`, after `value` settles when it is a thenable (then as a real `Promise`). */
+const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
+  isThenable(value) ? Promise.resolve(value).then(f) : f(value as T);
+
+const nothing = (): undefined => undefined;
 
 /**
  * One request's retries. Created by {@link RetryPolicy.begin}.
@@ -45,7 +78,7 @@ const NO_HEADERS: HeaderGetter = () => undefined;
  * `#private` fields measured about 0.6 µs more per request there (`bench/profiling.md`).
  */
 export class RetryRun {
-  /** The options in force for this request (after route rules). */
+  /** The options in force for this request (after route rules and the call's overrides). */
   declare readonly options: ResolvedOptions;
   declare readonly method: string;
   declare readonly url: string;
@@ -54,12 +87,13 @@ export class RetryRun {
   /** Sum of waits so far, in ms. */
   declare totalDelayMs: number;
   /** Set once the request is finished. */
-  declare summary: RetrySummary | undefined;
+  declare summary: RetryInfo | undefined;
   /** The body as the decision sees it; an adapter that buffered a stream marks it `'replayable'`. */
   declare body: BodyKind;
   declare private readonly headers: HeaderGetter;
   declare private readonly startMs: number;
   declare private backoffState: BackoffState;
+  declare private retries: RetryReason[] | undefined;
 
   constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
     this.options = options;
@@ -72,6 +106,7 @@ export class RetryRun {
     this.headers = headers;
     this.startMs = options.now();
     this.backoffState = initialBackoffState;
+    this.retries = undefined;
     options.budget?.deposit();
   }
 
@@ -87,82 +122,125 @@ export class RetryRun {
    * nothing counted, when the response needs {@link RetryRun.next} and its headers. Lets an adapter
    * skip building a header reader for nearly every response.
    */
-  settle(status: number): StopDecision | undefined {
+  settle(status: number): StopDecision | Promise<StopDecision> | undefined {
     const settled = decideByStatus(status, this.options);
     if (settled === undefined) return undefined;
     this.attempts++;
-    this.finish(settled.reason, status, undefined, status < 400);
-    return settled;
+    return after(this.finish(settled.reason, status, undefined, status < 400), () => settled);
   }
 
   /**
    * Reports how an attempt ended and returns what to do. On `retry: true` the adapter discards the
    * response, waits with {@link RetryRun.wait} and sends again; on `retry: false` it hands the
    * response or error to the caller unchanged (the run is then finished and `summary` is set).
-   * Throws what a user hook (`shouldRetry`, `onRetry`, …) throws.
+   * Throws (or rejects with) what a user hook throws: the adapter then fails the request with it.
    */
-  next(result: AttemptResult): Decision {
-    const hasStatus = 'status' in result;
-    if (hasStatus) {
+  next(result: AttemptResult): Decision | Promise<Decision> {
+    if ('status' in result) {
       const settled = this.settle(result.status);
       if (settled) return settled;
     }
     this.attempts++;
+    const outcome = this.outcome(result);
+    const o = this.options;
+    if (!o.shouldRetry || outcome.aborted || !o.retry) return this.conclude(outcome);
+    const info: AttemptInfo = {
+      method: this.method,
+      url: this.url,
+      attempt: this.attempts,
+      status: outcome.status,
+      error: outcome.error,
+      headers: outcome.responseHeaders,
+      response: 'response' in result ? result.response : undefined,
+      defaultRetry: defaultRetry(outcome, o),
+      elapsedMs: outcome.elapsedMs,
+    };
+    return after(o.shouldRetry(info), (verdict) =>
+      this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
+    );
+  }
+
+  /**
+   * A retry the user forced after the run handed its last response over (ky's `ky.retry()` from an
+   * `afterResponse` hook): decided like any retry of that attempt (`maxAttempts`, the deadline, the
+   * budget, a replayable body), after `delayMs` if given, else the policy's delay. The run is open
+   * again: on `retry: true` it goes on, and on `retry: false` it finishes anew with that reason (as a
+   * failure: the user refused the response); `onFinish` is then called again, with the whole run.
+   */
+  force(delayMs?: number, headers?: HeaderGetter): Decision | Promise<Decision> {
+    const last = this.summary;
+    this.summary = undefined;
+    const outcome = this.outcome(
+      last?.status !== undefined
+        ? { status: last.status, headers: headers ?? NO_HEADERS }
+        : { error: last?.error },
+    );
+    return this.conclude({ ...outcome, forced: { delayMs } });
+  }
+
+  private outcome(result: AttemptResult): AttemptOutcome {
     const o = this.options;
     const nowMs = o.now();
+    const hasStatus = 'status' in result;
+    return {
+      method: this.method,
+      url: this.url,
+      requestHeaders: this.headers,
+      bodyReplayable: this.body !== 'stream',
+      attempt: this.attempts,
+      elapsedMs: Math.max(0, nowMs - this.startMs),
+      nowMs,
+      backoffState: this.backoffState,
+      budgetTokens: o.budget ? o.budget.tokens : Number.POSITIVE_INFINITY,
+      status: hasStatus ? result.status : undefined,
+      responseHeaders: hasStatus ? (result.headers ?? NO_HEADERS) : undefined,
+      error: hasStatus ? undefined : result.error,
+      code: hasStatus ? undefined : result.code,
+      aborted: hasStatus ? false : result.aborted === true,
+    };
+  }
+
+  /** Turns the pure decision into the run's state and events. */
+  private conclude(outcome: AttemptOutcome): Decision | Promise<Decision> {
+    const o = this.options;
     const budget = o.budget;
-    let decision = decide(
-      {
-        method: this.method,
-        url: this.url,
-        requestHeaders: this.headers,
-        bodyReplayable: this.body !== 'stream',
-        attempt: this.attempts,
-        elapsedMs: Math.max(0, nowMs - this.startMs),
-        nowMs,
-        backoffState: this.backoffState,
-        budgetTokens: budget ? budget.tokens : Number.POSITIVE_INFINITY,
-        status: hasStatus ? result.status : undefined,
-        responseHeaders: hasStatus ? (result.headers ?? NO_HEADERS) : undefined,
-        error: hasStatus ? undefined : result.error,
-        aborted: hasStatus ? false : result.aborted === true,
-      },
-      o,
-    );
+    let decision = decide(outcome, o);
     // The decision only read the budget; the withdrawal is where concurrent runs are serialised.
     if (decision.retry && budget && !budget.tryWithdraw()) {
       decision = { retry: false, reason: 'budget-exhausted', gaveUp: true };
     }
-    const detail = hasStatus ? { status: result.status } : { error: result.error };
-    const route = o.route === undefined ? {} : { route: o.route };
+    const { status, error } = outcome;
+    const { method, url, attempts: attempt } = this;
+    const route = o.route;
     if (decision.retry) {
       this.backoffState = decision.nextBackoffState;
-      o.onRetry?.({
-        method: this.method,
-        url: this.url,
-        attempt: this.attempts,
-        delayMs: decision.delayMs,
-        delaySource: decision.delaySource,
-        ...detail,
-        ...route,
-        ...(budget ? { budgetTokens: budget.tokens } : {}),
-      });
-      return decision;
+      (this.retries ??= []).push(decision.reason);
+      const { delayMs, delaySource, reason } = decision;
+      const budgetTokens = budget?.tokens;
+      const retry = decision;
+      return after(
+        o.onRetry?.({
+          method,
+          url,
+          attempt,
+          delayMs,
+          delaySource,
+          reason,
+          status,
+          error,
+          route,
+          budgetTokens,
+        }),
+        () => retry,
+      );
     }
-    if (decision.gaveUp && o.onGiveUp) {
-      o.onGiveUp({
-        method: this.method,
-        url: this.url,
-        attempt: this.attempts,
-        reason: decision.reason,
-        ...detail,
-        ...route,
-        ...(decision.refusedDelayMs === undefined ? {} : { refusedDelayMs: decision.refusedDelayMs }),
-      });
-    }
-    if (hasStatus) this.finish(decision.reason, result.status, undefined, result.status < 400);
-    else this.finish(decision.reason, undefined, result.error, false);
-    return decision;
+    const stopped = decision;
+    const { reason, refusedDelayMs } = decision;
+    const gaveUp =
+      decision.gaveUp && o.onGiveUp?.({ method, url, attempt, reason, status, error, route, refusedDelayMs });
+    // A response the user asked to retry is not a success, whatever its status.
+    const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
+    return after(gaveUp, () => after(this.finish(reason, status, error, success), () => stopped));
   }
 
   /**
@@ -175,49 +253,55 @@ export class RetryRun {
       await this.options.sleep(ms, signal);
       if (signal?.aborted) throw signal.reason;
     } catch (error) {
-      this.finish('aborted', undefined, error, false);
+      // The run is over with the abort; an onFinish that rejects does not replace the reason.
+      Promise.resolve(this.finish('aborted', undefined, error, false)).catch(() => undefined);
       throw error;
     }
     this.totalDelayMs += ms;
   }
 
-  /** Finishes the run as aborted when the caller's signal fired outside `next` and `wait`. */
-  abort(reason: unknown): void {
-    this.finish('aborted', undefined, reason, false);
+  /**
+   * Finishes the run as aborted when the caller's signal fired outside `next` and `wait`. Returns
+   * `onFinish`'s promise, if it returned one (its rejection is the adapter's to handle or drop).
+   */
+  abort(reason: unknown): void | Promise<void> {
+    return this.finish('aborted', undefined, reason, false);
   }
 
-  private finish(reason: StopReason, status: number | undefined, error: unknown, success: boolean): void {
+  private finish(
+    reason: StopReason,
+    status: number | undefined,
+    error: unknown,
+    success: boolean,
+  ): void | Promise<void> {
     if (this.summary) return;
     const o = this.options;
-    const elapsedMs = Math.max(0, o.now() - this.startMs);
-    const outcome = success ? 'success' : 'failure';
-    // One literal per shape, nothing added afterwards and no spreads: a field added to a literal
-    // costs a second allocation (a literal has no spare room) on every request's success path.
-    const { method, url, attempts, totalDelayMs } = this;
-    const route = o.route;
-    let summary: RetrySummary;
-    if (status !== undefined) {
-      summary =
-        route === undefined
-          ? { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, status }
-          : { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, status, route };
-    } else {
-      summary =
-        route === undefined
-          ? { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, error }
-          : { method, url, attempts, totalDelayMs, elapsedMs, outcome, reason, error, route };
-    }
+    // One literal of one shape: the summary is made on every request's success path.
+    const summary: RetryInfo = {
+      method: this.method,
+      url: this.url,
+      attempts: this.attempts,
+      retries: this.retries ? [...this.retries] : NO_RETRIES,
+      totalDelayMs: this.totalDelayMs,
+      elapsedMs: this.elapsedMs(),
+      outcome: success ? 'success' : 'failure',
+      reason,
+      status,
+      error,
+      route: o.route,
+    };
     this.summary = summary;
-    o.onFinish?.(summary);
+    return o.onFinish ? after(o.onFinish(summary), nothing) : undefined;
   }
 }
 
-interface CompiledRoute {
-  readonly matches: RouteMatcher;
-  readonly options: ResolvedOptions;
+/** Compiled route rules: the options of the first rule a request matches, and every rule's options. */
+export interface RouteTable {
+  resolve(upperMethod: string, url: string | URL): ResolvedOptions | undefined;
+  readonly options: readonly ResolvedOptions[];
 }
 
-/** A retry policy. Create with {@link createRetryPolicy}; share it to share its retry budget. */
+/** A retry policy. Create with `createRetryPolicy`; share it to share its retry budget. */
 export interface RetryPolicy {
   /** The base options (no route applied). */
   readonly options: ResolvedOptions;
@@ -228,104 +312,60 @@ export interface RetryPolicy {
    * or a route), for adapters that set up a body-reading step only when it can be needed.
    */
   readonly buffersStreams: boolean;
-  /** Starts one request's run. */
-  begin(request: RetryRequest): RetryRun;
+  /**
+   * Starts one request's run, with the call's own overrides if it has any (`false`: no retries for
+   * this call).
+   *
+   * @throws TypeError naming the option when the overrides are invalid.
+   */
+  begin(request: RetryRequest, overrides?: RetryOverrides | false): RetryRun;
 }
 
 const POLICY_BRAND = Symbol.for('jitterbug.policy');
 
-const routeLabel = (match: unknown, index: number): string =>
-  typeof match === 'string' ? match : `routes[${index}]`;
+/** The method in upper case; the common `GET` without a call to `toUpperCase`. */
+export const upperMethod = (method: string): string => (method === 'GET' ? method : method.toUpperCase());
 
-/**
- * The method in upper case, the common ones without `toUpperCase` (a call into V8's runtime, whose
- * code runs cold on a client's success path).
- */
-const upperMethod = (method: string): string => {
-  switch (method) {
-    case 'GET':
-    case 'get':
-      return 'GET';
-    case 'HEAD':
-    case 'head':
-      return 'HEAD';
-    case 'POST':
-    case 'post':
-      return 'POST';
-    case 'PUT':
-    case 'put':
-      return 'PUT';
-    case 'DELETE':
-    case 'delete':
-      return 'DELETE';
-    case 'PATCH':
-    case 'patch':
-      return 'PATCH';
-    case 'OPTIONS':
-    case 'options':
-      return 'OPTIONS';
-    default:
-      return method.toUpperCase();
-  }
-};
-
-const toUrl = (url: string | URL): URL => {
-  if (url instanceof URL) return url;
-  try {
-    return new URL(url);
-  } catch {
-    return new URL(url, 'http://localhost');
-  }
+/** A call's overrides resolved over the options they apply to, remembered per overrides object. */
+const callOptions = new WeakMap<object, { base: ResolvedOptions; resolved: ResolvedOptions }>();
+const overridden = (base: ResolvedOptions, overrides: RetryOverrides | false): ResolvedOptions => {
+  if (overrides === false) return { ...base, retry: false, disabledBy: 'retry-disabled' };
+  const known = typeof overrides === 'object' && overrides !== null ? callOptions.get(overrides) : undefined;
+  if (known?.base === base) return known.resolved;
+  const resolved = resolveOptions(overrides, CALL_KEYS, base, 'jitterbug.');
+  callOptions.set(overrides, { base, resolved });
+  return resolved;
 };
 
 /**
- * Creates a retry policy. See {@link RetryOptions} for every option and its default.
- *
- * @throws TypeError naming the option when an option is invalid.
+ * Creates a policy from options without per-route rules: what adapters do with the options they are
+ * given. `routes` is taken only by `createRetryPolicy`, whose route compiler is passed here as
+ * `routes`, so that a program without route rules does not carry that compiler.
  */
-export const createRetryPolicy = (options: RetryOptions = {}): RetryPolicy => {
-  const base = resolveOptions(options as Record<string, unknown>, undefined, '', POLICY_KEYS);
-  const rawRoutes: unknown = options.routes === undefined ? [] : options.routes;
-  if (!Array.isArray(rawRoutes)) {
-    throw new TypeError(
-      `jitterbug: option "routes" must be an array of rules, got ${describeValue(rawRoutes)}`,
-    );
+export const createPolicy = (
+  options: RetryOptions = {},
+  compileRoutes?: (routes: unknown, base: ResolvedOptions) => RouteTable,
+): RetryPolicy => {
+  if (!isOptionObject(options)) fail('options', 'an object', options);
+  const { routes, ...rest } = options as RetryOptions & { routes?: unknown };
+  if (routes !== undefined && !compileRoutes) {
+    fail('routes', 'given to createRetryPolicy(), whose policy you then pass instead of options', routes);
   }
-  const routes: CompiledRoute[] = rawRoutes.map((rule: unknown, i) => {
-    const path = `routes[${i}]`;
-    if (typeof rule !== 'object' || rule === null)
-      throw new TypeError(`jitterbug: option "${path}" must be an object`);
-    const r = rule as Record<string, unknown>;
-    if (r.match === undefined) throw new TypeError(`jitterbug: option "${path}.match" is required`);
-    if (r.name !== undefined && typeof r.name !== 'string') {
-      throw new TypeError(`jitterbug: option "${path}.name" must be a string`);
-    }
-    const matches = compileRouteMatch(r.match as never, `${path}.match`);
-    const resolved = resolveOptions(r, base, path, ROUTE_KEYS);
-    return {
-      matches,
-      options: { ...resolved, route: (r.name as string | undefined) ?? routeLabel(r.match, i) },
-    };
-  });
-
-  const resolveUpper = (upper: string, url: string | URL): ResolvedOptions => {
-    const parsed = toUrl(url);
-    for (const route of routes) if (route.matches(upper, parsed)) return route.options;
-    return base;
-  };
-  const resolve = (method: string, url: string | URL): ResolvedOptions =>
-    routes.length === 0 ? base : resolveUpper(upperMethod(method), url);
-
+  const base = resolveOptions(rest, POLICY_KEYS);
+  const table = routes === undefined ? undefined : compileRoutes?.(routes, base);
+  const forRequest = (upper: string, url: string | URL): ResolvedOptions =>
+    table?.resolve(upper, url) ?? base;
   const policy: RetryPolicy & { [POLICY_BRAND]: true } = {
     [POLICY_BRAND]: true,
     options: base,
-    resolve,
-    buffersStreams: [base, ...routes.map((r) => r.options)].some((o) => o.bufferStreamBytes > 0),
-    begin(request) {
+    resolve: (method, url) => forRequest(upperMethod(method), url),
+    buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamBytes > 0),
+    begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;
+      const routed = table ? forRequest(method, url) : base;
       return new RetryRun(
-        routes.length === 0 ? base : resolveUpper(method, url),
+        overrides === undefined ? routed : overridden(routed, overrides),
         method,
         typeof url === 'string' ? url : url.href,
         request.headers ?? NO_HEADERS,
@@ -336,13 +376,13 @@ export const createRetryPolicy = (options: RetryOptions = {}): RetryPolicy => {
   return Object.freeze(policy);
 };
 
-/** Whether a value is a policy made by {@link createRetryPolicy}. */
+/** Whether a value is a policy made by `createRetryPolicy` (or by an adapter from options). */
 export const isRetryPolicy = (value: unknown): value is RetryPolicy =>
   typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[POLICY_BRAND] === true;
 
-/** What every adapter accepts: a policy (to share it) or options for a new one. */
+/** What every adapter accepts: a policy (to share it and its budget) or options for a new one. */
 export type RetryPolicyOrOptions = RetryPolicy | RetryOptions;
 
-/** The policy itself, or a new one from options. For adapters. */
+/** The policy itself, or a new one from options (without routes). For adapters. */
 export const toRetryPolicy = (optionsOrPolicy: RetryPolicyOrOptions | undefined): RetryPolicy =>
-  isRetryPolicy(optionsOrPolicy) ? optionsOrPolicy : createRetryPolicy(optionsOrPolicy ?? {});
+  isRetryPolicy(optionsOrPolicy) ? optionsOrPolicy : createPolicy(optionsOrPolicy);

@@ -37,11 +37,10 @@ const utc = (
 ): number | undefined => {
   const month = MONTHS.indexOf(monthName);
   if (month < 0 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 60) return undefined;
-  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as written.
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as written. A leap
+  // second (:60, which RFC 9110 allows) is the instant after :59.
   const time = new Date(0).setUTCFullYear(year, month, day);
-  return Number.isFinite(time)
-    ? time + ((hours * 60 + minutes) * 60 + Math.min(seconds, 59)) * 1000
-    : undefined;
+  return Number.isFinite(time) ? time + ((hours * 60 + minutes) * 60 + seconds) * 1000 : undefined;
 };
 
 /**

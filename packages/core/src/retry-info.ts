@@ -8,12 +8,12 @@
  * under a registered symbol: two copies in one program (two adapter versions, say) read each
  * other's summaries.
  */
-import type { RetrySummary } from './options.ts';
+import type { RetryInfo } from './options.ts';
 import { privateSlot } from './private-slot.ts';
 
-type Reader = (target: object) => RetrySummary | undefined;
+type Reader = (target: object) => RetryInfo | undefined;
 
-const slot = privateSlot<RetrySummary>();
+const slot = privateSlot<RetryInfo>();
 const readOwn: Reader = (target) => slot.get(target);
 
 const READERS = Symbol.for('jitterbug.retryInfo.readers');
@@ -36,11 +36,11 @@ const isTaggable = (value: unknown): value is object =>
   (typeof value === 'object' && value !== null) || typeof value === 'function';
 
 /** Attaches a summary to a response or error object (used by adapters). */
-export const setRetryInfo = (target: unknown, summary: RetrySummary): void => {
+export const setRetryInfo = (target: unknown, summary: RetryInfo): void => {
   if (isTaggable(target)) slot.set(target, summary);
 };
 
-const read = (target: object): RetrySummary | undefined => {
+const read = (target: object): RetryInfo | undefined => {
   const own = readOwn(target);
   if (own !== undefined || readers.length === 1) return own;
   for (const reader of readers) {
@@ -70,7 +70,7 @@ const responseConfigOf = (target: object): unknown => {
  * every error jitterbug hands over carries its own summary, and an error raised after a success
  * (by a response transform or interceptor) must not read as that success.
  */
-export const getRetryInfo = (responseOrError: unknown): RetrySummary | undefined => {
+export const getRetryInfo = (responseOrError: unknown): RetryInfo | undefined => {
   if (!isTaggable(responseOrError)) return undefined;
   const found = read(responseOrError);
   if (found !== undefined) return found;

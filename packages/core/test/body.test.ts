@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { bodyKind, bufferStream } from '@jitterbug/core';
+import { bodyKind, bufferStream } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 async function* generate(chunks: unknown[]): AsyncGenerator<unknown> {

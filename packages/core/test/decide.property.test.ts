@@ -7,7 +7,7 @@ import {
 } from '@jitterbug/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { headers, outcome } from './helpers.ts';
+import { decided, headers, outcome } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;
 const headerValueArb = fc.oneof(
@@ -83,7 +83,7 @@ describe('decision properties', () => {
             const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
             const out: number[] = [];
             for (;;) {
-              const d = run.next({ status: 503 });
+              const d = decided(run.next({ status: 503 }));
               if (!d.retry) return out;
               out.push(d.delayMs);
             }

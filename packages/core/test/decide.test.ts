@@ -1,13 +1,11 @@
+import { AttemptTimeoutError, type Decision, decide } from '@jitterbug/core';
 import {
-  AttemptTimeoutError,
-  type Decision,
-  decide,
   decideByStatus,
+  defaultRetry,
   describeError,
   errorCode,
   methodAllowsRetry,
-  type RetryInfo,
-} from '@jitterbug/core';
+} from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
 
@@ -273,6 +271,7 @@ describe('decide: backoff', () => {
       retry: true,
       delayMs: 200, // 0.5 * min(20000, 100 * 2^2)
       delaySource: 'backoff',
+      reason: 'status',
       nextBackoffState: { attempt: 3, prevMs: 200 },
     });
   });
@@ -416,45 +415,60 @@ describe('decide: shouldRetry', () => {
     expect(stopReason(decide(outcome({ status: 404 }), o))).toBe('status-not-retryable');
   });
 
-  it('false stops with reason should-retry', () => {
-    expect(decide(outcome(), resolved({ shouldRetry: () => false }))).toEqual({
+  it('a verdict of false stops with reason should-retry', () => {
+    expect(decide(outcome({ verdict: false }), resolved({ shouldRetry: () => false }))).toEqual({
       retry: false,
       reason: 'should-retry',
       gaveUp: true,
     });
   });
 
-  it('true retries what would not be retried (even POST), but never a non-replayable body or past maxAttempts', () => {
+  it('a verdict of true retries what would not be retried (even POST, even a 2xx) as forced, but never a non-replayable body or past maxAttempts', () => {
     const o = resolved({ shouldRetry: () => true, maxAttempts: 2 });
-    expect(decide(outcome({ status: 404 }), o).retry).toBe(true);
-    expect(decide(outcome({ method: 'POST' }), o).retry).toBe(true);
-    expect(stopReason(decide(outcome({ bodyReplayable: false }), o))).toBe('body-not-replayable');
-    expect(stopReason(decide(outcome({ attempt: 2 }), o))).toBe('max-attempts');
+    expect(decide(outcome({ status: 404, verdict: true }), o)).toMatchObject({
+      retry: true,
+      reason: 'forced',
+    });
+    expect(decide(outcome({ status: 200, verdict: true }), o)).toMatchObject({
+      retry: true,
+      reason: 'forced',
+    });
+    expect(decide(outcome({ method: 'POST', verdict: true }), o)).toMatchObject({
+      retry: true,
+      reason: 'forced',
+    });
+    expect(decide(outcome({ verdict: true }), o)).toMatchObject({ retry: true, reason: 'status' });
+    expect(stopReason(decide(outcome({ bodyReplayable: false, verdict: true }), o))).toBe(
+      'body-not-replayable',
+    );
+    expect(stopReason(decide(outcome({ attempt: 2, verdict: true }), o))).toBe('max-attempts');
   });
 
-  it('receives the request, the outcome and the default decision', () => {
-    const seen: RetryInfo[] = [];
-    const o = resolved({
-      shouldRetry: (info) => {
-        seen.push(info);
-        return undefined;
-      },
+  it('a forced retry (ky.retry()) is retried whatever the status and method, after the delay it gives or the policy one', () => {
+    const o = resolved({ maxAttempts: 3 });
+    expect(decide(outcome({ status: 200, method: 'POST', forced: { delayMs: 250 } }), o)).toEqual({
+      retry: true,
+      delayMs: 250,
+      delaySource: 'forced',
+      reason: 'forced',
+      nextBackoffState: outcome().backoffState,
     });
-    const responseHeaders = headers({ 'x-a': '1' });
-    decide(outcome({ method: 'POST', status: 503, responseHeaders, attempt: 2, elapsedMs: 40 }), o);
-    const error = fetchFailed('ECONNRESET');
-    decide(outcome({ status: undefined, error }), o);
-    expect(seen[0]).toMatchObject({
-      method: 'POST',
-      url: 'https://api.example.com/items',
-      attempt: 2,
-      status: 503,
-      defaultRetry: false,
-      elapsedMs: 40,
+    expect(decide(outcome({ status: 200, forced: {} }), o)).toMatchObject({
+      retry: true,
+      delaySource: 'backoff',
     });
-    expect(seen[0]?.headers?.('X-A')).toBe('1');
-    expect(seen[0]).not.toHaveProperty('error');
-    expect(seen[1]).toMatchObject({ error, defaultRetry: true });
-    expect(seen[1]).not.toHaveProperty('status');
+    expect(decide(outcome({ status: 200, forced: {}, verdict: false }), o)).toMatchObject({ retry: true });
+    expect(stopReason(decide(outcome({ status: 200, forced: {}, attempt: 3 }), o))).toBe('max-attempts');
+    expect(stopReason(decide(outcome({ status: 200, forced: {}, budgetTokens: 0 }), o))).toBe(
+      'budget-exhausted',
+    );
+  });
+
+  it('defaultRetry, shown to shouldRetry, is what the decision would be without it', () => {
+    const o = resolved();
+    expect(defaultRetry(outcome({ method: 'POST', status: 503 }), o)).toBe(false);
+    expect(defaultRetry(outcome({ status: 503 }), o)).toBe(true);
+    expect(defaultRetry(outcome({ status: undefined, error: fetchFailed('ECONNRESET') }), o)).toBe(true);
+    expect(defaultRetry(outcome({ status: 404 }), o)).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import {
   type HeaderGetter,
   initialBackoffState,
   type ResolvedOptions,
-  type RetryOptions,
+  type RetryPolicyOptions,
   type Sleep,
 } from '@jitterbug/core';
 
@@ -43,7 +43,7 @@ export const clock = (start = 1_700_000_000_000): { now: () => number; advance: 
 };
 
 /** Resolved options with deterministic defaults (random 0.5, no budget unless given). */
-export const resolved = (options: RetryOptions = {}): ResolvedOptions =>
+export const resolved = (options: RetryPolicyOptions = {}): ResolvedOptions =>
   createRetryPolicy({ random: fixed(0.5), budget: false, ...options }).options;
 
 /** An outcome for `decide` with sensible defaults: GET, first attempt, 503, no headers. */
@@ -65,3 +65,9 @@ export const outcome = (overrides: Partial<AttemptOutcome> = {}): AttemptOutcome
 /** fetch's wrapper around a socket error. */
 export const fetchFailed = (code: string): TypeError =>
   new TypeError('fetch failed', { cause: Object.assign(new Error(`socket: ${code}`), { code }) });
+
+/** A decision the run made without a promise (every hook synchronous): fails the test otherwise. */
+export const decided = <T>(value: T | Promise<T>): T => {
+  if (value instanceof Promise) throw new Error('expected a synchronous decision');
+  return value;
+};

@@ -1,4 +1,5 @@
-import { createRetryPolicy, mayRetry } from '@jitterbug/core';
+import { createRetryPolicy } from '@jitterbug/core';
+import { mayRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { headers } from './helpers.ts';
 

@@ -1,13 +1,8 @@
-import {
-  createRetryPolicy,
-  getRetryInfo,
-  privateSlot,
-  type RetrySummary,
-  seededRandom,
-  setRetryInfo,
-} from '@jitterbug/core';
+import { createRetryPolicy, getRetryInfo, type RetryInfo, seededRandom } from '@jitterbug/core';
+import { privateSlot, setRetryInfo } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decided } from './helpers.ts';
 
 describe('seededRandom', () => {
   it('is reproducible and in [0, 1)', () => {
@@ -76,10 +71,11 @@ describe('privateSlot', () => {
 });
 
 describe('getRetryInfo / setRetryInfo', () => {
-  const summary: RetrySummary = {
+  const summary: RetryInfo = {
     method: 'GET',
     url: 'https://api.example.com/',
     attempts: 2,
+    retries: ['status'],
     totalDelayMs: 50,
     elapsedMs: 70,
     outcome: 'success',
@@ -180,7 +176,7 @@ describe('getRetryInfo / setRetryInfo', () => {
 
   it('round-trips a real run summary', () => {
     const run = createRetryPolicy().begin({ method: 'GET', url: 'https://api.example.com/' });
-    run.next({ status: 200 });
+    decided(run.next({ status: 200 }));
     const response = {};
     setRetryInfo(response, run.summary!);
     expect(getRetryInfo(response)).toMatchObject({ attempts: 1, reason: 'success', outcome: 'success' });

@@ -78,8 +78,9 @@ describe('parseRetryAfter', () => {
 });
 
 describe('parseHttpDate', () => {
-  it('reads a leap second as :59 and keeps two-digit RFC 850 years in the right century', () => {
-    expect(parseHttpDate('Tue, 30 Jun 2015 23:59:60 GMT')).toBe(Date.UTC(2015, 5, 30, 23, 59, 59));
+  it('reads a leap second (:60, which RFC 9110 allows) as the instant after :59, and keeps two-digit RFC 850 years in the right century', () => {
+    expect(parseHttpDate('Tue, 30 Jun 2015 23:59:60 GMT')).toBe(Date.UTC(2015, 6, 1, 0, 0, 0));
+    expect(parseRetryAfter('Tue, 30 Jun 2015 23:59:60 GMT', Date.UTC(2015, 5, 30, 23, 59, 0))).toBe(60_000);
     expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT')).toBe(Date.UTC(1994, 10, 6, 8, 49, 37));
     expect(parseHttpDate('Monday, 01-Jan-24 00:00:00 GMT')).toBe(Date.UTC(2024, 0, 1));
   });

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { bodyKind, createRetryPolicy, exponential, sleep } from '../src/index.ts';
+import { bodyKind } from '../src/adapter.ts';
+import { createRetryPolicy, exponential, sleep } from '../src/index.ts';
+import { decided } from './helpers.ts';
 
 describe('route rules override only the fields they name', () => {
   const policy = createRetryPolicy({
@@ -16,14 +18,14 @@ describe('route rules override only the fields they name', () => {
 
   it('keeps the policy strategy and base when a route sets only capMs', () => {
     const o = policy.resolve('GET', 'http://h/slow/1');
-    expect(o.backoff).toBe(exponential);
-    expect(o.backoffParams).toEqual({ baseMs: 50, capMs: 9_000 });
+    expect(o.backoff.strategy).toBe(exponential);
+    expect(o.backoff).toMatchObject({ baseMs: 50, capMs: 9_000 });
     expect(o.retryAfter).toEqual({ maxMs: 30_000, whenLonger: 'cap', jitterRatio: 0 });
   });
 
   it('accepts a strategy function with its own numbers', () => {
     const run = policy.begin({ method: 'GET', url: 'http://h/custom/1' });
-    const d = run.next({ status: 503 });
+    const d = decided(run.next({ status: 503 }));
     expect(d).toMatchObject({ retry: true, delayMs: 7 });
   });
 

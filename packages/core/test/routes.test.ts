@@ -1,6 +1,6 @@
 import { createRetryBudget, createRetryPolicy, type RetryEvent } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
-import { fixed } from './helpers.ts';
+import { decided, fixed } from './helpers.ts';
 
 const url = (path: string) => `https://api.example.com${path}`;
 
@@ -98,9 +98,9 @@ describe('routes', () => {
       routes: [{ match: '/no-retry/*', retry: false }],
     });
     const run = policy.begin({ method: 'GET', url: url('/no-retry/x') });
-    expect(run.next({ status: 503 })).toMatchObject({ retry: false, reason: 'route-disabled' });
+    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: false, reason: 'route-disabled' });
     expect(giveUps).toEqual(['route-disabled /no-retry/*']);
-    expect(policy.begin({ method: 'GET', url: url('/yes') }).next({ status: 503 }).retry).toBe(true);
+    expect(decided(policy.begin({ method: 'GET', url: url('/yes') }).next({ status: 503 })).retry).toBe(true);
   });
 
   it('overrides only the fields given; the rest come from the base options', () => {
@@ -121,7 +121,7 @@ describe('routes', () => {
     expect(route.random).toBe(policy.options.random);
     expect(route.budget).toBe(policy.options.budget);
     expect([...route.methods]).toEqual(['POST']);
-    expect(route.backoffParams).toEqual({ baseMs: 10, capMs: 20_000 });
+    expect(route.backoff).toMatchObject({ baseMs: 10, capMs: 20_000 });
     expect(route.retry).toBe(true);
   });
 
@@ -145,8 +145,8 @@ describe('routes', () => {
       routes: [{ match: '/named', name: 'named-route' }],
     });
     const run = policy.begin({ method: 'GET', url: url('/named') });
-    run.next({ status: 503 });
-    run.next({ status: 200 });
+    decided(run.next({ status: 503 }));
+    decided(run.next({ status: 200 }));
     expect(routes).toEqual(['named-route', 'named-route']);
   });
 });

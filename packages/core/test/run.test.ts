@@ -1,13 +1,13 @@
 import {
-  type AttemptResult,
   createRetryPolicy,
   type GiveUpEvent,
   type RetryEvent,
+  type RetryInfo,
   type RetryOptions,
-  type RetrySummary,
 } from '@jitterbug/core';
+import type { AttemptResult } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { clock, fetchFailed, fixed, headers, recordingSleep } from './helpers.ts';
+import { clock, decided, fetchFailed, fixed, headers, recordingSleep } from './helpers.ts';
 
 const URL_ = 'https://api.example.com/items?page=2';
 
@@ -15,7 +15,7 @@ const URL_ = 'https://api.example.com/items?page=2';
 const drive = async (options: RetryOptions, results: AttemptResult[], method = 'GET') => {
   const sleep = recordingSleep();
   const c = clock();
-  const events = { retry: [] as RetryEvent[], giveUp: [] as GiveUpEvent[], finish: [] as RetrySummary[] };
+  const events = { retry: [] as RetryEvent[], giveUp: [] as GiveUpEvent[], finish: [] as RetryInfo[] };
   const policy = createRetryPolicy({
     random: fixed(0.5),
     sleep,
@@ -28,7 +28,7 @@ const drive = async (options: RetryOptions, results: AttemptResult[], method = '
   const run = policy.begin({ method, url: URL_ });
   for (const result of results) {
     c.advance(10); // the attempt takes 10 ms
-    const decision = run.next(result);
+    const decision = decided(run.next(result));
     if (!decision.retry) break;
     await run.wait(decision.delayMs);
     c.advance(decision.delayMs);
@@ -49,6 +49,7 @@ describe('RetryRun.next and wait', () => {
         attempt: 1,
         delayMs: 50,
         delaySource: 'backoff',
+        reason: 'status',
         status: 503,
         budgetTokens: 9, // starts full at 10; the deposit cannot exceed the burst
       },
@@ -58,6 +59,7 @@ describe('RetryRun.next and wait', () => {
         attempt: 2,
         delayMs: 100,
         delaySource: 'backoff',
+        reason: 'status',
         status: 502,
         budgetTokens: 8,
       },
@@ -68,6 +70,7 @@ describe('RetryRun.next and wait', () => {
         method: 'GET',
         url: URL_,
         attempts: 3,
+        retries: ['status', 'status'],
         totalDelayMs: 150,
         elapsedMs: 180,
         outcome: 'success',
@@ -84,7 +87,7 @@ describe('RetryRun.next and wait', () => {
     expect(run.attempts).toBe(2);
     expect(events.retry).toHaveLength(1);
     expect(events.retry[0]).toMatchObject({ attempt: 1, error });
-    expect(events.retry[0]).not.toHaveProperty('status');
+    expect(events.retry[0]?.status).toBeUndefined();
     expect(events.giveUp).toEqual([{ method: 'GET', url: URL_, attempt: 2, reason: 'max-attempts', error }]);
     expect(events.finish[0]).toMatchObject({
       attempts: 2,
@@ -114,17 +117,17 @@ describe('RetryRun.next and wait', () => {
   it('POST with an Idempotency-Key header is retried through begin()', () => {
     const policy = createRetryPolicy({ random: fixed(0), budget: false });
     const run = policy.begin({ method: 'POST', url: URL_, headers: headers({ 'Idempotency-Key': 'abc' }) });
-    expect(run.next({ error: fetchFailed('ECONNRESET') }).retry).toBe(true);
+    expect(decided(run.next({ error: fetchFailed('ECONNRESET') })).retry).toBe(true);
   });
 
   it('a stream body is not retried; an adapter that buffered it marks it replayable', () => {
     const policy = createRetryPolicy({ random: fixed(0), budget: false });
     const run = policy.begin({ method: 'PUT', url: URL_, body: 'stream' });
     expect(run.body).toBe('stream');
-    expect(run.next({ status: 503 })).toMatchObject({ retry: false, reason: 'body-not-replayable' });
+    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: false, reason: 'body-not-replayable' });
     const buffered = policy.begin({ method: 'PUT', url: URL_, body: 'stream' });
     buffered.body = 'replayable';
-    expect(buffered.next({ status: 503 }).retry).toBe(true);
+    expect(decided(buffered.next({ status: 503 })).retry).toBe(true);
   });
 
   it('retry-after-too-long and deadline give-ups carry the refused delay', async () => {
@@ -149,17 +152,23 @@ describe('RetryRun.next and wait', () => {
     const run = policy.begin({ method: 'GET', url: URL_ });
     c.advance(990);
     expect(run.elapsedMs()).toBe(990);
-    expect(run.next({ status: 503 })).toMatchObject({ retry: false, reason: 'deadline', refusedDelayMs: 50 });
+    expect(decided(run.next({ status: 503 }))).toMatchObject({
+      retry: false,
+      reason: 'deadline',
+      refusedDelayMs: 50,
+    });
   });
 
   it('Retry-After HTTP-dates are read against the injected clock', () => {
     const c = clock(Date.UTC(2030, 0, 1));
     const policy = createRetryPolicy({ now: c.now, random: fixed(0), budget: false });
     const run = policy.begin({ method: 'GET', url: URL_ });
-    const decision = run.next({
-      status: 503,
-      headers: headers({ 'Retry-After': 'Tue, 01 Jan 2030 00:00:30 GMT' }),
-    });
+    const decision = decided(
+      run.next({
+        status: 503,
+        headers: headers({ 'Retry-After': 'Tue, 01 Jan 2030 00:00:30 GMT' }),
+      }),
+    );
     expect(decision).toMatchObject({ retry: true, delayMs: 30_000, delaySource: 'retry-after' });
   });
 
@@ -191,7 +200,7 @@ describe('RetryRun.next and wait', () => {
         throw new Error('hook');
       },
     });
-    expect(() => policy.begin({ method: 'GET', url: URL_ }).next({ status: 503 })).toThrow('hook');
+    expect(() => decided(policy.begin({ method: 'GET', url: URL_ }).next({ status: 503 }))).toThrow('hook');
   });
 
   it('accepts a URL object and reports its href', () => {
@@ -222,10 +231,10 @@ describe('RetryRun.wait with abort', () => {
   });
 
   it("rejects with the signal's reason and summarises as aborted (real sleep)", async () => {
-    const finished: RetrySummary[] = [];
+    const finished: RetryInfo[] = [];
     const policy = createRetryPolicy({ onFinish: (s) => finished.push(s), random: fixed(0.5) });
     const run = policy.begin({ method: 'GET', url: URL_ });
-    const decision = run.next({ status: 503 });
+    const decision = decided(run.next({ status: 503 }));
     expect(decision.retry).toBe(true);
     const controller = new AbortController();
     const reason = new Error('user cancelled');
@@ -238,7 +247,7 @@ describe('RetryRun.wait with abort', () => {
   });
 
   it('rejects when an injected sleep ignores the signal and resolves after it fired', async () => {
-    const finished: RetrySummary[] = [];
+    const finished: RetryInfo[] = [];
     const controller = new AbortController();
     const reason = new Error('gave up as the wait ended');
     const policy = createRetryPolicy({
@@ -248,7 +257,7 @@ describe('RetryRun.wait with abort', () => {
       },
     });
     const run = policy.begin({ method: 'GET', url: URL_ });
-    expect(run.next({ status: 503 }).retry).toBe(true);
+    expect(decided(run.next({ status: 503 })).retry).toBe(true);
     await expect(run.wait(100, controller.signal)).rejects.toBe(reason);
     expect(run.totalDelayMs).toBe(0);
     expect(finished).toEqual([expect.objectContaining({ reason: 'aborted', error: reason, attempts: 1 })]);
@@ -262,7 +271,7 @@ describe('RetryRun.wait with abort', () => {
   });
 
   it('abort() outside next and wait finishes the run as aborted', () => {
-    const finished: RetrySummary[] = [];
+    const finished: RetryInfo[] = [];
     const run = createRetryPolicy({ onFinish: (s) => finished.push(s) }).begin({ method: 'GET', url: URL_ });
     const reason = new Error('gone');
     run.abort(reason);

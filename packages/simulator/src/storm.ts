@@ -17,9 +17,9 @@ import {
   type RandomSource,
   type RetryOptions,
   type RetryPolicy,
-  type RetryRun,
   seededRandom,
 } from '@jitterbug/core';
+import type { RetryRun } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
@@ -418,11 +418,14 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
       heap.replaceTop(t + delay());
     } else {
       const result = outcome[id]!;
-      const decision = runs[id]!.next(
+      const pending = runs[id]!.next(
         result === 0
           ? { status: 200 }
           : { status: 503, headers: result === 1 ? outageHeaders : overloadHeaders },
       );
+      // The storm's policies have no hooks, so every decision is made without a promise.
+      if (pending instanceof Promise) throw new Error('storm: a policy hook returned a promise');
+      const decision = pending;
       if (decision.retry) {
         retries++;
         kind[id] = ARRIVE;

@@ -1,0 +1,22 @@
+/**
+ * `@jitterbug/core/adapter`: what an adapter needs to plug a client into the core, and a user does
+ * not. See "Writing an adapter" in the core's README.
+ *
+ * @packageDocumentation
+ */
+export { attemptMayRetry } from './attempt-may-retry.ts';
+export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';
+export { decideByStatus, defaultRetry, methodAllowsRetry } from './decide.ts';
+export { describeError, errorCode } from './errors.ts';
+export { mayRetry } from './may-retry.ts';
+export {
+  type AttemptResult,
+  createPolicy,
+  type RetryRequest,
+  RetryRun,
+  type RouteTable,
+  toRetryPolicy,
+  upperMethod,
+} from './policy.ts';
+export { type PrivateSlot, privateSlot } from './private-slot.ts';
+export { setRetryInfo } from './retry-info.ts';

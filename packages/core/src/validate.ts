@@ -1,0 +1,157 @@
+/**
+ * Options validation: one row per option, each checking its value and returning the resolved form.
+ * Fields a source leaves out keep the value they inherit: the defaults, a policy's options for a
+ * route, a route's for a call. Every `TypeError` comes from `option-error.ts`, in one format.
+ */
+import { backoffStrategies } from './backoff.ts';
+import { createRetryBudget, isRetryBudget, type RetryBudgetOptions } from './budget.ts';
+import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from './option-error.ts';
+import { DEFAULTS, type ResolvedOptions } from './options.ts';
+import { sleep } from './sleep.ts';
+
+/** Checks `value` (given, not `undefined`) for option `name`; `inherited` is what it replaces. */
+type Row = (value: unknown, name: string, inherited: ResolvedOptions) => unknown;
+
+const number =
+  (min: number): Row =>
+  (v, n) =>
+    numberIn(v, n, min);
+
+const fn: Row = (v, n) => (typeof v === 'function' ? v : fail(n, 'a function', v));
+
+// RFC 9110 §5.6.2 token: the syntax of header names and of methods.
+const isToken = (v: unknown): v is string =>
+  typeof v === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(v);
+
+/** An array whose every item passes `valid`, as a set of `map(item)`. */
+const setOf =
+  (valid: (item: unknown) => boolean, expected: string, map = (item: never): unknown => item): Row =>
+  (v, n) =>
+    Array.isArray(v)
+      ? new Set(v.map((item, i) => (valid(item) ? map(item as never) : fail(`${n}[${i}]`, expected, item))))
+      : fail(n, `an array of ${expected}s`, v);
+
+const backoffRow: Row = (v, n, { backoff }) => {
+  if (typeof v === 'function') return { ...backoff, strategy: v };
+  if (!isOptionObject(v)) return fail(n, 'an object or a function', v);
+  // A route's `{ capMs }` keeps the policy's strategy and base: only the fields given change.
+  const { strategy = backoff.strategy, baseMs, capMs } = fieldsOf(v, n, ['strategy', 'baseMs', 'capMs']);
+  const named = typeof strategy === 'string' && Object.hasOwn(backoffStrategies, strategy);
+  if (typeof strategy !== 'function' && !named) {
+    fail(`${n}.strategy`, `a function or one of ${Object.keys(backoffStrategies).join(', ')}`, strategy);
+  }
+  const base = numberIn(given(baseMs, backoff.baseMs), `${n}.baseMs`, 0);
+  const cap = numberIn(given(capMs, Math.max(backoff.capMs, base)), `${n}.capMs`, 0);
+  if (cap < base) fail(`${n}.capMs`, `>= ${n}.baseMs (${base})`, cap);
+  return {
+    strategy: named ? backoffStrategies[strategy as keyof typeof backoffStrategies] : strategy,
+    baseMs: base,
+    capMs: cap,
+  };
+};
+
+const retryAfterRow: Row = (v, n, { retryAfter }) => {
+  if (v === false) return false;
+  const inherited = retryAfter || DEFAULTS.retryAfter;
+  // `true`: the defaults (or what was inherited), as the type's `false` suggests.
+  const r = fieldsOf(v === true ? {} : v, n, ['maxMs', 'whenLonger', 'jitterRatio']);
+  const whenLonger = given(r.whenLonger, inherited.whenLonger);
+  if (whenLonger !== 'give-up' && whenLonger !== 'cap')
+    fail(`${n}.whenLonger`, '"give-up" or "cap"', whenLonger);
+  return {
+    maxMs: numberIn(given(r.maxMs, inherited.maxMs), `${n}.maxMs`, 0),
+    whenLonger,
+    jitterRatio: numberIn(given(r.jitterRatio, inherited.jitterRatio), `${n}.jitterRatio`, 0, 1),
+  };
+};
+
+const ROWS: Readonly<Record<string, Row>> = {
+  maxAttempts: (v, n) =>
+    Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000
+      ? v
+      : fail(n, 'an integer from 1 to 1000', v),
+  backoff: backoffRow,
+  methods: setOf(isToken, 'HTTP method (a token)', (m: string) => m.toUpperCase()),
+  statusCodes: setOf(
+    (s) => Number.isInteger(s) && (s as number) >= 100 && (s as number) <= 599,
+    'an integer from 100 to 599',
+  ),
+  errorCodes: setOf((c) => typeof c === 'string' && c.trim() !== '', 'non-empty string'),
+  idempotencyKey: (v, n) =>
+    v === false ? v : isToken(v) ? v.toLowerCase() : fail(n, 'a header name or false', v),
+  retryAfter: retryAfterRow,
+  deadlineMs: number(0),
+  attemptTimeoutMs: number(1),
+  bufferStreamBytes: number(0),
+  discardBodyMaxBytes: number(0),
+  shouldRetry: fn,
+  onRetry: fn,
+  onGiveUp: fn,
+  onFinish: fn,
+  budget: (v, n) =>
+    v === false ? undefined : isRetryBudget(v) ? v : createRetryBudget(v as RetryBudgetOptions, n),
+  random: fn,
+  sleep: fn,
+  now: fn,
+  retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
+};
+
+/** The options a route rule or a call may override. */
+const OVERRIDABLE = Object.keys(ROWS).filter((key) => !['random', 'sleep', 'now', 'retry'].includes(key));
+/** Keys of the options adapters take. */
+export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'random', 'sleep', 'now']);
+/** Keys of a route rule (`match` and `name` are the rule's own). */
+export const ROUTE_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'retry', 'match', 'name']);
+/** Keys of a call's own overrides. */
+export const CALL_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE);
+
+/** The defaults, resolved (a policy gets its own budget on top). */
+const DEFAULT_OPTIONS: ResolvedOptions = {
+  retry: true,
+  disabledBy: 'route-disabled',
+  route: undefined,
+  maxAttempts: DEFAULTS.maxAttempts,
+  backoff: { ...DEFAULTS.backoff, strategy: backoffStrategies[DEFAULTS.backoff.strategy] },
+  methods: new Set(DEFAULTS.methods),
+  statusCodes: new Set(DEFAULTS.statusCodes),
+  errorCodes: new Set(DEFAULTS.errorCodes),
+  idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
+  retryAfter: DEFAULTS.retryAfter,
+  deadlineMs: undefined,
+  attemptTimeoutMs: undefined,
+  bufferStreamBytes: DEFAULTS.bufferStreamBytes,
+  discardBodyMaxBytes: DEFAULTS.discardBodyMaxBytes,
+  budget: undefined,
+  shouldRetry: undefined,
+  onRetry: undefined,
+  onGiveUp: undefined,
+  onFinish: undefined,
+  random: Math.random,
+  sleep,
+  now: Date.now,
+};
+
+/**
+ * Validates `source` (a policy's options, a route rule, a call's overrides) and lays it over `base`
+ * (default: the defaults with a new budget). Only the keys present in `source` change; `path`
+ * prefixes option names in error messages (`routes[0].`, `jitterbug.`).
+ *
+ * @throws TypeError naming the option when an option is invalid or unknown.
+ */
+export const resolveOptions = (
+  source: unknown,
+  allowed: ReadonlySet<string>,
+  base?: ResolvedOptions,
+  path = '',
+): ResolvedOptions => {
+  if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
+  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget() };
+  const resolved: Record<string, unknown> = { ...inherited };
+  for (const key of Object.keys(source)) {
+    if (!allowed.has(key)) unknownOption(path + key);
+    const value = source[key];
+    const row = ROWS[key];
+    if (value !== undefined && row) resolved[key] = row(value, path + key, inherited);
+  }
+  return resolved as unknown as ResolvedOptions;
+};

@@ -1,0 +1,148 @@
+/**
+ * One fetch call as the core sees it (method, URL, headers, how its body replays) and how each of
+ * its attempts is sent. The caller's body is classified before fetch turns it into a stream: a
+ * string, bytes, `Blob`, `FormData` or `URLSearchParams` in `init.body` is sent again as it is; a
+ * `ReadableStream` (or an async iterable) only once, unless it was read into memory first.
+ */
+import type { HeaderGetter, RetryOverrides } from '@jitterbug/core';
+import type { BodyKind } from '@jitterbug/core/adapter';
+
+/** What `fetch` takes as its first argument. */
+export type FetchInput = string | URL | Request;
+
+/** `fetch`'s options, with the call's own retry overrides (`false`: no retries for this call). */
+export type FetchInit = RequestInit & {
+  /** This call's overrides of the policy's options, or `false` to send it once. */
+  readonly jitterbug?: RetryOverrides | false | undefined;
+};
+
+/** A function with `fetch`'s signature. */
+export type FetchFunction = (input: FetchInput, init?: RequestInit) => Promise<Response>;
+
+/**
+ * How each attempt carries the body: the caller's `init` as it is (no body, or one fetch can send
+ * again), a clone of the `Request` input per attempt, or bytes read into memory.
+ */
+type Replay = 'as-is' | 'clone' | 'bytes';
+
+/** Firefox has no `Request.prototype.body` (and no streamed uploads): a `Request`'s body is in memory there. */
+const requestBodiesAreStreams = typeof Request !== 'undefined' && 'body' in Request.prototype;
+
+const isRequest = (input: FetchInput): input is Request => typeof input === 'object' && 'bodyUsed' in input;
+
+/**
+ * A body fetch reads once: a `ReadableStream`, or an async iterable (Node, Deno and Bun take those).
+ * Everything else fetch takes (a string, bytes, `Blob`, `FormData`, `URLSearchParams`) is sent again.
+ */
+const isStream = (body: object | string): boolean =>
+  typeof body === 'object' && (body instanceof ReadableStream || Symbol.asyncIterator in body);
+
+/** The caller's init without the `jitterbug` field (fetch ignores unknown fields; the inner fetch may not). */
+const withoutOverrides = (init: FetchInit | undefined): RequestInit | undefined => {
+  if (!init || !('jitterbug' in init)) return init;
+  const { jitterbug: _, ...rest } = init;
+  return rest;
+};
+
+/** One call: the parts the core reads, and what each attempt sends. */
+export class Call {
+  declare readonly input: FetchInput;
+  /** The caller's init without `jitterbug`. */
+  declare init: RequestInit | undefined;
+  declare readonly method: string;
+  declare readonly url: string;
+  declare readonly signal: AbortSignal | null | undefined;
+  declare body: BodyKind;
+  declare private replay: Replay;
+  declare private bytes: Uint8Array<ArrayBuffer> | undefined;
+  declare private headerSource: HeadersInit | undefined;
+  declare private headerCache: Headers | undefined;
+
+  /**
+   * @param bodyHint - the body's kind when the caller knows better than the `Request` shows (ky
+   *   knows the body it put into its `Request`).
+   */
+  constructor(input: FetchInput, init: FetchInit | undefined, bodyHint?: BodyKind) {
+    this.input = input;
+    this.init = withoutOverrides(init);
+    this.bytes = undefined;
+    this.headerCache = undefined;
+    const request = isRequest(input) ? input : undefined;
+    this.method = init?.method ?? request?.method ?? 'GET';
+    this.url = typeof input === 'string' ? input : request ? request.url : (input as URL).href;
+    this.signal = init?.signal ?? request?.signal;
+    this.headerSource = init?.headers ?? request?.headers;
+    this.replay = 'as-is';
+    if (init?.body != null) {
+      this.body = isStream(init.body) ? 'stream' : 'replayable';
+    } else if (!request) {
+      this.body = 'none';
+    } else if (
+      requestBodiesAreStreams ? request.body === null : this.method === 'GET' || this.method === 'HEAD'
+    ) {
+      this.body = 'none';
+    } else if (bodyHint === 'replayable' || !requestBodiesAreStreams) {
+      this.body = 'replayable';
+      this.replay = 'clone';
+    } else {
+      this.body = bodyHint ?? 'stream';
+    }
+  }
+
+  /** The request headers, read only when the core asks (the idempotency key of a POST). */
+  readonly headers: HeaderGetter = (name) => {
+    if (!this.headerSource) return undefined;
+    this.headerCache ??= new Headers(this.headerSource);
+    return this.headerCache.get(name);
+  };
+
+  /**
+   * Whether fetch would refuse this request as malformed (a bad URL or header): such a `TypeError` is
+   * the caller's to fix, not a network failure. Asked only after a fetch failed without a code.
+   */
+  isMalformed(): boolean {
+    // A stream body may be locked by the failed attempt; it is never retried anyway.
+    if (this.body === 'stream') return false;
+    try {
+      new Request(this.input, this.replay === 'bytes' ? { ...this.init, body: this.bytes! } : this.init);
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** The stream body to read into memory, if the body is one. */
+  streamBody(): AsyncIterable<unknown> | undefined {
+    if (this.body !== 'stream') return undefined;
+    const init = this.init?.body;
+    if (init != null) return init as unknown as AsyncIterable<unknown>;
+    return isRequest(this.input)
+      ? ((this.input.body ?? undefined) as AsyncIterable<unknown> | undefined)
+      : undefined;
+  }
+
+  /** The body was read into memory whole: every attempt sends these bytes. */
+  useBytes(bytes: Uint8Array<ArrayBuffer>): void {
+    this.bytes = bytes;
+    this.body = 'replayable';
+    this.replay = 'bytes';
+  }
+
+  /** The body was read only in part: the one attempt sends this stream (what was read, then the rest). */
+  useStream(stream: ReadableStream<Uint8Array>): void {
+    this.init = { ...this.init, body: stream, duplex: 'half' } as RequestInit;
+    this.replay = 'as-is';
+  }
+
+  /**
+   * The arguments of one attempt. `more`: another attempt may follow, so a `Request` whose body is
+   * replayed by cloning is cloned (the last attempt sends the original).
+   */
+  attempt(signal: AbortSignal | undefined, more: boolean): [FetchInput, RequestInit | undefined] {
+    let init = this.init;
+    if (this.replay === 'bytes') init = { ...init, body: this.bytes! };
+    if (signal) init = { ...init, signal };
+    const input = this.input;
+    return [this.replay === 'clone' && more ? (input as Request).clone() : input, init];
+  }
+}

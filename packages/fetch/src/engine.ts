@@ -1,0 +1,132 @@
+/**
+ * The fetch attempt loop: one for every client that speaks `fetch` (`withRetry`, and ky through its
+ * `fetch` option). It only sends, waits and translates; every decision is the run's.
+ */
+import type { Decision } from '@jitterbug/core';
+import {
+  attemptMayRetry,
+  bufferStream,
+  errorCode,
+  mayRetry,
+  type RetryRun,
+  setRetryInfo,
+} from '@jitterbug/core/adapter';
+import { attemptSignal } from './attempt-signal.ts';
+import { bytesOf, prefixThenRest } from './body-stream.ts';
+import type { Call, FetchFunction } from './call.ts';
+import { discardBody } from './discard.ts';
+
+/** How a client on the engine differs from plain fetch. */
+export interface EngineSettings {
+  /** `attemptTimeoutMs` when the policy sets none (ky keeps its own 10 s per attempt). */
+  readonly attemptTimeoutMs?: number | undefined;
+  /** The error the caller gets for one the last attempt ended with (ky: its own `TimeoutError`). */
+  readonly finalError?: ((error: unknown, call: Call) => unknown) | undefined;
+}
+
+const isTypeError = (error: unknown): boolean =>
+  error instanceof TypeError || (error as { name?: unknown } | null)?.name === 'TypeError';
+
+/**
+ * The code the core should read for a failed fetch that carries none. Browsers, Deno and workerd
+ * reject every network failure with a bare `TypeError` ("Failed to fetch", "NetworkError when
+ * attempting to fetch resource.", "Load failed"): that is `ERR_NETWORK`, unless the request itself
+ * is malformed (fetch rejects bad input with a `TypeError` too, and that is the caller's to fix).
+ */
+const networkCode = (error: unknown, call: Call): string | undefined => {
+  if (errorCode(error) !== undefined || !isTypeError(error)) return undefined;
+  return call.isMalformed() ? undefined : 'ERR_NETWORK';
+};
+
+/** Attaches the finished run's summary to what the caller gets, and returns it. */
+const tagged = <T>(target: T, run: RetryRun): T => {
+  if (run.summary) setRetryInfo(target, run.summary);
+  return target;
+};
+
+/**
+ * Reads a stream body into memory when it fits `bufferStreamBytes` and a retry is possible at all;
+ * past the limit the part read and the unread rest are sent once, in order.
+ */
+const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
+  const stream = call.streamBody();
+  const max = run.options.bufferStreamBytes;
+  if (!stream || max <= 0 || !mayRetry(run.options, run.method, call.headers)) return;
+  let buffered: Awaited<ReturnType<typeof bufferStream>>;
+  try {
+    buffered = await bufferStream(stream, max, call.signal ?? undefined);
+  } catch (error) {
+    // Nothing was sent. The caller's abort ends the run as aborted; a failing source as an error.
+    if (call.signal?.aborted) await Promise.resolve(run.abort(error)).catch(() => undefined);
+    else await run.next({ error });
+    throw tagged(error, run);
+  }
+  if (buffered.complete) {
+    call.useBytes(bytesOf(buffered.chunks, buffered.bytes));
+    run.body = 'replayable';
+  } else {
+    call.useStream(prefixThenRest(buffered.chunks, buffered.rest));
+  }
+};
+
+/** Waits before the next attempt; the caller's abort ends the call with its reason. */
+const backOff = async (run: RetryRun, call: Call, delayMs: number): Promise<void> => {
+  try {
+    await run.wait(delayMs, call.signal ?? undefined);
+  } catch (reason) {
+    throw tagged(reason, run);
+  }
+};
+
+/**
+ * Sends `call` until the run stops, and resolves with the final response or rejects with the final
+ * error, each carrying the run's summary (`getRetryInfo`). A retried response is discarded (its
+ * body drained within `discardBodyMaxBytes`, then cancelled); the waits are the run's, ended at once
+ * by the caller's signal.
+ */
+export const execute = async (
+  send: FetchFunction,
+  call: Call,
+  run: RetryRun,
+  settings: EngineSettings = {},
+): Promise<Response> => {
+  const { signal } = call;
+  if (call.body === 'stream') await prepareBody(call, run);
+  for (;;) {
+    // An attempt the caller gave up on before it was sent is not counted.
+    if (signal?.aborted) {
+      await Promise.resolve(run.abort(signal.reason)).catch(() => undefined);
+      throw tagged(signal.reason, run);
+    }
+    const timer = attemptSignal(run.options.attemptTimeoutMs ?? settings.attemptTimeoutMs, signal);
+    const [input, init] = call.attempt(timer?.signal, attemptMayRetry(run, call.headers));
+    let response: Response;
+    try {
+      response = await send(input, init);
+    } catch (error) {
+      timer?.stop();
+      const aborted = signal?.aborted === true;
+      const code = aborted ? undefined : networkCode(error, call);
+      const pending = run.next(code ? { error, code } : { error, aborted });
+      const decision = pending instanceof Promise ? await pending : pending;
+      if (!decision.retry) throw tagged(settings.finalError?.(error, call) ?? error, run);
+      await backOff(run, call, decision.delayMs);
+      continue;
+    }
+    timer?.stop();
+    let decision: Decision;
+    try {
+      const status = response.status;
+      const pending =
+        run.settle(status) ?? run.next({ status, headers: (name) => response.headers.get(name), response });
+      decision = pending instanceof Promise ? await pending : pending;
+    } catch (hookError) {
+      // A hook of the caller's failed: the request fails with its error, and the response is dropped.
+      void discardBody(response, 0);
+      throw hookError;
+    }
+    if (!decision.retry) return tagged(response, run);
+    await discardBody(response, run.options.discardBodyMaxBytes);
+    await backOff(run, call, decision.delayMs);
+  }
+};

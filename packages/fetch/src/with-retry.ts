@@ -1,0 +1,57 @@
+/**
+ * `withRetry(fetch)`: any WHATWG fetch, with jitterbug's retries.
+ */
+import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import { toRetryPolicy } from '@jitterbug/core/adapter';
+import { Call, type FetchFunction, type FetchInit } from './call.ts';
+import { execute } from './engine.ts';
+
+/** What `withRetry` returns: the given fetch's signature, and a `jitterbug` field in `init`. */
+export type RetryingFetch<F extends (input: never, init?: never) => Promise<unknown>> = (
+  input: Parameters<F>[0],
+  init?: Parameters<F>[1] & Pick<FetchInit, 'jitterbug'>,
+) => ReturnType<F>;
+
+/**
+ * Wraps a fetch (the global one, undici's, a test double) so that every call is retried as the
+ * policy decides: backoff with jitter, `Retry-After`, the retry budget, per-route rules when a
+ * policy from `createRetryPolicy` is given, and `init.jitterbug` for one call's own overrides
+ * (`{ maxAttempts: 5 }`, or `false` to send it once).
+ *
+ * A string, bytes, `Blob`, `FormData` or `URLSearchParams` body is sent again on a retry; a
+ * `ReadableStream` never, unless it fitted `bufferStreamBytes` and was read into memory first. A
+ * retried response is drained within `discardBodyMaxBytes`, then cancelled. The caller's `signal`
+ * ends a wait at once, with its reason. `getRetryInfo(response)` (or `(error)`) tells what it cost.
+ *
+ * @param fetch - the fetch to call for each attempt (called as a plain function).
+ * @param optionsOrPolicy - options for a new policy, or a policy to share (and its retry budget).
+ * @throws TypeError naming the option when an option is invalid (and when `fetch` is not a function).
+ *
+ * @example
+ * ```ts
+ * const fetchWithRetry = withRetry(fetch, { maxAttempts: 4 });
+ * const response = await fetchWithRetry('https://api.example.com/items');
+ * ```
+ */
+export const withRetry = <F extends (input: never, init?: never) => Promise<unknown>>(
+  fetch: F,
+  optionsOrPolicy?: RetryPolicyOrOptions,
+): RetryingFetch<F> => {
+  if (typeof fetch !== 'function')
+    throw new TypeError('jitterbug: withRetry(fetch, …): fetch must be a function');
+  const policy = toRetryPolicy(optionsOrPolicy);
+  const send = fetch as unknown as FetchFunction;
+  return ((input: never, init?: FetchInit) => {
+    let call: Call;
+    try {
+      call = new Call(input, init);
+      const run = policy.begin(
+        { method: call.method, url: call.url, headers: call.headers, body: call.body },
+        init?.jitterbug,
+      );
+      return execute(send, call, run);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }) as RetryingFetch<F>;
+};
