@@ -3,7 +3,8 @@
  * or error, the chosen delay and why (backoff, Retry-After, route rule, budget), and the outcome.
  * Copy it as a starting point for your own logging or metrics.
  */
-import { describeError, type RetryOptions } from '@jitterbug/core';
+import type { RetryOptions } from '@jitterbug/core';
+import { describeError } from '@jitterbug/core';
 
 type Hooks = Pick<RetryOptions, 'onRetry' | 'onGiveUp' | 'onFinish'>;
 
@@ -22,7 +23,7 @@ const WHY: Record<string, string> = {
   'budget-exhausted': 'gave up: retry budget exhausted',
 };
 
-const outcomeOf = (e: { status?: number; error?: unknown }): string =>
+const outcomeOf = (e: { status: number | undefined; error: unknown }): string =>
   e.status !== undefined ? String(e.status) : describeError(e.error);
 
 /** Hooks that print a timeline line per attempt to `log`. */

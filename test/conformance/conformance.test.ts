@@ -3,7 +3,7 @@
  * the same. Each scenario asserts what the server saw (count, methods, bodies, headers) and what the
  * caller got. Waits are injected (recorded, then resolved at once) unless a scenario needs a real one.
  */
-import type { RetryOptions, RetrySummary } from '@jitterbug/core';
+import type { RetryInfo, RetryPolicyOptions } from '@jitterbug/core';
 import { sleep as realSleep } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.ts';
@@ -29,7 +29,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
   const clients: ConformanceClient[] = [];
   let waits: number[] = [];
 
-  const client = async (extra: RetryOptions = {}): Promise<ConformanceClient> => {
+  const client = async (extra: RetryPolicyOptions = {}): Promise<ConformanceClient> => {
     const recorder = recordingSleep();
     waits = recorder.waits;
     const c = await driver.create(server.url, {
@@ -270,7 +270,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('%s', (_name, driver: Co
 
   it('an abort during an attempt: the reason, nothing sent again, the run ends aborted after 1 attempt', async () => {
     server.route('/abort-attempt', [{ status: 200, body: 'late', delayMs: 2_000 }]);
-    const finished: RetrySummary[] = [];
+    const finished: RetryInfo[] = [];
     const c = await driver.create(server.url, { onFinish: (s) => finished.push(s) });
     clients.push(c);
     const controller = new AbortController();

@@ -3,7 +3,13 @@
  * request into a call of its client (with jitterbug attached) and reports what the caller got, in
  * terms every client shares. Scenarios never know which client they run on.
  */
-import type { RetryPolicyOrOptions, RetrySummary } from '@jitterbug/core';
+import {
+  createRetryPolicy,
+  isRetryPolicy,
+  type RetryInfo,
+  type RetryPolicy,
+  type RetryPolicyOptions,
+} from '@jitterbug/core';
 
 /** A request body, described so that every client can send it its own way. */
 export type ConformanceBody =
@@ -35,7 +41,7 @@ export type ConformanceOutcome =
 export interface ConformanceResult {
   readonly outcome: ConformanceOutcome;
   /** The retry summary, read the way this client documents (getRetryInfo, onFinish, …), when available. */
-  readonly info?: RetrySummary | undefined;
+  readonly info?: RetryInfo | undefined;
 }
 
 export interface ConformanceClient {
@@ -70,5 +76,24 @@ export interface ConformanceDriver {
    */
   readonly appliesAttemptTimeout?: false;
   /** A client for the scripted server at `baseUrl`, with jitterbug attached using `options`. */
-  create(baseUrl: string, options: RetryPolicyOrOptions): ConformanceClient | Promise<ConformanceClient>;
+  create(baseUrl: string, options: DriverOptions): ConformanceClient | Promise<ConformanceClient>;
 }
+
+/** What a scenario gives a driver: options (routes included) for a new policy, or a policy to share. */
+export type DriverOptions = RetryPolicy | RetryPolicyOptions;
+
+/**
+ * The scenario's policy, or a new one from its options; `onFinish` (when given) is called after the
+ * scenario's own, for drivers that read the summary that way.
+ */
+export const policyOf = (options: DriverOptions, onFinish?: (info: RetryInfo) => void): RetryPolicy => {
+  if (isRetryPolicy(options)) return options;
+  if (!onFinish) return createRetryPolicy(options);
+  return createRetryPolicy({
+    ...options,
+    onFinish: (info) => {
+      onFinish(info);
+      return options.onFinish?.(info);
+    },
+  });
+};

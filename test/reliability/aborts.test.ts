@@ -4,7 +4,7 @@
  * attempt reaches the server; a wait never runs past `deadlineMs`. Real timers with small numbers
  * (asserting only generous bounds), or an injected clock.
  */
-import type { RetryOptions, RetrySummary } from '@jitterbug/core';
+import type { RetryInfo, RetryOptions } from '@jitterbug/core';
 import { sleep as realSleep } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceClient, ConformanceResult } from '../conformance/driver.ts';
@@ -45,7 +45,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('aborts and deadlines: %
   const held: Array<() => void> = [];
   let unhandled: ReturnType<typeof captureUnhandled>;
 
-  let finished: RetrySummary[] = [];
+  let finished: RetryInfo[] = [];
   const client = async (options: RetryOptions): Promise<ConformanceClient> => {
     finished = [];
     const c = await driver.create(server.url, { ...options, onFinish: (summary) => finished.push(summary) });

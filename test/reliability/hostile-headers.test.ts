@@ -16,6 +16,7 @@ import {
 } from '@jitterbug/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decided } from '../support/decided.ts';
 
 const NOW_MIN = -8.64e15;
 const NOW_MAX = 8.64e15;
@@ -145,7 +146,7 @@ describe('hostile delay headers', () => {
         const run = policy.begin({ method: 'GET', url: 'http://127.0.0.1/hostile' });
         // Earlier plain 503s advance the backoff state, as a long-running request would have.
         for (let i = 0; i < o.retries; i++) run.next({ status: 503 });
-        const decision = run.next({ status: o.status, headers: getter(headers) });
+        const decision = decided(run.next({ status: o.status, headers: getter(headers) }));
         seen.add(decision.retry ? decision.delaySource : decision.reason);
         if (decision.retry) {
           const max = decision.delaySource === 'backoff' ? capMs : o.maxMs;
@@ -180,10 +181,11 @@ describe('hostile delay headers', () => {
             backoff: { strategy: 'decorrelated', baseMs: 0, capMs },
             random: () => r,
           });
-          const decision = policy.begin({ method: 'PUT', url: 'http://127.0.0.1/x' }).next({
-            status: 503,
-            headers: getter(headers),
-          });
+          const decision = decided(
+            policy
+              .begin({ method: 'PUT', url: 'http://127.0.0.1/x' })
+              .next({ status: 503, headers: getter(headers) }),
+          );
           expect(decision.retry).toBe(true);
           if (decision.retry) {
             expect(decision.delaySource).toBe('backoff');

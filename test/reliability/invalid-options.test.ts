@@ -1,10 +1,13 @@
 /**
  * Invalid options of every kind throw a `TypeError` naming the option, when the policy is created —
- * through the core and through each adapter's entry point (`attachRetry`, `retryInterceptor`, and
- * `kyRetry` once `@jitterbug/ky` exports it), never later on a request.
+ * through the core and through each adapter's entry point (`withRetry`, `kyRetry`, `attachRetry`,
+ * `retryInterceptor`), never later on a request. Route rules are `createRetryPolicy`'s: an adapter
+ * given them in plain options refuses them, naming `routes`.
  */
 import { attachRetry } from '@jitterbug/axios';
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import { withRetry } from '@jitterbug/fetch';
+import { kyRetry } from '@jitterbug/ky';
 import { retryInterceptor } from '@jitterbug/undici';
 import axios from 'axios';
 import fc from 'fast-check';
@@ -12,16 +15,12 @@ import { describe, expect, it } from 'vitest';
 
 type EntryPoint = (options: unknown) => unknown;
 
-// `@jitterbug/ky` is being written: its entry point joins the list as soon as the package exports it.
-const kyModule = (await import(/* @vite-ignore */ ['@jitterbug', 'ky'].join('/')).catch(() => undefined)) as
-  | { kyRetry?: EntryPoint }
-  | undefined;
-
 const entryPoints: ReadonlyArray<readonly [string, EntryPoint]> = [
   ['createRetryPolicy', (o) => createRetryPolicy(o as RetryOptions)],
-  ['retryInterceptor', (o) => retryInterceptor(o as RetryOptions)],
+  ['withRetry', (o) => withRetry(fetch, o as RetryOptions)],
+  ['kyRetry', (o) => kyRetry(o as RetryOptions)],
   ['attachRetry', (o) => attachRetry(axios.create(), o as RetryOptions)],
-  ...(typeof kyModule?.kyRetry === 'function' ? [['kyRetry', kyModule.kyRetry] as const] : []),
+  ['retryInterceptor', (o) => retryInterceptor(o as RetryOptions)],
 ];
 
 const fnValue = (): void => {};
@@ -123,14 +122,25 @@ const typeErrorOf = (call: () => unknown): TypeError => {
   return thrown as TypeError;
 };
 
-describe.each(entryPoints)('invalid options through %s', (_name, entry) => {
+describe.each(entryPoints)('invalid options through %s', (name, entry) => {
   it.each(INVALID.map(([options, option]) => [nameOf(options), options, option] as const))(
     '%s throws a TypeError naming the option',
     (_label, options, option) => {
       const error = typeErrorOf(() => entry(options));
-      expect(error.message).toContain(`"${option}"`);
+      // Route rules, valid or not, are createRetryPolicy's alone.
+      const routes = typeof options === 'object' && options !== null && 'routes' in options;
+      expect(error.message).toContain(`"${routes && name !== 'createRetryPolicy' ? 'routes' : option}"`);
     },
   );
+
+  it('route rules in plain options are refused unless they go to createRetryPolicy', () => {
+    const rules = { routes: [{ match: '/x', retry: false }] };
+    if (name === 'createRetryPolicy') expect(() => entry(rules)).not.toThrow();
+    else
+      expect(typeErrorOf(() => entry(rules)).message).toMatch(
+        /option "routes" must be given to createRetryPolicy\(\)/,
+      );
+  });
 
   it('valid options are accepted', () => {
     for (const options of [undefined, {}, { maxAttempts: 1 }, { retryAfter: false, budget: false }]) {

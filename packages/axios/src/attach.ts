@@ -1,7 +1,8 @@
 /**
  * `attachRetry`: one request interceptor that swaps the request's adapter for a retrying one.
  */
-import { type RetryPolicyOrOptions, toRetryPolicy } from '@jitterbug/core';
+import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import { toRetryPolicy } from '@jitterbug/core/adapter';
 import type { AxiosInstance, InternalAxiosRequestConfig } from 'axios';
 import { retryingAdapters, unwrapAdapter } from './retrying-adapter.ts';
 

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export {
+  type AttemptInfo,
   type BackoffOptions,
   createRetryPolicy,
   type GiveUpEvent,
@@ -15,7 +16,6 @@ export {
   type RetryOptions,
   type RetryPolicy,
   type RetryPolicyOrOptions,
-  type RetrySummary,
   type RouteRule,
   type StopReason,
 } from '@jitterbug/core';

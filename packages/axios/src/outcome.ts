@@ -2,7 +2,8 @@
  * Translating what axios settled with into the core's terms: a status, or an error with the code
  * the core's `errorCodes` understand. Nothing here decides; it only says what happened.
  */
-import { type AttemptResult, errorCode, type HeaderGetter } from '@jitterbug/core';
+import type { HeaderGetter } from '@jitterbug/core';
+import { type AttemptResult, errorCode } from '@jitterbug/core/adapter';
 import { AxiosError, AxiosHeaders, type AxiosResponse, isAxiosError, isCancel } from 'axios';
 
 /** Response headers as the core reads them (any case). */

@@ -4,7 +4,7 @@
  * `FormData` again unchanged on their own; only a stream is consumed by the first attempt.
  */
 import { Readable } from 'node:stream';
-import { bufferStream } from '@jitterbug/core';
+import { bufferStream } from '@jitterbug/core/adapter';
 
 /** The body to send on every attempt, and whether it can be sent more than once. */
 export interface PreparedBody {

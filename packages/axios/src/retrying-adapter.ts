@@ -4,17 +4,15 @@
  * the response interceptors, so retries happen below everything the user plugged in: each of those
  * runs once per request, as without retries.
  */
+import type { Decision, HeaderGetter, RetryPolicy } from '@jitterbug/core';
 import {
   type AttemptResult,
   attemptMayRetry,
   bodyKind,
-  type Decision,
-  type HeaderGetter,
   mayRetry,
-  type RetryPolicy,
   type RetryRun,
   setRetryInfo,
-} from '@jitterbug/core';
+} from '@jitterbug/core/adapter';
 import axios, {
   type AxiosAdapter,
   AxiosError,
@@ -445,7 +443,8 @@ const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
     let decision: Decision;
     try {
       const { status } = attempt;
-      decision = (status === undefined ? undefined : run.settle(status)) ?? run.next(attempt.result());
+      const pending = (status === undefined ? undefined : run.settle(status)) ?? run.next(attempt.result());
+      decision = pending instanceof Promise ? await pending : pending;
     } catch (hookError) {
       attempt.discard();
       throw hookError;

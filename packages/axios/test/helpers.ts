@@ -4,7 +4,7 @@
  * delays asked for and returns at once.
  */
 import { Agent } from 'node:http';
-import type { RetryOptions } from '@jitterbug/core';
+import { createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
 import axios, { type AxiosInstance, type CreateAxiosDefaults } from 'axios';
 import { attachRetry } from '../src/index.ts';
 
@@ -26,13 +26,16 @@ export const recordingSleep =
 
 export const createTestClient = (
   baseURL: string,
-  options: RetryOptions = {},
+  options: RetryPolicyOptions = {},
   defaults: CreateAxiosDefaults = {},
 ): TestClient => {
   const agent = new Agent({ keepAlive: true });
   const api = axios.create({ baseURL, httpAgent: agent, ...defaults });
   const delays: number[] = [];
-  const detach = attachRetry(api, { random: () => 0.5, sleep: recordingSleep(delays), ...options });
+  const detach = attachRetry(
+    api,
+    createRetryPolicy({ random: () => 0.5, sleep: recordingSleep(delays), ...options }),
+  );
   return { api, delays, detach, close: () => agent.destroy() };
 };
 

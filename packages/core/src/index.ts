@@ -38,7 +38,7 @@ export {
 } from './budget.ts';
 export { createRetryPolicy } from './create-retry-policy.ts';
 export { type AttemptOutcome, type Decision, decide, type StopDecision } from './decide.ts';
-export { AttemptTimeoutError, DEFAULT_ERROR_CODES } from './errors.ts';
+export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
 export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export {
   type AttemptInfo,

@@ -214,7 +214,8 @@ export class RetryRun {
     const route = o.route;
     if (decision.retry) {
       this.backoffState = decision.nextBackoffState;
-      (this.retries ??= []).push(decision.reason);
+      this.retries ??= [];
+      this.retries.push(decision.reason);
       const { delayMs, delaySource, reason } = decision;
       const budgetTokens = budget?.tokens;
       const retry = decision;
@@ -312,6 +313,8 @@ export interface RetryPolicy {
    * or a route), for adapters that set up a body-reading step only when it can be needed.
    */
   readonly buffersStreams: boolean;
+  /** The options of each route rule, in order (empty without rules). */
+  readonly routeOptions: readonly ResolvedOptions[];
   /**
    * Starts one request's run, with the call's own overrides if it has any (`false`: no retries for
    * this call).
@@ -359,6 +362,7 @@ export const createPolicy = (
     [POLICY_BRAND]: true,
     options: base,
     resolve: (method, url) => forRequest(upperMethod(method), url),
+    routeOptions: table?.options ?? [],
     buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamBytes > 0),
     begin(request, overrides) {
       const method = upperMethod(request.method);

@@ -50,30 +50,52 @@ const read = (target: object): RetryInfo | undefined => {
   return undefined;
 };
 
-/**
- * The `config` of something that is not an error, as axios' responses have one; `undefined` also
- * when a getter throws or the object is a revoked proxy.
- */
-const responseConfigOf = (target: object): unknown => {
+/** A field of `target`; `undefined` also when a getter throws or the object is a revoked proxy. */
+const field = (target: object, name: 'config' | 'cause' | 'response'): unknown => {
   try {
-    return target instanceof Error ? undefined : (target as { config?: unknown }).config;
+    return (target as Record<string, unknown>)[name];
   } catch {
     return undefined;
   }
+};
+
+/** `instanceof Error`, false for a revoked proxy (whose prototype cannot be read). */
+const isError = (value: object): boolean => {
+  try {
+    return value instanceof Error;
+  } catch {
+    return false;
+  }
+};
+
+/** A summary on an error a client wrapped around jitterbug's (its `cause`), or on its `response`. */
+const fromWrapped = (error: object): RetryInfo | undefined => {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && isTaggable(current); depth++) {
+    const found = read(current);
+    if (found !== undefined) return found;
+    const response = field(current, 'response');
+    const onResponse = isTaggable(response) ? read(response) : undefined;
+    if (onResponse !== undefined) return onResponse;
+    current = field(current, 'cause');
+  }
+  return undefined;
 };
 
 /**
  * The retry summary of a response or error returned by a jitterbug-wrapped client, or `undefined`
  * for objects jitterbug did not produce. A response without a summary of its own is read through
  * its `config` (axios' responses carry their request's config, which is where the axios adapter
- * keeps a successful response's summary: one stamp per request instead of two). Errors are not:
- * every error jitterbug hands over carries its own summary, and an error raised after a success
- * (by a response transform or interceptor) must not read as that success.
+ * keeps a successful response's summary: one stamp per request instead of two). An error is read
+ * through the errors a client wraps around jitterbug's (`cause`: ky's `NetworkError`, fetch's
+ * `TypeError`) and through its own `response` (ky's `HTTPError`) — never through a config, so that
+ * an error raised after a success (by a response transform or interceptor) does not read as it.
  */
 export const getRetryInfo = (responseOrError: unknown): RetryInfo | undefined => {
   if (!isTaggable(responseOrError)) return undefined;
+  if (isError(responseOrError)) return fromWrapped(responseOrError);
   const found = read(responseOrError);
   if (found !== undefined) return found;
-  const config = responseConfigOf(responseOrError);
+  const config = field(responseOrError, 'config');
   return isTaggable(config) ? read(config) : undefined;
 };

@@ -111,7 +111,7 @@ describe('the budget in a policy', () => {
 
   it('onRetry reports the tokens left only when there is a budget', () => {
     const tokens: (number | undefined)[] = [];
-    const onRetry = (e: { budgetTokens?: number }) => tokens.push(e.budgetTokens);
+    const onRetry = (e: { budgetTokens: number | undefined }) => tokens.push(e.budgetTokens);
     createRetryPolicy({ onRetry, maxAttempts: 2 })
       .begin({ method: 'GET', url: 'http://x/' })
       .next({ status: 503 });

@@ -81,6 +81,8 @@ describe('getRetryInfo / setRetryInfo', () => {
     outcome: 'success',
     reason: 'success',
     status: 200,
+    error: undefined,
+    route: undefined,
   };
 
   it('reads back the summary attached to a response or an error', () => {

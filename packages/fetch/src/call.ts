@@ -34,7 +34,7 @@ const isRequest = (input: FetchInput): input is Request => typeof input === 'obj
  * A body fetch reads once: a `ReadableStream`, or an async iterable (Node, Deno and Bun take those).
  * Everything else fetch takes (a string, bytes, `Blob`, `FormData`, `URLSearchParams`) is sent again.
  */
-const isStream = (body: object | string): boolean =>
+export const isStreamBody = (body: object | string): boolean =>
   typeof body === 'object' && (body instanceof ReadableStream || Symbol.asyncIterator in body);
 
 /** The caller's init without the `jitterbug` field (fetch ignores unknown fields; the inner fetch may not). */
@@ -74,7 +74,7 @@ export class Call {
     this.headerSource = init?.headers ?? request?.headers;
     this.replay = 'as-is';
     if (init?.body != null) {
-      this.body = isStream(init.body) ? 'stream' : 'replayable';
+      this.body = isStreamBody(init.body) ? 'stream' : 'replayable';
     } else if (!request) {
       this.body = 'none';
     } else if (

@@ -1,20 +1,34 @@
 /**
  * `@jitterbug/ky`: retries for ky (1.14+ and 2) decided by `@jitterbug/core` — backoff with jitter,
- * `Retry-After`, per-route rules, a retry budget — in place of ky's own retry.
+ * `Retry-After`, a retry budget, per-route rules — through ky's `fetch` option, in every runtime.
  *
  * @packageDocumentation
  */
+import type { RetryOverrides } from '@jitterbug/core';
+
 export {
+  type AttemptInfo,
+  type BackoffOptions,
   createRetryPolicy,
   type GiveUpEvent,
   getRetryInfo,
+  type RetryAfterOptions,
   type RetryEvent,
   type RetryInfo,
   type RetryOptions,
+  type RetryOverrides,
   type RetryPolicy,
+  type RetryPolicyOptions,
   type RetryPolicyOrOptions,
-  type RetrySummary,
+  type RetryReason,
   type RouteRule,
   type StopReason,
 } from '@jitterbug/core';
-export { type KyAdapterOptions, type KyRetryOptions, kyMajorOf, kyRetry } from './ky-retry.ts';
+export { type KyAdapterOptions, type KyRetryOptions, kyRetry } from './ky-retry.ts';
+
+declare module 'ky' {
+  interface Options {
+    /** This call's overrides of the jitterbug policy's options, or `false` to send it once. */
+    jitterbug?: RetryOverrides | false;
+  }
+}

@@ -2,13 +2,8 @@
  * Makes a stream request body replayable when the options allow it, before the first attempt.
  * Replayable bodies (strings, bytes, `FormData`, …) are left alone: undici sends them again as is.
  */
-import {
-  type BufferedStream,
-  bufferStream,
-  type HeaderGetter,
-  mayRetry,
-  type RetryRun,
-} from '@jitterbug/core';
+import type { HeaderGetter } from '@jitterbug/core';
+import { type BufferedStream, bufferStream, mayRetry, type RetryRun } from '@jitterbug/core/adapter';
 import { declaredLength } from './request-info.ts';
 import type { DispatchOpts } from './types.ts';
 

@@ -7,10 +7,10 @@
 export {
   createRetryPolicy,
   getRetryInfo,
+  type RetryInfo,
   type RetryOptions,
   type RetryPolicy,
   type RetryPolicyOrOptions,
-  type RetrySummary,
   type RouteRule,
 } from '@jitterbug/core';
 export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';

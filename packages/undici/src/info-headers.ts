@@ -3,7 +3,7 @@
  * every client (undici `request()`, undici `fetch()`, Node's global `fetch`), since fetch copies
  * headers into its own `Response` and drops any object identity.
  */
-import type { RetrySummary } from '@jitterbug/core';
+import type { RetryInfo } from '@jitterbug/core';
 import type { Controller, HeaderRecord } from './types.ts';
 
 /** Response header with the number of attempts made (when `infoHeaders` is on). */
@@ -15,7 +15,7 @@ export const TOTAL_DELAY_HEADER = 'x-jitterbug-total-delay-ms';
 export const withInfoHeaders = (
   headers: HeaderRecord,
   raw: Controller['rawHeaders'],
-  summary: RetrySummary,
+  summary: RetryInfo,
 ): { headers: HeaderRecord; raw: Controller['rawHeaders'] } => {
   const attempts = String(summary.attempts);
   const delay = String(Math.round(summary.totalDelayMs));

@@ -1,7 +1,8 @@
 /**
  * `retryInterceptor`: jitterbug for undici, as an interceptor for `Dispatcher.compose`.
  */
-import { type RetryPolicyOrOptions, type RetryRun, toRetryPolicy } from '@jitterbug/core';
+import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import { type RetryRun, toRetryPolicy } from '@jitterbug/core/adapter';
 import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
 import { requestBodyKind, requestHeaderGetter, requestUrl } from './request-info.ts';

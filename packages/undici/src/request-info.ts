@@ -2,7 +2,8 @@
  * Reads what the policy needs from undici's dispatch options: method, absolute URL, request
  * headers (for the idempotency key) and how the body behaves when sent again.
  */
-import { type BodyKind, bodyKind, type HeaderGetter } from '@jitterbug/core';
+import type { HeaderGetter } from '@jitterbug/core';
+import { type BodyKind, bodyKind } from '@jitterbug/core/adapter';
 import type { DispatchOpts, HeaderRecord } from './types.ts';
 
 const NO_HEADERS: HeaderGetter = () => undefined;

@@ -5,7 +5,8 @@
  * `onResponseStart`, then data and one end or error.
  */
 import type { Duplex } from 'node:stream';
-import { AttemptTimeoutError, type Decision, type RetryRun, setRetryInfo } from '@jitterbug/core';
+import { AttemptTimeoutError, type Decision } from '@jitterbug/core';
+import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import type { BodyReader } from './body.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
@@ -14,10 +15,15 @@ import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch }
 type State =
   | 'preparing' // reading a stream body before the first attempt
   | 'attempt' // an attempt is in flight, no response yet
+  | 'deciding' // a response arrived and a hook of the caller's is deciding it (the body is held)
   | 'discard' // draining a response that will be retried
   | 'wait' // backing off
   | 'delivered' // the caller has the response
   | 'done';
+
+/** The end of a body that arrived while a hook was deciding its response. */
+const END = Symbol('end');
+type HeldEvent = Buffer | typeof END | { readonly error: Error };
 
 /** Why a discarded response's connection was closed. */
 const discardReason = (bytes: number): Error =>
@@ -168,6 +174,9 @@ export class RetryingRequest extends AttemptEvents {
   declare private timer: ReturnType<typeof setTimeout> | undefined;
   declare private delayMs: number;
   declare private discarded: number;
+  /** What arrived of the response while a hook was deciding it, replayed once it has. */
+  declare private held: HeldEvent[] | undefined;
+  declare private heldTrailers: HeaderRecord | undefined;
 
   /**
    * Fields are TypeScript-private and assigned here in one order, not `#private` with initialisers:
@@ -205,6 +214,8 @@ export class RetryingRequest extends AttemptEvents {
     this.timer = undefined;
     this.delayMs = 0;
     this.discarded = 0;
+    this.held = undefined;
+    this.heldTrailers = undefined;
   }
 
   /** Starts the first attempt with these options (used again, unchanged, by every retry). */
@@ -219,7 +230,8 @@ export class RetryingRequest extends AttemptEvents {
 
   /** The caller aborted while no attempt was in flight: the run ends as aborted with its reason. */
   private abortRun(reason: Error): void {
-    this.run.abort(reason);
+    // The caller's reason is what it gets, even when its onFinish rejects.
+    Promise.resolve(this.run.abort(reason)).catch(() => undefined);
     this.fail(reason);
   }
 
@@ -334,9 +346,9 @@ export class RetryingRequest extends AttemptEvents {
       this.caller.onResponseStart?.(this.outer, statusCode, headers, statusMessage);
       return;
     }
-    let decision: Decision;
+    let pending: Decision | Promise<Decision>;
     try {
-      decision =
+      pending =
         this.run.settle(statusCode) ??
         this.run.next({ status: statusCode, headers: responseHeaderGetter(headers) });
     } catch (error) {
@@ -344,6 +356,52 @@ export class RetryingRequest extends AttemptEvents {
       this.fail(error as Error);
       return;
     }
+    if (!(pending instanceof Promise)) {
+      this.decided(pending, controller, statusCode, headers, statusMessage);
+      return;
+    }
+    // A hook answered with a promise: the body waits (what still arrives is held) until it settles.
+    // The attempt is over as far as its timeout goes: its headers came.
+    this.clearTimer();
+    this.state = 'deciding';
+    this.held = [];
+    controller.pause();
+    pending.then(
+      (decision) => {
+        if (this.state !== 'deciding') return;
+        const held = this.held ?? [];
+        this.held = undefined;
+        this.decided(decision, controller, statusCode, headers, statusMessage);
+        for (const event of held) {
+          if (!this.takesEvents()) break;
+          if (event === END) this.responseEnd(controller, this.heldTrailers ?? {});
+          else if (Buffer.isBuffer(event)) this.responseData(controller, event);
+          else this.responseError(event.error);
+        }
+        if (!this.outer.paused) controller.resume();
+      },
+      (hookError: unknown) => {
+        if (this.state !== 'deciding') return;
+        this.held = undefined;
+        this.detach(hookError as Error);
+        this.fail(hookError as Error);
+      },
+    );
+  }
+
+  /** Whether the current response's events still go somewhere: to the caller, or to the drain. */
+  private takesEvents(): boolean {
+    return this.state === 'delivered' || this.state === 'discard';
+  }
+
+  /** Acts on the decision for a response: deliver it, or drain it and wait. */
+  private decided(
+    decision: Decision,
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage?: string,
+  ): void {
     if (!decision.retry) {
       this.deliver(controller, statusCode, headers, statusMessage);
       return;
@@ -376,6 +434,10 @@ export class RetryingRequest extends AttemptEvents {
   }
 
   responseData(_controller: Controller, chunk: Buffer): void {
+    if (this.state === 'deciding') {
+      this.held?.push(chunk);
+      return;
+    }
     if (this.state === 'delivered') {
       this.caller.onResponseData?.(this.outer, chunk);
       return;
@@ -389,6 +451,11 @@ export class RetryingRequest extends AttemptEvents {
   }
 
   responseEnd(controller: Controller, trailers: HeaderRecord): void {
+    if (this.state === 'deciding') {
+      this.held?.push(END);
+      this.heldTrailers = trailers;
+      return;
+    }
     if (this.state === 'discard') {
       // Drained in full: the connection goes back to the pool.
       this.clearTimer();
@@ -403,6 +470,10 @@ export class RetryingRequest extends AttemptEvents {
   }
 
   responseError(error: Error): void {
+    if (this.state === 'deciding') {
+      this.held?.push({ error });
+      return;
+    }
     this.clearTimer();
     const state = this.state;
     this.current = undefined;
@@ -415,13 +486,25 @@ export class RetryingRequest extends AttemptEvents {
   /** An attempt failed before any response reached the caller: retry or hand the error over. */
   private decideOnError(error: Error): void {
     const aborted = this.callerAbort !== undefined;
-    let decision: Decision;
+    let pending: Decision | Promise<Decision>;
     try {
-      decision = this.run.next(aborted ? { error, aborted } : { error });
+      pending = this.run.next(aborted ? { error, aborted } : { error });
     } catch (hookError) {
       this.fail(hookError as Error);
       return;
     }
+    if (pending instanceof Promise) {
+      pending.then(
+        (decision) => this.decidedOnError(error, decision),
+        (hookError: unknown) => this.fail(hookError as Error),
+      );
+    } else {
+      this.decidedOnError(error, pending);
+    }
+  }
+
+  private decidedOnError(error: Error, decision: Decision): void {
+    if (this.state === 'done') return;
     if (!decision.retry) {
       this.fail(error);
       return;
@@ -474,8 +557,9 @@ export class RetryingRequest extends AttemptEvents {
         this.inner?.abort(reason);
         break;
       case 'discard':
+      case 'deciding':
         this.detach(reason);
-        this.run.abort(reason);
+        Promise.resolve(this.run.abort(reason)).catch(() => undefined);
         queueMicrotask(() => this.fail(reason));
         break;
       case 'preparing':

@@ -2,7 +2,7 @@
  * The interceptor behind every client it serves (undici 8 and 7 `request()` and `fetch()`, Node's
  * global `fetch` with an undici 8 or 7 agent), against a real scripted server on 127.0.0.1.
  */
-import type { RetryOptions } from '@jitterbug/core';
+import type { RetryPolicyOptions } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ConformanceClient, ConformanceOutcome } from '../../../test/conformance/driver.ts';
 import { undiciDrivers } from '../../../test/conformance/drivers/undici.ts';
@@ -26,7 +26,7 @@ const failure = (outcome: ConformanceOutcome): unknown => {
 
 describe.each(undiciDrivers)('$name', (driver) => {
   let client: ConformanceClient | undefined;
-  const open = async (options: RetryOptions) => {
+  const open = async (options: RetryPolicyOptions) => {
     client = await driver.create(server.url, { random: () => 0.5, ...options });
     return client;
   };

@@ -1,5 +1,6 @@
 /** The core helper this adapter added (`mayRetry`), tested where it is used. */
-import { createRetryPolicy, mayRetry } from '@jitterbug/core';
+import { createRetryPolicy } from '@jitterbug/core';
+import { mayRetry } from '@jitterbug/core/adapter';
 import { expect, test } from 'vitest';
 
 const none = () => undefined;

@@ -7,7 +7,7 @@ import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { type RetrySummary, retryInterceptor } from '../src/index.ts';
+import { type RetryInfo, retryInterceptor } from '../src/index.ts';
 import { recordingSleep } from './helpers.ts';
 
 const seen: { key: string | null; body: string }[] = [];
@@ -24,7 +24,7 @@ afterAll(() => server.close());
 
 test('global fetch + jitterbug dispatcher under msw: POST with Idempotency-Key retried with the same key and body', async () => {
   answers = [503, 429];
-  const summaries: RetrySummary[] = [];
+  const summaries: RetryInfo[] = [];
   const { sleep } = recordingSleep();
   const agent = new Agent();
   const dispatcher = agent.compose(

@@ -9,7 +9,7 @@ import { type ScriptedServer, startScriptedServer } from '../../../test/support/
 import {
   ATTEMPTS_HEADER,
   getRetryInfo,
-  type RetrySummary,
+  type RetryInfo,
   readInfoHeaders,
   retryInterceptor,
   TOTAL_DELAY_HEADER,
@@ -111,7 +111,7 @@ describe('Node’s global fetch', () => {
 describe('reading attempts and total delay', () => {
   test('onFinish gets the summary with method and URL, for every client', async () => {
     server.route('/f', [{ status: 503 }, { status: 200, body: 'ok' }]);
-    const summaries: RetrySummary[] = [];
+    const summaries: RetryInfo[] = [];
     const agent = new undici8.Agent();
     const dispatcher = agent.compose(retryInterceptor({ ...fast(), onFinish: (s) => summaries.push(s) }));
     try {

@@ -4,7 +4,7 @@
  * replayable. undici 8 and 7, `request()`, undici's `fetch()` and Node's global `fetch`.
  */
 import { Readable } from 'node:stream';
-import type { RetrySummary } from '@jitterbug/core';
+import type { RetryInfo } from '@jitterbug/core';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -130,7 +130,7 @@ describe.each([
     '%s, %s stream: an abort while the body is read ahead releases the caller at once with its reason; nothing is sent',
     async (client, kind) => {
       server.route('/slow-upload', [{ status: 200 }]);
-      const summaries: RetrySummary[] = [];
+      const summaries: RetryInfo[] = [];
       const dispatcher = open({
         sleep: recordingSleep().sleep,
         bufferStreamBytes: 1024,

@@ -7,17 +7,18 @@
 import { Agent } from 'node:http';
 import { Readable } from 'node:stream';
 import { attachRetry, getRetryInfo } from '@jitterbug/axios';
-import type { RetryPolicyOrOptions } from '@jitterbug/core';
 import axios, { type AxiosResponse, isAxiosError, isCancel } from 'axios';
 // undici 7: its dispatchers take the handlers Node's own fetch (undici 6 or 7 inside) hands over; undici 8's do not.
 import { Agent as UndiciAgent } from 'undici7';
-import type {
-  ConformanceBody,
-  ConformanceClient,
-  ConformanceDriver,
-  ConformanceOutcome,
-  ConformanceRequest,
-  ConformanceResult,
+import {
+  type ConformanceBody,
+  type ConformanceClient,
+  type ConformanceDriver,
+  type ConformanceOutcome,
+  type ConformanceRequest,
+  type ConformanceResult,
+  type DriverOptions,
+  policyOf,
 } from '../driver.ts';
 
 const encodeBody = (body: ConformanceBody | undefined): { data?: unknown; contentType?: string } => {
@@ -45,11 +46,7 @@ const toHeaders = (response: AxiosResponse): Headers => {
   return headers;
 };
 
-const create = (
-  baseUrl: string,
-  options: RetryPolicyOrOptions,
-  adapter: 'http' | 'fetch',
-): ConformanceClient => {
+const create = (baseUrl: string, options: DriverOptions, adapter: 'http' | 'fetch'): ConformanceClient => {
   // Each adapter gets its own connection pool, closed by close(): the fetch adapter runs on Node's
   // global fetch with a dispatcher.
   const agent = adapter === 'http' ? new Agent({ keepAlive: true }) : undefined;
@@ -62,7 +59,7 @@ const create = (
     responseType: 'text',
     transformResponse: [],
   });
-  attachRetry(api, options);
+  attachRetry(api, policyOf(options));
   return {
     async send(request: ConformanceRequest): Promise<ConformanceResult> {
       const { data, contentType } = encodeBody(request.body);

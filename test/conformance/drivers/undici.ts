@@ -7,17 +7,19 @@
  * when the scenario passes options, not a ready policy; matched by method and URL, in order).
  */
 import { Readable } from 'node:stream';
-import { getRetryInfo, isRetryPolicy, type RetryPolicyOrOptions, type RetrySummary } from '@jitterbug/core';
+import { getRetryInfo, type RetryInfo } from '@jitterbug/core';
 import { retryInterceptor } from '@jitterbug/undici';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
-import type {
-  ConformanceBody,
-  ConformanceClient,
-  ConformanceDriver,
-  ConformanceOutcome,
-  ConformanceRequest,
-  ConformanceResult,
+import {
+  type ConformanceBody,
+  type ConformanceClient,
+  type ConformanceDriver,
+  type ConformanceOutcome,
+  type ConformanceRequest,
+  type ConformanceResult,
+  type DriverOptions,
+  policyOf,
 } from '../driver.ts';
 
 /**
@@ -85,14 +87,14 @@ const recordToHeaders = (record: Record<string, string | string[] | undefined>):
 
 /** Collects `onFinish` summaries so a fetch caller can pick up its own (by method and URL, in order). */
 class FinishLog {
-  readonly #byKey = new Map<string, RetrySummary[]>();
-  record(summary: RetrySummary): void {
+  readonly #byKey = new Map<string, RetryInfo[]>();
+  record(summary: RetryInfo): void {
     const key = `${summary.method} ${summary.url}`;
     const list = this.#byKey.get(key);
     if (list) list.push(summary);
     else this.#byKey.set(key, [summary]);
   }
-  take(method: string, url: string): RetrySummary | undefined {
+  take(method: string, url: string): RetryInfo | undefined {
     return this.#byKey.get(`${method.toUpperCase()} ${url}`)?.shift();
   }
 }
@@ -131,21 +133,13 @@ const create = (
   undici: Undici,
   client: Client,
   baseUrl: string,
-  options: RetryPolicyOrOptions,
+  options: DriverOptions,
 ): ConformanceClient => {
   const log = new FinishLog();
-  const policyOrOptions: RetryPolicyOrOptions = isRetryPolicy(options)
-    ? options
-    : {
-        ...options,
-        onFinish: (summary) => {
-          log.record(summary);
-          options.onFinish?.(summary);
-        },
-      };
+  const policy = policyOf(options, (summary) => log.record(summary));
   const agent = new undici.Agent();
   // Both majors' compose take the same interceptor; their declarations differ only nominally.
-  const dispatcher = (agent as undici8.Agent).compose(retryInterceptor(policyOrOptions));
+  const dispatcher = (agent as undici8.Agent).compose(retryInterceptor(policy));
 
   const viaRequest = async (req: ConformanceRequest, url: string): Promise<ConformanceResult> => {
     const { headers, body } = encodeBody(req.body, 'request');

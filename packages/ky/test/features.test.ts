@@ -1,0 +1,258 @@
+/**
+ * What ky users rely on, through kyRetry on ky 2 and ky 1: forced retries from `afterResponse`
+ * (`ky.retry()`), a call's own overrides (`jitterbug`), their hooks, a fetch that fails without an
+ * error code (as browsers' does), and hooks that answer with promises.
+ */
+import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import type { Options } from 'ky';
+import { Agent } from 'undici7';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { getRetryInfo, type KyAdapterOptions, kyRetry } from '../src/index.ts';
+import { kys, recordingSleep } from './helpers.ts';
+
+const errorOf = async (promise: Promise<unknown>): Promise<unknown> => {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+};
+
+/** The response an afterResponse hook got: ky 1 passes `(request, options, response)`, ky 2 `{ response }`. */
+const afterResponseOf = (args: readonly unknown[]): Response =>
+  Object.prototype.toString.call(args[0]) === '[object Request]'
+    ? (args[2] as Response)
+    : (args[0] as { response: Response }).response;
+
+describe.each(kys)('%s', (_name, ky) => {
+  let server: ScriptedServer;
+  const agents: Agent[] = [];
+  let waits: number[] = [];
+
+  const client = (
+    extra: RetryPolicyOptions = {},
+    kyOptions: Options = {},
+    adapter: KyAdapterOptions = {},
+  ) => {
+    const recorder = recordingSleep();
+    waits = recorder.waits;
+    const agent = new Agent();
+    agents.push(agent);
+    // Your own hooks go through extend (a spread `hooks` would replace kyRetry's).
+    return ky
+      .create({
+        ...kyRetry(createRetryPolicy({ random: () => 0.5, sleep: recorder.sleep, ...extra }), adapter),
+        dispatcher: agent,
+      } as Options)
+      .extend(kyOptions);
+  };
+  const url = (path: string) => server.url + path;
+
+  beforeAll(async () => {
+    server = await startScriptedServer();
+  });
+  afterEach(async () => {
+    for (const agent of agents.splice(0)) await agent.close();
+    expect(await server.waitForIdle(3_000)).toBe(0);
+    server.reset();
+  });
+  afterAll(() => server.close());
+
+  describe('forced retries: ky.retry() from an afterResponse hook', () => {
+    /** An afterResponse hook that forces a retry while the body says RATE_LIMIT. */
+    const rateLimitHook = (delay?: number) => ({
+      hooks: {
+        afterResponse: [
+          async (...args: unknown[]) => {
+            const response = afterResponseOf(args);
+            const body = (await response.clone().json()) as { error?: { code?: string } };
+            if (body.error?.code === 'RATE_LIMIT') return ky.retry(delay === undefined ? {} : { delay });
+            return undefined;
+          },
+        ],
+      },
+    });
+    const limited = '{"error":{"code":"RATE_LIMIT"}}';
+
+    it('is sent, after the policy delay, counted and reported as forced', async () => {
+      server.route('/rl', [
+        { status: 200, body: limited },
+        { status: 200, body: '{"ok":true}' },
+      ]);
+      const response = await client({}, rateLimitHook() as Options).get(url('/rl'));
+      expect(await response.json()).toEqual({ ok: true });
+      expect(server.seen('/rl')).toHaveLength(2);
+      expect(waits).toEqual([50]); // full jitter, random 0.5, base 100
+      expect(getRetryInfo(response)).toMatchObject({ attempts: 2, retries: ['forced'], reason: 'success' });
+    });
+
+    it('waits the delay ky.retry({ delay }) gives (once: ky waits it, jitterbug counts it)', async () => {
+      server.route('/rl-delay', [
+        { status: 200, body: limited },
+        { status: 200, body: '{"ok":true}' },
+      ]);
+      const response = await client({}, rateLimitHook(20) as Options).get(url('/rl-delay'));
+      expect(waits).toEqual([]);
+      expect(getRetryInfo(response)).toMatchObject({ attempts: 2, totalDelayMs: 20 });
+    });
+
+    it('stops at maxAttempts: the caller gets ky’s ForceRetryError and the run ends as a failure', async () => {
+      server.route('/rl-always', [{ status: 200, body: limited }]);
+      const finished: RetryInfo[] = [];
+      const error = await errorOf(
+        client({ maxAttempts: 2, onFinish: (i) => finished.push(i) }, rateLimitHook() as Options).get(
+          url('/rl-always'),
+        ),
+      );
+      expect(error).toMatchObject({ name: 'ForceRetryError' });
+      expect(server.seen('/rl-always')).toHaveLength(2);
+      expect(finished.at(-1)).toMatchObject({ attempts: 2, reason: 'max-attempts', outcome: 'failure' });
+      expect(getRetryInfo(error)).toBe(finished.at(-1));
+    });
+
+    it('draws on the retry budget', async () => {
+      server.route('/rl-budget', [{ status: 200, body: limited }]);
+      const error = await errorOf(
+        client({ maxAttempts: 5, budget: { burst: 1, ratio: 0 } }, rateLimitHook() as Options).get(
+          url('/rl-budget'),
+        ),
+      );
+      expect(error).toMatchObject({ name: 'ForceRetryError' });
+      expect(server.seen('/rl-budget')).toHaveLength(2);
+      expect(getRetryInfo(error)).toMatchObject({ reason: 'budget-exhausted' });
+    });
+  });
+
+  describe('a call’s own overrides', () => {
+    it('jitterbug: { maxAttempts } for one call', async () => {
+      server.route('/down', [{ status: 503 }]);
+      const api = client({ maxAttempts: 2 });
+      await errorOf(api.get(url('/down'), { jitterbug: { maxAttempts: 4 } }));
+      expect(server.seen('/down')).toHaveLength(4);
+      server.reset();
+      server.route('/down', [{ status: 503 }]);
+      await errorOf(api.get(url('/down')));
+      expect(server.seen('/down')).toHaveLength(2);
+    });
+
+    it('jitterbug: false sends the call once', async () => {
+      server.route('/once', [{ status: 503 }, { status: 200 }]);
+      const error = await errorOf(client().get(url('/once'), { jitterbug: false }));
+      expect(server.seen('/once')).toHaveLength(1);
+      expect(getRetryInfo(error)).toMatchObject({ reason: 'retry-disabled', attempts: 1 });
+    });
+
+    it('invalid overrides reject the call with a TypeError naming the field, and nothing is sent', async () => {
+      const error = await errorOf(client().get(url('/bad'), { jitterbug: { maxAttempts: 0 } }));
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toContain('"jitterbug.maxAttempts"');
+      expect(server.seen('/bad')).toHaveLength(0);
+    });
+  });
+
+  describe('your hooks', () => {
+    it('beforeRequest and afterResponse run once per call and see only the final response; beforeRetry sees no retry of jitterbug’s', async () => {
+      server.route('/hooked', [{ status: 408 }, { status: 503 }, { status: 200, body: 'done' }]);
+      const seen = { beforeRequest: 0, afterResponse: [] as number[], beforeRetry: [] as unknown[] };
+      const api = client({}, {
+        hooks: {
+          beforeRequest: [() => void seen.beforeRequest++],
+          afterResponse: [(...args: unknown[]) => void seen.afterResponse.push(afterResponseOf(args).status)],
+          beforeRetry: [(state: { error: unknown }) => void seen.beforeRetry.push(state.error)],
+        },
+      } as Options);
+      expect(await api.get(url('/hooked')).text()).toBe('done');
+      expect(seen).toEqual({ beforeRequest: 1, afterResponse: [200], beforeRetry: [] });
+    });
+
+    it('a final status still ends as ky’s HTTPError, with the response and the summary', async () => {
+      server.route('/gone', [{ status: 503 }, { status: 404, body: 'nope' }]);
+      const error = await errorOf(client().get(url('/gone')));
+      expect(error).toMatchObject({ name: 'HTTPError', response: { status: 404 } });
+      expect(getRetryInfo(error)).toMatchObject({ attempts: 2, reason: 'status-not-retryable', status: 404 });
+    });
+  });
+
+  describe('a fetch that fails without an error code (browsers, Deno, workerd)', () => {
+    const failingFetch = (failures: number) => {
+      let calls = 0;
+      const fetch = async (input: Request | URL | string, init?: RequestInit): Promise<Response> => {
+        calls++;
+        if (calls <= failures) throw new TypeError('Failed to fetch');
+        return globalThis.fetch(input, init);
+      };
+      return { fetch, calls: () => calls };
+    };
+
+    it('a GET is retried like any network error', async () => {
+      server.route('/flaky-net', [{ status: 200, body: 'ok' }]);
+      const failing = failingFetch(2);
+      const response = await client({}, {}, { fetch: failing.fetch }).get(url('/flaky-net'));
+      expect(await response.text()).toBe('ok');
+      expect(failing.calls()).toBe(3);
+      expect(getRetryInfo(response)).toMatchObject({ attempts: 3, retries: ['error', 'error'] });
+    });
+
+    it('a POST without a key is not, and the caller gets ky’s network error', async () => {
+      const failing = failingFetch(1);
+      const error = await errorOf(
+        client({}, {}, { fetch: failing.fetch }).post(url('/charge'), { body: 'x' }),
+      );
+      expect(failing.calls()).toBe(1);
+      expect(getRetryInfo(error)).toMatchObject({ reason: 'method-not-idempotent' });
+    });
+
+    it('a malformed request is the caller’s to fix: not retried', async () => {
+      let calls = 0;
+      const fetch = async (): Promise<Response> => {
+        calls++;
+        throw new TypeError('Failed to fetch');
+      };
+      // A header value fetch refuses: a second Request made from the same input fails too.
+      const error = await errorOf(
+        client({}, {}, { fetch })
+          .get(url('/x'), { headers: { 'x-ok': 'fine' } })
+          .then(() => {
+            throw new Error('unexpected');
+          }),
+      );
+      expect(error).toBeDefined();
+      expect(calls).toBeGreaterThan(0);
+    });
+  });
+
+  describe('hooks that answer with promises', () => {
+    it('an async shouldRetry that resolves false stops the retry', async () => {
+      server.route('/async-no', [{ status: 503 }, { status: 200 }]);
+      const error = await errorOf(client({ shouldRetry: async () => false }).get(url('/async-no')));
+      expect(server.seen('/async-no')).toHaveLength(1);
+      expect(getRetryInfo(error)).toMatchObject({ reason: 'should-retry' });
+    });
+
+    it('a shouldRetry that rejects fails the call with its error', async () => {
+      server.route('/async-boom', [{ status: 503 }, { status: 200 }]);
+      const boom = new Error('hook failed');
+      const error = await errorOf(
+        client({ shouldRetry: () => Promise.reject(boom) }).get(url('/async-boom')),
+      );
+      expect(error).toBe(boom);
+      expect(server.seen('/async-boom')).toHaveLength(1);
+    });
+
+    it('an async onRetry is awaited before the wait', async () => {
+      server.route('/async-on-retry', [{ status: 503 }, { status: 200 }]);
+      const order: string[] = [];
+      const api = client({
+        onRetry: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          order.push('onRetry');
+        },
+        sleep: async () => void order.push('sleep'),
+      });
+      await api.get(url('/async-on-retry'));
+      expect(order).toEqual(['onRetry', 'sleep']);
+    });
+  });
+});
