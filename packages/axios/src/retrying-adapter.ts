@@ -431,6 +431,7 @@ const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
     const saved = overrideAttemptFields(ctx, timer?.signal, streamMode);
     let attempt: Attempt | Promise<Attempt>;
     try {
+      run.beforeAttempt();
       const response = await ctx.adapter(config);
       restoreFields(config, saved);
       attempt = respondedAttempt(ctx, sent, response);

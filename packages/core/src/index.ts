@@ -38,6 +38,16 @@ export {
 } from './budget.ts';
 export { createRetryPolicy } from './create-retry-policy.ts';
 export { type AttemptOutcome, type Decision, decide, type StopDecision } from './decide.ts';
+export {
+  type AttemptEndMessage,
+  type AttemptStartMessage,
+  CHANNELS,
+  type GiveUpMessage,
+  type RetryMessage,
+  type RunEndMessage,
+  type RunIdentity,
+  type RunStartMessage,
+} from './diagnostics/messages.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
 export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export {

@@ -7,6 +7,8 @@
  * hooks are synchronous (or absent) is decided without a promise, and its methods return plain
  * values. Their return types say `| Promise<…>`; an adapter awaits only an actual `Promise`.
  */
+
+import { channels, observed } from '#diagnostics';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
 import {
@@ -17,6 +19,7 @@ import {
   defaultRetry,
   type StopDecision,
 } from './decide.ts';
+import { errorCode } from './errors.ts';
 import { fail, isOptionObject } from './option-error.ts';
 import type {
   AttemptInfo,
@@ -108,6 +111,32 @@ export class RetryRun {
     this.backoffState = initialBackoffState;
     this.retries = undefined;
     options.budget?.deposit();
+    if (observed && channels.runStart.hasSubscribers) {
+      channels.runStart.publish({ run: this, method, url, route: options.route });
+    }
+  }
+
+  /**
+   * Called by the adapter immediately before it sends each attempt (synchronously: subscribers to
+   * `jitterbug:attempt:start` match it with the client's own request events).
+   */
+  beforeAttempt(): void {
+    if (observed && channels.attemptStart.hasSubscribers) {
+      channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
+    }
+  }
+
+  /** Publishes the end of the attempt just counted. */
+  private attemptEnded(status: number | undefined, error: unknown, code: string | undefined): void {
+    if (observed && channels.attemptEnd.hasSubscribers) {
+      channels.attemptEnd.publish({
+        run: this,
+        attempt: this.attempts,
+        status,
+        error,
+        errorCode: code ?? (status === undefined ? errorCode(error) : undefined),
+      });
+    }
   }
 
   /** Time since the run began, by the policy's clock. */
@@ -126,6 +155,7 @@ export class RetryRun {
     const settled = decideByStatus(status, this.options);
     if (settled === undefined) return undefined;
     this.attempts++;
+    if (observed) this.attemptEnded(status, undefined, undefined);
     return after(this.finish(settled.reason, status, undefined, status < 400), () => settled);
   }
 
@@ -142,6 +172,7 @@ export class RetryRun {
     }
     this.attempts++;
     const outcome = this.outcome(result);
+    if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
     const o = this.options;
     if (!o.shouldRetry || outcome.aborted || !o.retry) return this.conclude(outcome);
     const info: AttemptInfo = {
@@ -219,26 +250,18 @@ export class RetryRun {
       const { delayMs, delaySource, reason } = decision;
       const budgetTokens = budget?.tokens;
       const retry = decision;
-      return after(
-        o.onRetry?.({
-          method,
-          url,
-          attempt,
-          delayMs,
-          delaySource,
-          reason,
-          status,
-          error,
-          route,
-          budgetTokens,
-        }),
-        () => retry,
-      );
+      const event = { method, url, attempt, delayMs, delaySource, reason, status, error, route, budgetTokens };
+      if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
+      return after(o.onRetry?.(event), () => retry);
     }
     const stopped = decision;
     const { reason, refusedDelayMs } = decision;
-    const gaveUp =
-      decision.gaveUp && o.onGiveUp?.({ method, url, attempt, reason, status, error, route, refusedDelayMs });
+    let gaveUp: unknown;
+    if (decision.gaveUp) {
+      const event = { method, url, attempt, reason, status, error, route, refusedDelayMs };
+      if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
+      gaveUp = o.onGiveUp?.(event);
+    }
     // A response the user asked to retry is not a success, whatever its status.
     const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
     return after(gaveUp, () => after(this.finish(reason, status, error, success), () => stopped));
@@ -292,6 +315,7 @@ export class RetryRun {
       route: o.route,
     };
     this.summary = summary;
+    if (observed && channels.runEnd.hasSubscribers) channels.runEnd.publish({ run: this, info: summary });
     return o.onFinish ? after(o.onFinish(summary), nothing) : undefined;
   }
 }

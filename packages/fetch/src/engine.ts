@@ -102,6 +102,7 @@ export const execute = async (
     const [input, init] = call.attempt(timer?.signal, attemptMayRetry(run, call.headers));
     let response: Response;
     try {
+      run.beforeAttempt();
       response = await send(input, init);
     } catch (error) {
       timer?.stop();

@@ -268,6 +268,7 @@ export class RetryingRequest extends AttemptEvents {
     const timeoutMs = this.run.options.attemptTimeoutMs;
     if (timeoutMs !== undefined) this.timer = setTimeout(onAttemptTimeout, timeoutMs, this);
     try {
+      this.run.beforeAttempt();
       return this.dispatch(this.opts!, handler);
     } catch (error) {
       handler.onResponseError(null, error as Error);

@@ -1,0 +1,81 @@
+/**
+ * What jitterbug publishes on `node:diagnostics_channel` (the channels undici and Node's http use),
+ * for tracing and metrics without glue: see `CHANNELS` for the names. Every message carries `run`,
+ * the same object for every message of one request (use it as a `WeakMap` key, nothing else).
+ */
+import type { GiveUpEvent, RetryEvent, RetryInfo } from '../options.ts';
+
+/** Identifies one request's run across its messages. */
+export type RunIdentity = object;
+
+/** `jitterbug:run:start`: a request began (before its first attempt). */
+export interface RunStartMessage {
+  readonly run: RunIdentity;
+  readonly method: string;
+  readonly url: string;
+  /** The matched route rule's name, if any. */
+  readonly route: string | undefined;
+}
+
+/**
+ * `jitterbug:attempt:start`: an attempt is about to be sent. Published synchronously, immediately
+ * before the adapter hands the attempt to its client (undici's `dispatch`, `fetch`, axios' adapter),
+ * so that a subscriber to the client's own channels can tell which attempt a request is.
+ */
+export interface AttemptStartMessage {
+  readonly run: RunIdentity;
+  /** 1-based number of this attempt (the first is 1; a resend is 2 or more). */
+  readonly attempt: number;
+}
+
+/** `jitterbug:attempt:end`: an attempt ended with a response or an error. */
+export interface AttemptEndMessage {
+  readonly run: RunIdentity;
+  readonly attempt: number;
+  readonly status: number | undefined;
+  readonly error: unknown;
+  /** The error's code as the decision read it (`ECONNRESET`, `ERR_NETWORK`, …). */
+  readonly errorCode: string | undefined;
+}
+
+/** `jitterbug:retry`: a retry was decided; the wait (`delayMs`) begins. The `onRetry` event, and `run`. */
+export interface RetryMessage extends RetryEvent {
+  readonly run: RunIdentity;
+}
+
+/** `jitterbug:give-up`: a failure that is normally retried was not. The `onGiveUp` event, and `run`. */
+export interface GiveUpMessage extends GiveUpEvent {
+  readonly run: RunIdentity;
+}
+
+/** `jitterbug:run:end`: the request finished. Its summary (what `getRetryInfo` returns), and `run`. */
+export interface RunEndMessage {
+  readonly run: RunIdentity;
+  readonly info: RetryInfo;
+}
+
+/** The channel names. */
+export const CHANNELS = Object.freeze({
+  runStart: 'jitterbug:run:start',
+  attemptStart: 'jitterbug:attempt:start',
+  attemptEnd: 'jitterbug:attempt:end',
+  retry: 'jitterbug:retry',
+  giveUp: 'jitterbug:give-up',
+  runEnd: 'jitterbug:run:end',
+} as const);
+
+/** A channel as the core uses it (the shape of `node:diagnostics_channel`'s `Channel`). */
+export interface Channel<T> {
+  readonly hasSubscribers: boolean;
+  publish(message: T): void;
+}
+
+/** Every channel, by its key in {@link CHANNELS}. */
+export interface Channels {
+  readonly runStart: Channel<RunStartMessage>;
+  readonly attemptStart: Channel<AttemptStartMessage>;
+  readonly attemptEnd: Channel<AttemptEndMessage>;
+  readonly retry: Channel<RetryMessage>;
+  readonly giveUp: Channel<GiveUpMessage>;
+  readonly runEnd: Channel<RunEndMessage>;
+}
