@@ -250,7 +250,18 @@ export class RetryRun {
       const { delayMs, delaySource, reason } = decision;
       const budgetTokens = budget?.tokens;
       const retry = decision;
-      const event = { method, url, attempt, delayMs, delaySource, reason, status, error, route, budgetTokens };
+      const event = {
+        method,
+        url,
+        attempt,
+        delayMs,
+        delaySource,
+        reason,
+        status,
+        error,
+        route,
+        budgetTokens,
+      };
       if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
       return after(o.onRetry?.(event), () => retry);
     }
@@ -353,16 +364,11 @@ const POLICY_BRAND = Symbol.for('jitterbug.policy');
 /** The method in upper case; the common `GET` without a call to `toUpperCase`. */
 export const upperMethod = (method: string): string => (method === 'GET' ? method : method.toUpperCase());
 
-/** A call's overrides resolved over the options they apply to, remembered per overrides object. */
-const callOptions = new WeakMap<object, { base: ResolvedOptions; resolved: ResolvedOptions }>();
-const overridden = (base: ResolvedOptions, overrides: RetryOverrides | false): ResolvedOptions => {
-  if (overrides === false) return { ...base, retry: false, disabledBy: 'retry-disabled' };
-  const known = typeof overrides === 'object' && overrides !== null ? callOptions.get(overrides) : undefined;
-  if (known?.base === base) return known.resolved;
-  const resolved = resolveOptions(overrides, CALL_KEYS, base, 'jitterbug.');
-  callOptions.set(overrides, { base, resolved });
-  return resolved;
-};
+/** The options for a call with its own overrides (`false`: no retries). */
+const overridden = (base: ResolvedOptions, overrides: RetryOverrides | false): ResolvedOptions =>
+  overrides === false
+    ? { ...base, retry: false, disabledBy: 'retry-disabled' }
+    : resolveOptions(overrides, CALL_KEYS, base, 'jitterbug.');
 
 /**
  * Creates a policy from options without per-route rules: what adapters do with the options they are

@@ -11,36 +11,37 @@ export type HeaderGetter = (name: string) => string | null | undefined;
 export const MAX_SERVER_DELAY_MS = Number.MAX_SAFE_INTEGER;
 
 const DELTA_SECONDS = /^\d+(?:\.\d+)?$/;
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-// IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-const IMF_FIXDATE = /^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) gmt$/;
-// obsolete RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-const RFC850_DATE = /^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) gmt$/;
-// obsolete asctime: Sun Nov  6 08:49:37 1994
-const ASCTIME_DATE = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+const MONTHS = 'janfebmaraprmayjunjulaugsepoctnovdec';
+// IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` and obsolete RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT`
+// (day, month, year, time); obsolete asctime `Sun Nov  6 08:49:37 1994` (month, day, time, year).
+const FIXDATE = /^[a-z]{3,9}, (\d\d)[ -]([a-z]{3})[ -](\d{4}|\d\d) (\d\d):(\d\d):(\d\d) gmt$/;
+const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/;
 
 const clampMs = (ms: number): number => (ms > 0 ? Math.min(ms, MAX_SERVER_DELAY_MS) : 0);
 
-const secondsToMs = (text: string): number | undefined => {
-  if (!DELTA_SECONDS.test(text)) return undefined;
-  const seconds = Number(text);
-  return Number.isFinite(seconds) ? clampMs(seconds * 1000) : MAX_SERVER_DELAY_MS;
-};
+const secondsToMs = (text: string): number | undefined =>
+  DELTA_SECONDS.test(text)
+    ? Number.isFinite(Number(text))
+      ? clampMs(Number(text) * 1000)
+      : MAX_SERVER_DELAY_MS
+    : undefined;
 
+/** Epoch ms of a date's parts (strings as matched), or `undefined` for an impossible one. */
 const utc = (
   year: number,
   monthName: string,
-  day: number,
-  hours: number,
-  minutes: number,
-  seconds: number,
+  day: string,
+  hours: string,
+  minutes: string,
+  seconds: string,
 ): number | undefined => {
   const month = MONTHS.indexOf(monthName);
-  if (month < 0 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 60) return undefined;
+  const [d, h, m, s] = [day, hours, minutes, seconds].map(Number) as [number, number, number, number];
+  if (month % 3 !== 0 || d < 1 || d > 31 || h > 23 || m > 59 || s > 60) return undefined;
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as written. A leap
   // second (:60, which RFC 9110 allows) is the instant after :59.
-  const time = new Date(0).setUTCFullYear(year, month, day);
-  return Number.isFinite(time) ? time + ((hours * 60 + minutes) * 60 + seconds) * 1000 : undefined;
+  const time = new Date(0).setUTCFullYear(year, month / 3, d);
+  return Number.isFinite(time) ? time + ((h * 60 + m) * 60 + s) * 1000 : undefined;
 };
 
 /**
@@ -49,19 +50,21 @@ const utc = (
  */
 export const parseHttpDate = (value: string): number | undefined => {
   const text = value.trim().toLowerCase();
-  let m = IMF_FIXDATE.exec(text);
-  if (m) return utc(Number(m[3]), m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
-  m = RFC850_DATE.exec(text);
-  if (m) {
-    // RFC 9110: a two-digit year more than 50 years in the future means the past century.
-    const nowYear = new Date().getUTCFullYear();
-    let year = 2000 + Number(m[3]);
-    if (year > nowYear + 50) year -= 100;
-    return utc(year, m[2]!, Number(m[1]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const fix = FIXDATE.exec(text);
+  if (fix) {
+    const [, day, month, written, h, m, s] = fix as unknown as string[];
+    let year = Number(written);
+    // A comma after the weekday, an IMF year of four digits or an RFC 850 one of two.
+    if (text.includes('-') !== (written!.length === 2)) return undefined;
+    if (written!.length === 2) {
+      // RFC 9110: a two-digit year more than 50 years in the future means the past century.
+      year += 2000;
+      if (year > new Date().getUTCFullYear() + 50) year -= 100;
+    }
+    return utc(year, month!, day!, h!, m!, s!);
   }
-  m = ASCTIME_DATE.exec(text);
-  if (m) return utc(Number(m[6]), m[1]!, Number(m[2]!.trim()), Number(m[3]), Number(m[4]), Number(m[5]));
-  return undefined;
+  const asc = ASCTIME.exec(text);
+  return asc ? utc(Number(asc[6]), asc[1]!, asc[2]!, asc[3]!, asc[4]!, asc[5]!) : undefined;
 };
 
 /**

@@ -107,20 +107,17 @@ export const CALL_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE);
 
 /** The defaults, resolved (a policy gets its own budget on top). */
 const DEFAULT_OPTIONS: ResolvedOptions = {
+  ...DEFAULTS,
   retry: true,
   disabledBy: 'route-disabled',
   route: undefined,
-  maxAttempts: DEFAULTS.maxAttempts,
   backoff: { ...DEFAULTS.backoff, strategy: backoffStrategies[DEFAULTS.backoff.strategy] },
   methods: new Set(DEFAULTS.methods),
   statusCodes: new Set(DEFAULTS.statusCodes),
   errorCodes: new Set(DEFAULTS.errorCodes),
   idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
-  retryAfter: DEFAULTS.retryAfter,
   deadlineMs: undefined,
   attemptTimeoutMs: undefined,
-  bufferStreamBytes: DEFAULTS.bufferStreamBytes,
-  discardBodyMaxBytes: DEFAULTS.discardBodyMaxBytes,
   budget: undefined,
   shouldRetry: undefined,
   onRetry: undefined,

@@ -37,12 +37,6 @@ describe('per-call overrides', () => {
     );
     expect(() => policy.begin(request, 'five' as never)).toThrow('option "jitterbug" must be an object');
   });
-
-  it('are resolved once per overrides object and options in force', () => {
-    const policy = createRetryPolicy();
-    const overrides = { maxAttempts: 4 };
-    expect(policy.begin(request, overrides).options).toBe(policy.begin(request, overrides).options);
-  });
 });
 
 describe('plain options and routes', () => {

@@ -3,18 +3,11 @@
  * `fetch` option). It only sends, waits and translates; every decision is the run's.
  */
 import type { Decision } from '@jitterbug/core';
-import {
-  attemptMayRetry,
-  bufferStream,
-  errorCode,
-  mayRetry,
-  type RetryRun,
-  setRetryInfo,
-} from '@jitterbug/core/adapter';
+import { attemptMayRetry, errorCode, mayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import { attemptSignal } from './attempt-signal.ts';
-import { bytesOf, prefixThenRest } from './body-stream.ts';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
+import { readUpTo } from './read-body.ts';
 
 /** How a client on the engine differs from plain fetch. */
 export interface EngineSettings {
@@ -52,20 +45,20 @@ const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
   const stream = call.streamBody();
   const max = run.options.bufferStreamBytes;
   if (!stream || max <= 0 || !mayRetry(run.options, run.method, call.headers)) return;
-  let buffered: Awaited<ReturnType<typeof bufferStream>>;
+  let read: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
   try {
-    buffered = await bufferStream(stream, max, call.signal ?? undefined);
+    read = await readUpTo(stream, max, call.signal);
   } catch (error) {
     // Nothing was sent. The caller's abort ends the run as aborted; a failing source as an error.
     if (call.signal?.aborted) await Promise.resolve(run.abort(error)).catch(() => undefined);
     else await run.next({ error });
     throw tagged(error, run);
   }
-  if (buffered.complete) {
-    call.useBytes(bytesOf(buffered.chunks, buffered.bytes));
+  if (read instanceof Uint8Array) {
+    call.useBytes(read);
     run.body = 'replayable';
   } else {
-    call.useStream(prefixThenRest(buffered.chunks, buffered.rest));
+    call.useStream(read);
   }
 };
 
