@@ -9,10 +9,13 @@ export {
   getRetryInfo,
   type RetryInfo,
   type RetryOptions,
+  type RetryOverrides,
   type RetryPolicy,
   type RetryPolicyOrOptions,
   type RouteRule,
 } from '@jitterbug/core';
+export { jitterbugOptions } from './call-options.ts';
 export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';
 export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, retryInterceptor, type UndiciRetryOptions } from './interceptor.ts';
+export { RetryStatusError, type StatusErrorClass } from './status-error.ts';
 export type { RetryDispatch, RetryInterceptor } from './types.ts';

@@ -1,12 +1,13 @@
 /**
  * `retryInterceptor`: jitterbug for undici, as an interceptor for `Dispatcher.compose`.
  */
-import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import type { RetryOverrides, RetryPolicyOrOptions } from '@jitterbug/core';
 import { type RetryRun, toRetryPolicy } from '@jitterbug/core/adapter';
 import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
 import { requestBodyKind, requestHeaderGetter, requestUrl } from './request-info.ts';
-import { RetryingRequest } from './retrying-request.ts';
+import { type RequestSettings, RetryingRequest } from './retrying-request.ts';
+import { RetryStatusError, type StatusErrorClass } from './status-error.ts';
 import type { DispatchOpts, LegacyHandler, NewHandler, NextDispatch, RetryInterceptor } from './types.ts';
 
 /** Settings of the undici adapter itself (retry behaviour is configured by the policy). */
@@ -27,20 +28,35 @@ export interface UndiciRetryOptions {
    * retried unless `bufferStreamBytes` covers it).
    */
   readonly knownLengthBodyBytes?: number;
+  /**
+   * When the last attempt got a status the policy retries (503 after `maxAttempts`, a 429 whose
+   * `Retry-After` is too long, a budget used up, …), fail the request with an error instead of
+   * handing that response over, as undici's `RetryAgent` does: `true` for jitterbug's
+   * {@link RetryStatusError} (`code` `'UND_ERR_REQ_RETRY'`, `statusCode`, `headers`, `data.count`), or
+   * undici's own `errors.RequestRetryError` class to get exactly that class. Default `false`.
+   */
+  readonly throwOnRetryableStatus?: boolean | StatusErrorClass;
 }
 
 /** The default of {@link UndiciRetryOptions.knownLengthBodyBytes}: 1 MiB. */
 export const DEFAULT_KNOWN_LENGTH_BODY_BYTES = 1_048_576;
 
+const ADAPTER_KEYS = ['infoHeaders', 'knownLengthBodyBytes', 'throwOnRetryableStatus'];
+
 const checkAdapterOptions = (
   options: UndiciRetryOptions,
-): { infoHeaders: boolean; knownLengthBodyBytes: number } => {
+): RequestSettings & { knownLengthBodyBytes: number } => {
   for (const key of Object.keys(options)) {
-    if (key !== 'infoHeaders' && key !== 'knownLengthBodyBytes') {
-      throw new TypeError(`jitterbug: unknown undici adapter option "${key}"`);
-    }
+    if (!ADAPTER_KEYS.includes(key)) throw new TypeError(`jitterbug: unknown undici adapter option "${key}"`);
   }
-  const { infoHeaders = false, knownLengthBodyBytes = DEFAULT_KNOWN_LENGTH_BODY_BYTES } = options;
+  const {
+    infoHeaders = false,
+    knownLengthBodyBytes = DEFAULT_KNOWN_LENGTH_BODY_BYTES,
+    throwOnRetryableStatus = false,
+  } = options;
+  if (typeof throwOnRetryableStatus !== 'boolean' && typeof throwOnRetryableStatus !== 'function') {
+    throw new TypeError('jitterbug: option "throwOnRetryableStatus" must be a boolean or an error class');
+  }
   if (typeof infoHeaders !== 'boolean')
     throw new TypeError('jitterbug: option "infoHeaders" must be a boolean');
   if (
@@ -50,7 +66,9 @@ const checkAdapterOptions = (
   ) {
     throw new TypeError('jitterbug: option "knownLengthBodyBytes" must be a finite number >= 0');
   }
-  return { infoHeaders, knownLengthBodyBytes };
+  const statusError =
+    throwOnRetryableStatus === true ? RetryStatusError : throwOnRetryableStatus || undefined;
+  return { infoHeaders, knownLengthBodyBytes, statusError };
 };
 
 /**
@@ -83,12 +101,15 @@ export const retryInterceptor = (
       const body = opts.body;
       let run: RetryRun;
       try {
-        run = policy.begin({
-          method: opts.method,
-          url: requestUrl(opts, interceptorOrigin),
-          headers,
-          body: body === undefined || body === null ? 'none' : requestBodyKind(body),
-        });
+        run = policy.begin(
+          {
+            method: opts.method,
+            url: requestUrl(opts, interceptorOrigin),
+            headers,
+            body: body === undefined || body === null ? 'none' : requestBodyKind(body),
+          },
+          (opts as { jitterbug?: RetryOverrides | false }).jitterbug,
+        );
       } catch (error) {
         caller.onResponseError?.(null, error as Error);
         return true;

@@ -10,6 +10,7 @@ import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import type { BodyReader } from './body.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
+import { type StatusErrorClass, statusError } from './status-error.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
 
 type State =
@@ -142,6 +143,8 @@ const onAttemptTimeout = (request: RetryingRequest): void => request.attemptTime
 /** Adapter settings a request needs. */
 export interface RequestSettings {
   readonly infoHeaders: boolean;
+  /** Fail with this error class after a final retryable status instead of delivering it. */
+  readonly statusError: StatusErrorClass | undefined;
 }
 
 /**
@@ -174,6 +177,8 @@ export class RetryingRequest extends AttemptEvents {
   declare private timer: ReturnType<typeof setTimeout> | undefined;
   declare private delayMs: number;
   declare private discarded: number;
+  /** The error the request fails with once the response being drained is gone (a final status made an error). */
+  declare private failAfterDrain: Error | undefined;
   /** What arrived of the response while a hook was deciding it, replayed once it has. */
   declare private held: HeldEvent[] | undefined;
   declare private heldTrailers: HeaderRecord | undefined;
@@ -216,6 +221,7 @@ export class RetryingRequest extends AttemptEvents {
     this.discarded = 0;
     this.held = undefined;
     this.heldTrailers = undefined;
+    this.failAfterDrain = undefined;
   }
 
   /** Starts the first attempt with these options (used again, unchanged, by every retry). */
@@ -404,10 +410,16 @@ export class RetryingRequest extends AttemptEvents {
     statusMessage?: string,
   ): void {
     if (!decision.retry) {
-      this.deliver(controller, statusCode, headers, statusMessage);
-      return;
+      const StatusError = this.settings.statusError;
+      if (!StatusError || !decision.gaveUp) {
+        this.deliver(controller, statusCode, headers, statusMessage);
+        return;
+      }
+      // As undici's RetryAgent: the retries on a status are used up, so the request fails; the
+      // response is drained (or its connection closed) first, like one that is retried.
+      this.failAfterDrain = statusError(StatusError, statusCode, headers, this.run.attempts);
     }
-    this.delayMs = decision.delayMs;
+    this.delayMs = decision.retry ? decision.delayMs : 0;
     this.discarded = 0;
     this.state = 'discard';
     // A HEAD answer declares the length of a body it does not have.
@@ -515,6 +527,12 @@ export class RetryingRequest extends AttemptEvents {
   }
 
   private wait(): void {
+    const failure = this.failAfterDrain;
+    if (failure) {
+      this.failAfterDrain = undefined;
+      this.fail(failure);
+      return;
+    }
     this.state = 'wait';
     // The caller aborts through the controller it got at onRequestStart: give it one before waiting
     // (a first attempt refused before connecting never started the caller).
