@@ -39,6 +39,25 @@ export class AttemptTimeoutError extends Error {
   }
 }
 
+/**
+ * The error a request fails with, before it is sent, when its origin is held (see the `cooldown`
+ * option) for longer than `retryAfter.maxMs` or past its deadline.
+ */
+export class CooldownError extends Error {
+  /** Always `ERR_JITTERBUG_COOLDOWN`. */
+  readonly code = 'ERR_JITTERBUG_COOLDOWN';
+  /** The origin the server asked to wait for. */
+  readonly origin: string;
+  /** How long the request would have had to wait, in ms. */
+  readonly retryAfterMs: number;
+  constructor(origin: string, retryAfterMs: number) {
+    super(`jitterbug: ${origin} asked for ${Math.ceil(retryAfterMs)} ms without requests`);
+    this.name = 'CooldownError';
+    this.origin = origin;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
 const MAX_CAUSE_DEPTH = 5;
 
 /**

@@ -36,6 +36,7 @@ export {
   type RetryBudget,
   type RetryBudgetOptions,
 } from './budget.ts';
+export { type Cooldown, createCooldown, isCooldown } from './cooldown.ts';
 export { createRetryPolicy } from './create-retry-policy.ts';
 export { type AttemptOutcome, type Decision, decide, type StopDecision } from './decide.ts';
 export {
@@ -48,7 +49,13 @@ export {
   type RunIdentity,
   type RunStartMessage,
 } from './diagnostics/messages.ts';
-export { AttemptTimeoutError, DEFAULT_ERROR_CODES, describeError, errorCode } from './errors.ts';
+export {
+  AttemptTimeoutError,
+  CooldownError,
+  DEFAULT_ERROR_CODES,
+  describeError,
+  errorCode,
+} from './errors.ts';
 export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export {
   type AttemptInfo,

@@ -4,6 +4,7 @@
  */
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import type { RetryBudget, RetryBudgetOptions } from './budget.ts';
+import type { Cooldown } from './cooldown.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Sleep } from './sleep.ts';
@@ -230,6 +231,13 @@ export interface RetryOptions extends RetryOverrides {
   readonly sleep?: Sleep;
   /** The clock, in epoch ms, for deadlines and HTTP-dates. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Origin-wide cooldown: after a 429 or 503 with `Retry-After` (or a rate-limit reset), every request
+   * of the policy to that origin waits until then, in order, released with jitter; a hold longer than
+   * `retryAfter.maxMs` (or past the deadline) fails the request at once with a `CooldownError`.
+   * Default `true` (one per policy); `false` turns it off; a `Cooldown` shares one between policies.
+   */
+  readonly cooldown?: boolean | Cooldown;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */
@@ -257,6 +265,7 @@ export interface ResolvedOptions {
   readonly bufferStreamBytes: number;
   readonly discardBodyMaxBytes: number;
   readonly budget: RetryBudget | undefined;
+  readonly cooldown: Cooldown | undefined;
   readonly shouldRetry: RetryOverrides['shouldRetry'];
   readonly onRetry: RetryOverrides['onRetry'];
   readonly onGiveUp: RetryOverrides['onGiveUp'];

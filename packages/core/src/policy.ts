@@ -9,7 +9,7 @@
  */
 
 import { channels, observed } from '#diagnostics';
-import { type BackoffState, initialBackoffState } from './backoff.ts';
+import { type BackoffState, initialBackoffState, unitRandom } from './backoff.ts';
 import type { BodyKind } from './body.ts';
 import {
   type AttemptOutcome,
@@ -19,7 +19,7 @@ import {
   defaultRetry,
   type StopDecision,
 } from './decide.ts';
-import { errorCode } from './errors.ts';
+import { CooldownError, errorCode } from './errors.ts';
 import { fail, isOptionObject } from './option-error.ts';
 import type {
   AttemptInfo,
@@ -31,7 +31,7 @@ import type {
   RetryReason,
   StopReason,
 } from './options.ts';
-import type { HeaderGetter } from './retry-after.ts';
+import { type HeaderGetter, serverDelay } from './retry-after.ts';
 import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
 /** A request as an adapter describes it to the policy. */
@@ -97,6 +97,8 @@ export class RetryRun {
   declare private readonly startMs: number;
   declare private backoffState: BackoffState;
   declare private retries: RetryReason[] | undefined;
+  /** The end of the origin's cooldown this run has already waited for (or caused). */
+  declare private servedUntil: number;
 
   constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
     this.options = options;
@@ -110,6 +112,7 @@ export class RetryRun {
     this.startMs = options.now();
     this.backoffState = initialBackoffState;
     this.retries = undefined;
+    this.servedUntil = 0;
     options.budget?.deposit();
     if (observed && channels.runStart.hasSubscribers) {
       channels.runStart.publish({ run: this, method, url, route: options.route });
@@ -117,13 +120,62 @@ export class RetryRun {
   }
 
   /**
-   * Called by the adapter immediately before it sends each attempt (synchronously: subscribers to
-   * `jitterbug:attempt:start` match it with the client's own request events).
+   * Called by the adapter immediately before it sends each attempt. `undefined`: send it now (and
+   * subscribers to `jitterbug:attempt:start` have just been told, synchronously, so they can match it
+   * with the client's own request events). A promise: the origin is in a cooldown; await it (it
+   * rejects with `signal`'s reason on an abort, or with a `CooldownError` when the hold is too long,
+   * the run then finished) and call this again. `signal` may be an object whose `holdSignal()` is
+   * called only for a hold (so that an adapter makes no `AbortController` for attempts not held).
    */
-  beforeAttempt(): void {
+  beforeAttempt(signal?: AbortSignal | { holdSignal(): AbortSignal }): void | Promise<void> {
+    const o = this.options;
+    const cooldown = o.cooldown;
+    if (cooldown?.active) {
+      const origin = originOf(this.url);
+      const nowMs = o.now();
+      const jitter = o.retryAfter ? unitRandom(o.random) * o.retryAfter.jitterRatio : 0;
+      const release = cooldown.releaseAt(origin, nowMs, this.servedUntil, jitter);
+      if (release !== undefined) {
+        this.servedUntil = cooldown.until(origin);
+        const source = signal as { holdSignal?: () => AbortSignal } | undefined;
+        return this.holdFor(
+          origin,
+          release - nowMs,
+          source?.holdSignal ? source.holdSignal() : (signal as AbortSignal),
+        );
+      }
+    }
     if (observed && channels.attemptStart.hasSubscribers) {
       channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
     }
+  }
+
+  /** Waits out the origin's cooldown, or refuses a wait the options do not allow. */
+  private async holdFor(origin: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const o = this.options;
+    const reason: StopReason | undefined =
+      o.retryAfter && ms > o.retryAfter.maxMs
+        ? 'retry-after-too-long'
+        : o.deadlineMs !== undefined && !(this.elapsedMs() + ms <= o.deadlineMs)
+          ? 'deadline'
+          : undefined;
+    if (!reason) return this.wait(ms, signal);
+    const error = new CooldownError(origin, ms);
+    const { method, url, attempts: attempt } = this;
+    const event = {
+      method,
+      url,
+      attempt,
+      reason,
+      status: undefined,
+      error,
+      route: o.route,
+      refusedDelayMs: ms,
+    };
+    if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
+    await o.onGiveUp?.(event);
+    await this.finish(reason, undefined, error, false);
+    throw error;
   }
 
   /** Publishes the end of the attempt just counted. */
@@ -240,7 +292,9 @@ export class RetryRun {
     if (decision.retry && budget && !budget.tryWithdraw()) {
       decision = { retry: false, reason: 'budget-exhausted', gaveUp: true };
     }
-    const { status, error } = outcome;
+    const { status } = outcome;
+    if (o.cooldown && o.retryAfter && (status === 429 || status === 503)) this.holdOrigin(outcome, decision);
+    const { error } = outcome;
     const { method, url, attempts: attempt } = this;
     const route = o.route;
     if (decision.retry) {
@@ -276,6 +330,21 @@ export class RetryRun {
     // A response the user asked to retry is not a success, whatever its status.
     const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
     return after(gaveUp, () => after(this.finish(reason, status, error, success), () => stopped));
+  }
+
+  /** A 429 or 503 that says when to come back holds every request of the policy to the origin. */
+  private holdOrigin(outcome: AttemptOutcome, decision: Decision): void {
+    const server = outcome.responseHeaders && serverDelay(outcome.responseHeaders, outcome.nowMs);
+    if (!server) return;
+    const until = outcome.nowMs + server.ms;
+    // This request keeps its place in the line: first, at the time it retries (if it does).
+    this.options.cooldown?.hold(
+      originOf(this.url),
+      outcome.nowMs,
+      until,
+      decision.retry ? outcome.nowMs + decision.delayMs : until,
+    );
+    this.servedUntil = until;
   }
 
   /**
@@ -330,6 +399,15 @@ export class RetryRun {
     return o.onFinish ? after(o.onFinish(summary), nothing) : undefined;
   }
 }
+
+/** The origin of a request's URL (a relative one's is the page's, in a browser). */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url, (globalThis as { location?: { href?: string } }).location?.href).origin;
+  } catch {
+    return '';
+  }
+};
 
 /** Compiled route rules: the options of the first rule a request matches, and every rule's options. */
 export interface RouteTable {

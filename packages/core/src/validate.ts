@@ -5,6 +5,7 @@
  */
 import { backoffStrategies } from './backoff.ts';
 import { createRetryBudget, isRetryBudget, type RetryBudgetOptions } from './budget.ts';
+import { createCooldown, isCooldown } from './cooldown.ts';
 import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from './option-error.ts';
 import { DEFAULTS, type ResolvedOptions } from './options.ts';
 import { sleep } from './sleep.ts';
@@ -93,13 +94,22 @@ const ROWS: Readonly<Record<string, Row>> = {
   random: fn,
   sleep: fn,
   now: fn,
+  cooldown: (v, n) =>
+    v === false
+      ? undefined
+      : v === true
+        ? createCooldown()
+        : isCooldown(v)
+          ? v
+          : fail(n, 'a boolean or a Cooldown', v),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
 /** The options a route rule or a call may override. */
-const OVERRIDABLE = Object.keys(ROWS).filter((key) => !['random', 'sleep', 'now', 'retry'].includes(key));
+const POLICY_ONLY = ['random', 'sleep', 'now', 'cooldown'];
+const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
-export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'random', 'sleep', 'now']);
+export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
 /** Keys of a route rule (`match` and `name` are the rule's own). */
 export const ROUTE_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'retry', 'match', 'name']);
 /** Keys of a call's own overrides. */
@@ -119,6 +129,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   deadlineMs: undefined,
   attemptTimeoutMs: undefined,
   budget: undefined,
+  cooldown: undefined,
   shouldRetry: undefined,
   onRetry: undefined,
   onGiveUp: undefined,
@@ -142,7 +153,7 @@ export const resolveOptions = (
   path = '',
 ): ResolvedOptions => {
   if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
-  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget() };
+  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget(), cooldown: createCooldown() };
   const resolved: Record<string, unknown> = { ...inherited };
   for (const key of Object.keys(source)) {
     if (!allowed.has(key)) unknownOption(path + key);

@@ -91,11 +91,22 @@ export const execute = async (
       await Promise.resolve(run.abort(signal.reason)).catch(() => undefined);
       throw tagged(signal.reason, run);
     }
+    // An origin in a cooldown holds the attempt (in order, released with jitter) or refuses it.
+    for (
+      let held = run.beforeAttempt(signal ?? undefined);
+      held;
+      held = run.beforeAttempt(signal ?? undefined)
+    ) {
+      try {
+        await held;
+      } catch (error) {
+        throw tagged(error, run);
+      }
+    }
     const timer = attemptSignal(run.options.attemptTimeoutMs ?? settings.attemptTimeoutMs, signal);
     const [input, init] = call.attempt(timer?.signal, attemptMayRetry(run, call.headers));
     let response: Response;
     try {
-      run.beforeAttempt();
       response = await send(input, init);
     } catch (error) {
       timer?.stop();

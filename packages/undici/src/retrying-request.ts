@@ -266,6 +266,8 @@ export class RetryingRequest extends AttemptEvents {
   }
 
   private attempt(): boolean {
+    const held = this.run.beforeAttempt(this);
+    if (held) return this.hold(held);
     const handler = this.dispatched ? new AttemptHandler(this) : this;
     this.dispatched = true;
     this.current = handler;
@@ -280,6 +282,30 @@ export class RetryingRequest extends AttemptEvents {
       handler.onResponseError(null, error as Error);
       return true;
     }
+  }
+
+  /** The signal a cooldown's hold listens to (asked for by the run only when the origin is held). */
+  holdSignal(): AbortSignal {
+    const controller = new AbortController();
+    this.pendingAbort = controller;
+    return controller.signal;
+  }
+
+  /** The origin is in a cooldown: the attempt waits (the caller can abort it), then goes. */
+  private hold(held: Promise<void>): boolean {
+    this.state = 'wait';
+    this.startCaller(undefined);
+    held.then(
+      () => {
+        this.pendingAbort = undefined;
+        if (this.state === 'wait') this.attempt();
+      },
+      (reason: unknown) => {
+        this.pendingAbort = undefined;
+        this.fail(reason as Error);
+      },
+    );
+    return true;
   }
 
   /** The current attempt ran past `attemptTimeoutMs`. */
