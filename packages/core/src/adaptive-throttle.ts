@@ -11,6 +11,7 @@
  * it is deterministic under test.
  */
 import { type RandomSource, unitRandom } from './backoff.ts';
+import { fieldsOf, given, numberIn } from './option-error.ts';
 
 /** Options of {@link createAdaptiveThrottle}. */
 export interface AdaptiveThrottleOptions {
@@ -41,28 +42,15 @@ export const DEFAULT_THROTTLE = Object.freeze({ k: 2, windowMs: 120_000 });
 
 const BUCKETS = 12;
 
-const checked = (name: string, value: unknown, min: number, fallback: number): number => {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new TypeError(`jitterbug: option "throttle.${name}" must be a finite number >= ${min}`);
-  }
-  return value;
-};
-
 /**
  * Creates an adaptive throttle.
  *
  * @throws TypeError naming the option when a setting is invalid.
  */
 export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): AdaptiveThrottle => {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('jitterbug: option "throttle" must be an object, true, false or a throttle');
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== 'k' && key !== 'windowMs') throw new TypeError(`jitterbug: unknown option "throttle.${key}"`);
-  }
-  const k = checked('k', options.k, 1, DEFAULT_THROTTLE.k);
-  const windowMs = checked('windowMs', options.windowMs, 1, DEFAULT_THROTTLE.windowMs);
+  const fields = fieldsOf(options, 'throttle', ['k', 'windowMs']);
+  const k = numberIn(given(fields.k, DEFAULT_THROTTLE.k), 'throttle.k', 1);
+  const windowMs = numberIn(given(fields.windowMs, DEFAULT_THROTTLE.windowMs), 'throttle.windowMs', 1);
   const span = windowMs / BUCKETS;
   const requests = new Float64Array(BUCKETS);
   const accepts = new Float64Array(BUCKETS);

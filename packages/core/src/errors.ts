@@ -58,6 +58,21 @@ export class CooldownError extends Error {
   }
 }
 
+/** The error a request fails with, before it is sent, when the adaptive throttle refuses it. */
+export class ThrottledError extends Error {
+  /** Always `ERR_JITTERBUG_THROTTLED`. */
+  readonly code = 'ERR_JITTERBUG_THROTTLED';
+  /** The probability with which the throttle was refusing requests. */
+  readonly probability: number;
+  constructor(probability: number) {
+    super(
+      `jitterbug: refused locally by the adaptive throttle (refusing ${Math.round(probability * 100)} %)`,
+    );
+    this.name = 'ThrottledError';
+    this.probability = probability;
+  }
+}
+
 const MAX_CAUSE_DEPTH = 5;
 
 /**

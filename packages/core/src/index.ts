@@ -55,6 +55,7 @@ export {
   DEFAULT_ERROR_CODES,
   describeError,
   errorCode,
+  ThrottledError,
 } from './errors.ts';
 export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export {

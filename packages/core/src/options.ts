@@ -2,6 +2,8 @@
  * The public options of a retry policy, the hooks' payloads and the defaults. Types only, apart from
  * {@link DEFAULTS}: validation is in `validate.ts`.
  */
+
+import type { AdaptiveThrottle, AdaptiveThrottleOptions } from './adaptive-throttle.ts';
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import type { RetryBudget, RetryBudgetOptions } from './budget.ts';
 import type { Cooldown } from './cooldown.ts';
@@ -54,7 +56,8 @@ export type StopReason =
   | 'max-attempts'
   | 'deadline'
   | 'retry-after-too-long'
-  | 'budget-exhausted';
+  | 'budget-exhausted'
+  | 'throttled'; // the adaptive throttle refused the attempt locally
 
 /**
  * Why an attempt was retried: a status or an error that is retried, or a retry the user forced
@@ -238,6 +241,14 @@ export interface RetryOptions extends RetryOverrides {
    * Default `true` (one per policy); `false` turns it off; a `Cooldown` shares one between policies.
    */
   readonly cooldown?: boolean | Cooldown;
+  /**
+   * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
+   * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
+   * 503), and refuses a share `max(0, (requests − k·accepts) / (requests + 1))` locally: a first
+   * attempt fails with a `ThrottledError`, a retry is not made (the last answer is handed over).
+   * Default `false`; `true` for `{ k: 2, windowMs: 120_000 }`; an `AdaptiveThrottle` shares one.
+   */
+  readonly throttle?: boolean | AdaptiveThrottleOptions | AdaptiveThrottle;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */
@@ -266,6 +277,7 @@ export interface ResolvedOptions {
   readonly discardBodyMaxBytes: number;
   readonly budget: RetryBudget | undefined;
   readonly cooldown: Cooldown | undefined;
+  readonly throttle: AdaptiveThrottle | undefined;
   readonly shouldRetry: RetryOverrides['shouldRetry'];
   readonly onRetry: RetryOverrides['onRetry'];
   readonly onGiveUp: RetryOverrides['onGiveUp'];

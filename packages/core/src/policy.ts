@@ -19,7 +19,7 @@ import {
   defaultRetry,
   type StopDecision,
 } from './decide.ts';
-import { CooldownError, errorCode } from './errors.ts';
+import { CooldownError, errorCode, ThrottledError } from './errors.ts';
 import { fail, isOptionObject } from './option-error.ts';
 import type {
   AttemptInfo,
@@ -145,6 +145,11 @@ export class RetryRun {
         );
       }
     }
+    const throttle = o.throttle;
+    // A first attempt the throttle refuses is not sent; retries are refused where they are decided.
+    if (throttle && this.attempts === 0 && throttle.shouldReject(o.now(), o.random)) {
+      return this.refuse('throttled', new ThrottledError(throttle.rejectProbability(o.now())), undefined);
+    }
     if (observed && channels.attemptStart.hasSubscribers) {
       channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
     }
@@ -159,19 +164,14 @@ export class RetryRun {
         : o.deadlineMs !== undefined && !(this.elapsedMs() + ms <= o.deadlineMs)
           ? 'deadline'
           : undefined;
-    if (!reason) return this.wait(ms, signal);
-    const error = new CooldownError(origin, ms);
+    return reason ? this.refuse(reason, new CooldownError(origin, ms), ms) : this.wait(ms, signal);
+  }
+
+  /** Ends the run before an attempt is sent, and rejects with `error`. */
+  private async refuse(reason: StopReason, error: Error, refusedDelayMs: number | undefined): Promise<never> {
+    const o = this.options;
     const { method, url, attempts: attempt } = this;
-    const event = {
-      method,
-      url,
-      attempt,
-      reason,
-      status: undefined,
-      error,
-      route: o.route,
-      refusedDelayMs: ms,
-    };
+    const event = { method, url, attempt, reason, status: undefined, error, route: o.route, refusedDelayMs };
     if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
     await o.onGiveUp?.(event);
     await this.finish(reason, undefined, error, false);
@@ -207,6 +207,7 @@ export class RetryRun {
     const settled = decideByStatus(status, this.options);
     if (settled === undefined) return undefined;
     this.attempts++;
+    this.options.throttle?.accepted(this.options.now());
     if (observed) this.attemptEnded(status, undefined, undefined);
     return after(this.finish(settled.reason, status, undefined, status < 400), () => settled);
   }
@@ -224,6 +225,10 @@ export class RetryRun {
     }
     this.attempts++;
     const outcome = this.outcome(result);
+    // What the server answered without refusing for overload is an accept; errors are not.
+    const { status } = outcome;
+    if (status !== undefined && status !== 429 && status !== 503)
+      this.options.throttle?.accepted(outcome.nowMs);
     if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
     const o = this.options;
     if (!o.shouldRetry || outcome.aborted || !o.retry) return this.conclude(outcome);
@@ -289,7 +294,9 @@ export class RetryRun {
     const budget = o.budget;
     let decision = decide(outcome, o);
     // The decision only read the budget; the withdrawal is where concurrent runs are serialised.
-    if (decision.retry && budget && !budget.tryWithdraw()) {
+    if (decision.retry && o.throttle?.shouldReject(outcome.nowMs, o.random)) {
+      decision = { retry: false, reason: 'throttled', gaveUp: true };
+    } else if (decision.retry && budget && !budget.tryWithdraw()) {
       decision = { retry: false, reason: 'budget-exhausted', gaveUp: true };
     }
     const { status } = outcome;

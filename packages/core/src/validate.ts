@@ -3,6 +3,12 @@
  * Fields a source leaves out keep the value they inherit: the defaults, a policy's options for a
  * route, a route's for a call. Every `TypeError` comes from `option-error.ts`, in one format.
  */
+
+import {
+  type AdaptiveThrottleOptions,
+  createAdaptiveThrottle,
+  isAdaptiveThrottle,
+} from './adaptive-throttle.ts';
 import { backoffStrategies } from './backoff.ts';
 import { createRetryBudget, isRetryBudget, type RetryBudgetOptions } from './budget.ts';
 import { createCooldown, isCooldown } from './cooldown.ts';
@@ -102,11 +108,17 @@ const ROWS: Readonly<Record<string, Row>> = {
         : isCooldown(v)
           ? v
           : fail(n, 'a boolean or a Cooldown', v),
+  throttle: (v) =>
+    v === false
+      ? undefined
+      : isAdaptiveThrottle(v)
+        ? v
+        : createAdaptiveThrottle(v === true ? {} : (v as AdaptiveThrottleOptions)),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
 /** The options a route rule or a call may override. */
-const POLICY_ONLY = ['random', 'sleep', 'now', 'cooldown'];
+const POLICY_ONLY = ['random', 'sleep', 'now', 'cooldown', 'throttle'];
 const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
@@ -130,6 +142,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   attemptTimeoutMs: undefined,
   budget: undefined,
   cooldown: undefined,
+  throttle: undefined,
   shouldRetry: undefined,
   onRetry: undefined,
   onGiveUp: undefined,

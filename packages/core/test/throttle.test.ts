@@ -1,0 +1,88 @@
+/** Adaptive throttling through a policy: first attempts refused locally, retries not made. */
+import {
+  createAdaptiveThrottle,
+  createRetryPolicy,
+  type RetryOptions,
+  ThrottledError,
+} from '@jitterbug/core';
+import { describe, expect, it } from 'vitest';
+import { clock, decided } from './helpers.ts';
+
+const setup = (options: RetryOptions = {}, draw = 0) => {
+  const c = clock();
+  const policy = createRetryPolicy({
+    now: c.now,
+    random: () => draw,
+    sleep: async () => {},
+    budget: false,
+    ...options,
+  });
+  return { c, policy, begin: () => policy.begin({ method: 'GET', url: 'https://api.example.com/x' }) };
+};
+
+/** Runs `n` requests that each get `status` once (retries off), to feed the throttle. */
+const feed = (
+  begin: () => ReturnType<ReturnType<typeof createRetryPolicy>['begin']>,
+  n: number,
+  status: number,
+) => {
+  for (let i = 0; i < n; i++) {
+    const run = begin();
+    const held = run.beforeAttempt();
+    if (held) {
+      held.catch(() => undefined);
+      continue;
+    }
+    decided(run.next({ status }));
+  }
+};
+
+describe('throttle', () => {
+  it('is off by default: no request is ever refused locally', () => {
+    const { policy, begin } = setup({ maxAttempts: 1 });
+    expect(policy.options.throttle).toBeUndefined();
+    feed(begin, 50, 503);
+    expect(begin().beforeAttempt()).toBeUndefined();
+  });
+
+  it('refuses first attempts locally once the server refuses most of them, with a ThrottledError', async () => {
+    const throttle = createAdaptiveThrottle();
+    const { c, begin } = setup({ throttle, maxAttempts: 1 }, 0);
+    feed(begin, 30, 503);
+    expect(throttle.rejectProbability(c.now())).toBeGreaterThan(0);
+    const refused = begin();
+    const held = refused.beforeAttempt();
+    await expect(Promise.resolve(held)).rejects.toBeInstanceOf(ThrottledError);
+    expect(refused.summary).toMatchObject({ attempts: 0, reason: 'throttled', outcome: 'failure' });
+  });
+
+  it('lets every request through while the server accepts them', () => {
+    const { begin } = setup({ throttle: true, maxAttempts: 1 }, 0);
+    feed(begin, 100, 200);
+    expect(begin().beforeAttempt()).toBeUndefined();
+  });
+
+  it('a retry it refuses is not made: the run ends as throttled with the last answer', () => {
+    const throttle = createAdaptiveThrottle();
+    const { begin } = setup({ throttle, maxAttempts: 1 }, 0.999);
+    feed(begin, 30, 503);
+    const { begin: beginRetrying } = setup({ throttle, maxAttempts: 3 }, 0);
+    const run = beginRetrying();
+    // First attempts through (the draw is 0.999 above); the retry is drawn at 0: refused.
+    expect(decided(run.next({ status: 503 }))).toMatchObject({
+      retry: false,
+      reason: 'throttled',
+      gaveUp: true,
+    });
+    expect(run.summary).toMatchObject({ status: 503, reason: 'throttled' });
+  });
+
+  it('true takes the defaults; invalid settings are refused naming the option; not in routes or calls', () => {
+    expect(createRetryPolicy({ throttle: true }).options.throttle).toMatchObject({ k: 2, windowMs: 120_000 });
+    expect(() => createRetryPolicy({ throttle: { k: 0 } })).toThrow(/"throttle\.k"/);
+    expect(() => createRetryPolicy({ throttle: 'on' as never })).toThrow(/"throttle"/);
+    expect(() =>
+      createRetryPolicy().begin({ method: 'GET', url: 'https://x/' }, { throttle: true } as never),
+    ).toThrow(/unknown option "jitterbug\.throttle"/);
+  });
+});
