@@ -107,6 +107,23 @@ export const isRetryable = (outcome: AttemptOutcome, options: ResolvedOptions): 
   return code !== undefined && options.errorCodes.has(code);
 };
 
+/**
+ * Whether a status or an error is a failure that is retried (its status in `statusCodes`, its code in
+ * `errorCodes`), from the attempt's result alone: a hedged attempt waits for its other copies then.
+ */
+export const retryableResult = (
+  result: {
+    readonly status?: number | undefined;
+    readonly error?: unknown;
+    readonly code?: string | undefined;
+  },
+  options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>,
+): boolean => {
+  if (result.status !== undefined) return options.statusCodes.has(result.status);
+  const code = result.code ?? errorCode(result.error);
+  return code !== undefined && options.errorCodes.has(code);
+};
+
 /** What jitterbug would do without `shouldRetry`: retry a retryable failure of a retryable request. */
 export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions): boolean =>
   isRetryable(outcome, options) && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);

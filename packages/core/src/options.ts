@@ -8,6 +8,7 @@ import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from '
 import type { RetryBudget, RetryBudgetOptions } from './budget.ts';
 import type { Cooldown } from './cooldown.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
+import type { HedgeOptions, Hedging } from './hedge.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Sleep } from './sleep.ts';
 
@@ -146,6 +147,8 @@ export interface RetryInfo {
   readonly error: unknown;
   /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
   readonly route: string | undefined;
+  /** Hedged copies sent (extra to the attempts) and the copy of the last attempt that answered, if hedged. */
+  readonly hedge: { readonly copies: number; readonly winner: number } | undefined;
 }
 
 /** A hook's result: a value, or a promise of it (awaited before the request goes on). */
@@ -206,6 +209,13 @@ export interface RetryOverrides {
   readonly onFinish?: (info: RetryInfo) => unknown;
   /** A budget for this route instead of the policy's; `false` for none. */
   readonly budget?: RetryBudgetOptions | RetryBudget | false;
+  /**
+   * Hedged requests: an attempt that has had no answer after `delayMs` is sent again, up to
+   * `maxAttempts` copies in flight, and the first final answer wins (the others are cancelled).
+   * Only for requests that may be sent twice, within a hedge budget of its own. Default `false`.
+   * A policy's or a route's setting (not a call's: a percentile needs the latencies they share).
+   */
+  readonly hedge?: HedgeOptions | false;
 }
 
 /** What a route rule matches: `"POST /payments/*"`, `"/reports/*"`, a `URLPattern`, or a predicate. */
@@ -278,6 +288,7 @@ export interface ResolvedOptions {
   readonly budget: RetryBudget | undefined;
   readonly cooldown: Cooldown | undefined;
   readonly throttle: AdaptiveThrottle | undefined;
+  readonly hedge: Hedging | undefined;
   readonly shouldRetry: RetryOverrides['shouldRetry'];
   readonly onRetry: RetryOverrides['onRetry'];
   readonly onGiveUp: RetryOverrides['onGiveUp'];

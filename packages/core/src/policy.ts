@@ -17,6 +17,8 @@ import {
   decide,
   decideByStatus,
   defaultRetry,
+  methodAllowsRetry,
+  retryableResult,
   type StopDecision,
 } from './decide.ts';
 import { CooldownError, errorCode, ThrottledError } from './errors.ts';
@@ -99,6 +101,8 @@ export class RetryRun {
   declare private retries: RetryReason[] | undefined;
   /** The end of the origin's cooldown this run has already waited for (or caused). */
   declare private servedUntil: number;
+  /** Hedged copies sent, and the copy that answered the last hedged attempt. */
+  declare private hedged: { copies: number; winner: number } | undefined;
 
   constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
     this.options = options;
@@ -113,7 +117,9 @@ export class RetryRun {
     this.backoffState = initialBackoffState;
     this.retries = undefined;
     this.servedUntil = 0;
+    this.hedged = undefined;
     options.budget?.deposit();
+    options.hedge?.budget.deposit();
     if (observed && channels.runStart.hasSubscribers) {
       channels.runStart.publish({ run: this, method, url, route: options.route });
     }
@@ -153,6 +159,43 @@ export class RetryRun {
     if (observed && channels.attemptStart.hasSubscribers) {
       channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
     }
+  }
+
+  /**
+   * When another copy of the attempt in flight may be sent, in ms after this copy was: `undefined`
+   * when none will be (no hedging, the request may not be sent twice, `copies` — those of this
+   * attempt sent so far — are all the policy allows, or a percentile delay has too few latencies).
+   */
+  hedgeDelay(copies: number): number | undefined {
+    const o = this.options;
+    const hedge = o.hedge;
+    if (!hedge || copies >= hedge.maxAttempts || this.body === 'stream' || !o.retry) return undefined;
+    return methodAllowsRetry(this.method, this.headers, o) ? hedge.delay() : undefined;
+  }
+
+  /**
+   * Takes a token for a hedged copy about to be sent (call it, then send at once: subscribers to
+   * `jitterbug:attempt:start` are told synchronously). `false`: the hedge budget is empty, send none.
+   */
+  startHedge(copy: number): boolean {
+    if (!this.options.hedge?.budget.tryWithdraw()) return false;
+    this.hedged ??= { copies: 0, winner: 1 };
+    this.hedged.copies++;
+    if (observed && channels.attemptStart.hasSubscribers) {
+      channels.attemptStart.publish({ run: this, attempt: this.attempts + 1, copy });
+    }
+    return true;
+  }
+
+  /** Whether a copy's result settles a hedged attempt: anything but a failure that is retried. */
+  settlesHedge(result: AttemptResult): boolean {
+    return !retryableResult(result, this.options);
+  }
+
+  /** Records which copy (1-based) answered the hedged attempt, and how long an attempt took to its headers. */
+  hedgeAnswered(copy: number, latencyMs: number | undefined): void {
+    if (this.hedged) this.hedged.winner = copy;
+    if (latencyMs !== undefined) this.options.hedge?.latencies.record(latencyMs);
   }
 
   /** Waits out the origin's cooldown, or refuses a wait the options do not allow. */
@@ -400,6 +443,7 @@ export class RetryRun {
       status,
       error,
       route: o.route,
+      hedge: this.hedged ? { ...this.hedged } : undefined,
     };
     this.summary = summary;
     if (observed && channels.runEnd.hasSubscribers) channels.runEnd.publish({ run: this, info: summary });

@@ -12,6 +12,7 @@ import {
 import { backoffStrategies } from './backoff.ts';
 import { createRetryBudget, isRetryBudget, type RetryBudgetOptions } from './budget.ts';
 import { createCooldown, isCooldown } from './cooldown.ts';
+import { createHedging, isHedging } from './hedge.ts';
 import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from './option-error.ts';
 import { DEFAULTS, type ResolvedOptions } from './options.ts';
 import { sleep } from './sleep.ts';
@@ -108,6 +109,7 @@ const ROWS: Readonly<Record<string, Row>> = {
         : isCooldown(v)
           ? v
           : fail(n, 'a boolean or a Cooldown', v),
+  hedge: (v, n) => (v === false ? undefined : isHedging(v) ? v : createHedging(v, n)),
   throttle: (v) =>
     v === false
       ? undefined
@@ -124,8 +126,8 @@ const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
 /** Keys of a route rule (`match` and `name` are the rule's own). */
 export const ROUTE_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'retry', 'match', 'name']);
-/** Keys of a call's own overrides. */
-export const CALL_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE);
+/** Keys of a call's own overrides (a call cannot hedge: a percentile needs the latencies a policy shares). */
+export const CALL_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE.filter((key) => key !== 'hedge'));
 
 /** The defaults, resolved (a policy gets its own budget on top). */
 const DEFAULT_OPTIONS: ResolvedOptions = {
@@ -143,6 +145,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   budget: undefined,
   cooldown: undefined,
   throttle: undefined,
+  hedge: undefined,
   shouldRetry: undefined,
   onRetry: undefined,
   onGiveUp: undefined,

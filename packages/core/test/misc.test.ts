@@ -83,6 +83,7 @@ describe('getRetryInfo / setRetryInfo', () => {
     status: 200,
     error: undefined,
     route: undefined,
+    hedge: undefined,
   };
 
   it('reads back the summary attached to a response or an error', () => {

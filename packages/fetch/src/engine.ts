@@ -7,6 +7,7 @@ import { attemptMayRetry, errorCode, mayRetry, type RetryRun, setRetryInfo } fro
 import { attemptSignal } from './attempt-signal.ts';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
+import { Failed, sendHedged } from './hedged-attempt.ts';
 import { readUpTo } from './read-body.ts';
 
 /** How a client on the engine differs from plain fetch. */
@@ -62,6 +63,28 @@ const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
   }
 };
 
+/** Sends one attempt (not hedged); a failure comes back as `Failed`, a response as it is. */
+const sendOnce = async (
+  send: FetchFunction,
+  call: Call,
+  run: RetryRun,
+  timeoutMs: number | undefined,
+): Promise<Response | Failed> => {
+  const timer = attemptSignal(timeoutMs, call.signal);
+  const [input, init] = call.attempt(timer?.signal, attemptMayRetry(run, call.headers));
+  // A percentile hedge delay learns from the attempts that were not hedged too.
+  const startedAt = run.options.hedge ? performance.now() : 0;
+  try {
+    const response = await send(input, init);
+    if (startedAt) run.hedgeAnswered(1, performance.now() - startedAt);
+    return response;
+  } catch (error) {
+    return new Failed(error, networkCode(error, call));
+  } finally {
+    timer?.stop();
+  }
+};
+
 /** Waits before the next attempt; the caller's abort ends the call with its reason. */
 const backOff = async (run: RetryRun, call: Call, delayMs: number): Promise<void> => {
   try {
@@ -103,22 +126,23 @@ export const execute = async (
         throw tagged(error, run);
       }
     }
-    const timer = attemptSignal(run.options.attemptTimeoutMs ?? settings.attemptTimeoutMs, signal);
-    const [input, init] = call.attempt(timer?.signal, attemptMayRetry(run, call.headers));
-    let response: Response;
-    try {
-      response = await send(input, init);
-    } catch (error) {
-      timer?.stop();
+    const timeoutMs = run.options.attemptTimeoutMs ?? settings.attemptTimeoutMs;
+    const hedgeMs = run.hedgeDelay(1);
+    const sent =
+      hedgeMs === undefined
+        ? await sendOnce(send, call, run, timeoutMs)
+        : await sendHedged(send, call, run, timeoutMs, hedgeMs, (error) => networkCode(error, call));
+    if (sent instanceof Failed) {
+      const { error } = sent;
       const aborted = signal?.aborted === true;
-      const code = aborted ? undefined : networkCode(error, call);
+      const code = aborted ? undefined : sent.code;
       const pending = run.next(code ? { error, code } : { error, aborted });
       const decision = pending instanceof Promise ? await pending : pending;
       if (!decision.retry) throw tagged(settings.finalError?.(error, call) ?? error, run);
       await backOff(run, call, decision.delayMs);
       continue;
     }
-    timer?.stop();
+    const response = sent;
     let decision: Decision;
     try {
       const status = response.status;

@@ -26,6 +26,8 @@ export interface AttemptStartMessage {
   readonly run: RunIdentity;
   /** 1-based number of this attempt (the first is 1; a resend is 2 or more). */
   readonly attempt: number;
+  /** For a hedged copy of the attempt, its number (2 or more); absent for the attempt itself. */
+  readonly copy?: number;
 }
 
 /** `jitterbug:attempt:end`: an attempt ended with a response or an error. */

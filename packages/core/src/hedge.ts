@@ -1,0 +1,66 @@
+/**
+ * Hedged requests (Dean and Barroso, "The Tail at Scale"; gRPC's hedging policy): when an attempt
+ * has had no answer after a delay, another copy is sent, and the first final answer wins. Only for
+ * requests that may be sent twice (a retried method or an idempotency key, a replayable body), with
+ * a budget of their own so that a slow server under load is not hit harder.
+ */
+import { createRetryBudget, type RetryBudget } from './budget.ts';
+import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
+import { fail, fieldsOf, given, numberIn } from './option-error.ts';
+
+/** The `hedge` option. */
+export interface HedgeOptions {
+  /**
+   * When to send another copy: a fixed delay in ms, or a percentile of the recent attempts' time to
+   * their response headers, as `'p95'` (no hedging until 20 latencies have been seen).
+   */
+  readonly delayMs: number | `p${number}`;
+  /** Copies of an attempt in all, counting the first. Default 2. */
+  readonly maxAttempts?: number;
+  /**
+   * Extra requests hedges may add, as a share of requests: a token bucket like the retry budget
+   * (one token per hedge, this much per request, at most one token held). Default 0.05.
+   */
+  readonly ratio?: number;
+}
+
+/** A policy's hedging, resolved: settings and the state its requests share. */
+export interface Hedging {
+  readonly maxAttempts: number;
+  /** The delay before the next copy, now; `undefined` while a percentile has too few latencies. */
+  delay(): number | undefined;
+  /** Time to response headers of one attempt, for the percentile. */
+  readonly latencies: LatencyWindow;
+  readonly budget: RetryBudget;
+}
+
+const PERCENTILE = /^p(\d+(?:\.\d+)?)$/;
+/** Latencies a percentile needs before it is trusted. */
+const MIN_SAMPLES = 20;
+
+/** Validates the `hedge` option (at `name`) and makes its state. */
+export const createHedging = (value: unknown, name: string): Hedging => {
+  const h = fieldsOf(value, name, ['delayMs', 'maxAttempts', 'ratio']);
+  const delay = h.delayMs;
+  const percentile = typeof delay === 'string' ? PERCENTILE.exec(delay) : null;
+  const p = percentile ? Number(percentile[1]) : undefined;
+  const valid =
+    p === undefined ? typeof delay === 'number' && delay >= 0 && Number.isFinite(delay) : p > 0 && p < 100;
+  if (!valid) fail(`${name}.delayMs`, 'a number of ms >= 0 or a percentile such as "p95"', delay);
+  const maxAttempts = given(h.maxAttempts, 2);
+  if (!(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 2 && (maxAttempts as number) <= 10)) {
+    fail(`${name}.maxAttempts`, 'an integer from 2 to 10', maxAttempts);
+  }
+  const ratio = numberIn(given(h.ratio, 0.05), `${name}.ratio`, 0, 1);
+  const latencies = createLatencyWindow(1000);
+  return {
+    maxAttempts: maxAttempts as number,
+    delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
+    latencies,
+    budget: createRetryBudget({ ratio, burst: 1 }, `${name}.ratio`),
+  };
+};
+
+/** Whether a value is resolved hedging (rather than options). */
+export const isHedging = (value: unknown): value is Hedging =>
+  typeof value === 'object' && value !== null && typeof (value as Hedging).delay === 'function';

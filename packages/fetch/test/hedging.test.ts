@@ -1,0 +1,122 @@
+/**
+ * Hedged requests through withRetry, over a real server whose first answer is slow: the copy that
+ * answers first wins, the other is cancelled, and only requests that may be sent twice are hedged.
+ */
+import { createRetryPolicy, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
+import { Agent } from 'undici7';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { getRetryInfo, withRetry } from '../src/index.ts';
+
+let server: ScriptedServer;
+const agents: Agent[] = [];
+const client = (options: RetryPolicyOptions) => {
+  const agent = new Agent();
+  agents.push(agent);
+  const inner: typeof fetch = (input, init) => fetch(input, { ...init, dispatcher: agent } as RequestInit);
+  return withRetry(inner, createRetryPolicy({ random: () => 0.5, sleep: async () => {}, ...options }));
+};
+const url = (path: string) => server.url + path;
+const slowThenFast = (path: string, slow: object = { status: 200, body: 'slow', delayMs: 3_000 }) =>
+  server.route(path, [slow as never, { status: 200, body: 'fast' }]);
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.close();
+  expect(await server.waitForIdle(3_000)).toBe(0);
+  server.reset();
+});
+afterAll(() => server.close());
+
+describe('hedged requests', () => {
+  it('a slow first copy: the second, sent after delayMs, answers; the first is cancelled', async () => {
+    slowThenFast('/tail');
+    const started = Date.now();
+    const response = await client({ hedge: { delayMs: 50 } })(url('/tail'));
+    expect(await response.text()).toBe('fast');
+    // Generous: the slow copy would have held the caller for 3 s.
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(server.seen('/tail')).toHaveLength(2);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, hedge: { copies: 1, winner: 2 } });
+    const slow = server.responses.find((r) => r.path === '/tail' && (r.step as { delayMs?: number }).delayMs);
+    await realSleep(50);
+    expect(slow?.finished).toBe(false);
+  });
+
+  it('never hedges a POST without an idempotency key; hedges one with a key', async () => {
+    slowThenFast('/pay', { status: 200, body: 'slow', delayMs: 300 });
+    const send = client({ hedge: { delayMs: 20 } });
+    expect(await (await send(url('/pay'), { method: 'POST', body: 'x' })).text()).toBe('slow');
+    expect(server.seen('/pay')).toHaveLength(1);
+    server.reset();
+    slowThenFast('/pay', { status: 200, body: 'slow', delayMs: 3_000 });
+    const keyed = await send(url('/pay'), { method: 'POST', body: 'x', headers: { 'idempotency-key': 'k' } });
+    expect(await keyed.text()).toBe('fast');
+    expect(server.seen('/pay').map((r) => r.body.toString())).toEqual(['x', 'x']);
+  });
+
+  it('a final answer from either copy ends the attempt: a 404 wins, the other copy is cancelled', async () => {
+    server.route('/gone', [
+      { status: 200, body: 'slow', delayMs: 3_000 },
+      { status: 404, body: 'no' },
+    ]);
+    const response = await client({ hedge: { delayMs: 20 } })(url('/gone'));
+    expect(response.status).toBe(404);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, reason: 'status-not-retryable' });
+  });
+
+  it('a retried failure of one copy waits for the other copy', async () => {
+    server.route('/half', [
+      { status: 503, delayMs: 100 },
+      { status: 200, body: 'ok', delayMs: 200 },
+    ]);
+    const response = await client({ hedge: { delayMs: 20 } })(url('/half'));
+    expect(await response.text()).toBe('ok');
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, retries: [], hedge: { winner: 2 } });
+  });
+
+  it('the hedge budget: at most one hedge held, `ratio` more per request', async () => {
+    const send = client({ hedge: { delayMs: 20, ratio: 0 } });
+    slowThenFast('/a', { status: 200, body: 'slow', delayMs: 300 });
+    await send(url('/a'));
+    expect(server.seen('/a')).toHaveLength(2);
+    slowThenFast('/b', { status: 200, body: 'slow', delayMs: 300 });
+    expect(await (await send(url('/b'))).text()).toBe('slow');
+    expect(server.seen('/b')).toHaveLength(1);
+  });
+
+  it('a percentile delay hedges only once 20 latencies are known', async () => {
+    server.route('/quick', [{ status: 200, body: 'q' }]);
+    const send = client({ hedge: { delayMs: 'p50' } });
+    slowThenFast('/early', { status: 200, body: 'slow', delayMs: 300 });
+    expect(await (await send(url('/early'))).text()).toBe('slow');
+    for (let i = 0; i < 20; i++) await (await send(url('/quick'))).text();
+    slowThenFast('/late');
+    expect(await (await send(url('/late'))).text()).toBe('fast');
+  });
+
+  it('the caller’s abort cancels every copy, with its reason', async () => {
+    server.route('/stuck', [{ status: 200, body: 'late', delayMs: 3_000 }]);
+    const controller = new AbortController();
+    const reason = new Error('left');
+    const pending = client({ hedge: { delayMs: 20 } })(url('/stuck'), { signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
+    while (server.seen('/stuck').length < 2) await realSleep(5);
+    controller.abort(reason);
+    expect(await pending).toBe(reason);
+  });
+
+  it('invalid hedging is refused naming the option; a call cannot hedge', () => {
+    expect(() => createRetryPolicy({ hedge: { delayMs: -1 } })).toThrow(/"hedge\.delayMs"/);
+    expect(() => createRetryPolicy({ hedge: { delayMs: 'p100' as never } })).toThrow(/"hedge\.delayMs"/);
+    expect(() => createRetryPolicy({ hedge: { delayMs: 10, maxAttempts: 1 } })).toThrow(
+      /"hedge\.maxAttempts"/,
+    );
+    expect(() =>
+      createRetryPolicy().begin({ method: 'GET', url: 'https://x/' }, { hedge: { delayMs: 5 } } as never),
+    ).toThrow(/unknown option "jitterbug\.hedge"/);
+  });
+});
