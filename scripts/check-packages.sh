@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every published package (`--build-only` stops there) (ESM .js + .d.ts into dist/) and checks what npm would ship:
-# publint (package.json fields and files) and arethetypeswrong (types resolve for ESM consumers).
+# publint (package.json fields and files) and arethetypeswrong (types resolve for ESM consumers), and
+# that TypeScript 5.7 (the oldest the READMEs promise) reads the built .d.ts files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=()
@@ -9,6 +10,9 @@ for dir in packages/*/; do
 done
 tsc -b "${packages[@]/%//tsconfig.build.json}"
 [ "${1:-}" = "--build-only" ] && exit 0
+# The built .d.ts files, read by the oldest TypeScript the READMEs promise, from a user's program.
+node_modules/typescript57/bin/tsc -p test/types/tsconfig.json || { echo "types: TypeScript 5.7 cannot read the .d.ts files" >&2; exit 1; }
+echo "types ok: TypeScript 5.7 reads the built .d.ts files"
 for pkg in "${packages[@]}"; do
   publint --level warning "$pkg" >/dev/null || { publint "$pkg"; exit 1; }
   # ESM only by design: CommonJS consumers use import().
