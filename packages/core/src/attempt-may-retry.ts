@@ -15,5 +15,5 @@ import type { HeaderGetter } from './retry-after.ts';
  */
 export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): boolean =>
   run.body !== 'stream' &&
-  run.attempts + 1 < run.options.maxAttempts &&
+  run.attempts - run.transparentRetries + 1 < run.options.maxAttempts &&
   mayRetryUpper(run.options, run.method, requestHeaders);

@@ -4,7 +4,7 @@
  * {@link RetryRun}, which asks the user's hooks and calls these.
  */
 import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
-import { errorCode } from './errors.ts';
+import { errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 import type { DelaySource, ResolvedOptions, RetryReason, StopReason } from './options.ts';
 import { type HeaderGetter, serverDelay } from './retry-after.ts';
 
@@ -36,6 +36,13 @@ export interface AttemptOutcome {
   readonly aborted?: boolean | undefined;
   /** `shouldRetry`'s answer, when it was asked. */
   readonly verdict?: boolean | undefined;
+  /**
+   * The failure proves the server never processed the request: the adapter says so (an HTTP/2
+   * `REFUSED_STREAM`, a `GOAWAY` below the stream), or its code is one of `UNPROCESSED_ERROR_CODES`.
+   */
+  readonly unprocessed?: boolean | undefined;
+  /** Transparent retries made so far (of `transparentRetries`). */
+  readonly transparentRetries?: number | undefined;
   /** The user forced a retry (ky's `ky.retry()`), with the delay they gave, if any. */
   readonly forced?: { readonly delayMs?: number | undefined } | undefined;
 }
@@ -168,6 +175,16 @@ const retryDelay = (
   return { delayMs, delaySource: 'backoff', nextBackoffState };
 };
 
+const UNPROCESSED = new Set(UNPROCESSED_ERROR_CODES);
+
+/** Whether an attempt's failure proves the server never processed the request. */
+export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
+  if (outcome.status !== undefined || outcome.aborted) return false;
+  if (outcome.unprocessed) return true;
+  const code = outcome.code ?? errorCode(outcome.error);
+  return code !== undefined && UNPROCESSED.has(code);
+};
+
 /**
  * Decides whether to retry after an attempt. Pure: the same outcome, options and random source
  * give the same decision. The user's hooks are not called here: `shouldRetry`'s answer comes in
@@ -182,6 +199,21 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   }
   const retryable = isRetryable(outcome, options);
   if (!options.retry) return stop(options.disabledBy, retryable);
+  // A request the server never got is sent again whatever its method, on a budget of its own.
+  if (
+    provablyUnprocessed(outcome) &&
+    (outcome.transparentRetries ?? 0) < options.transparentRetries &&
+    outcome.verdict !== false &&
+    outcome.bodyReplayable
+  ) {
+    const delay = retryDelay(outcome, options);
+    if ('retry' in delay) return delay;
+    if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
+      return stop('deadline', true, delay.delayMs);
+    }
+    if (outcome.budgetTokens < 1 - 1e-9) return stop('budget-exhausted', true);
+    return { retry: true, ...delay, reason: 'unprocessed' };
+  }
   const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
   if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
   if (!byDefault && !forced && outcome.verdict !== true) {
@@ -191,7 +223,9 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   }
   // Past this point the attempt is one we would retry: every stop is a give-up.
   if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
-  if (outcome.attempt >= options.maxAttempts) return stop('max-attempts', true);
+  // Attempts the server provably never saw (retried transparently) do not count.
+  if (outcome.attempt - (outcome.transparentRetries ?? 0) >= options.maxAttempts)
+    return stop('max-attempts', true);
   const delay = retryDelay(outcome, options);
   if ('retry' in delay) return delay;
   // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.

@@ -26,6 +26,18 @@ export const DEFAULT_ERROR_CODES: readonly string[] = Object.freeze([
   'ERR_NETWORK',
 ]);
 
+/**
+ * Error codes that prove a request never reached the server's application: the connection was never
+ * established, so nothing was written (gRFC A6's "transparent retry"). A reset or a timeout after the
+ * connection existed is not one of them: the server may have processed the request.
+ */
+export const UNPROCESSED_ERROR_CODES: readonly string[] = Object.freeze([
+  'ECONNREFUSED',
+  'ENOTFOUND', // no such host
+  'EAI_AGAIN', // DNS temporary failure
+  'UND_ERR_CONNECT_TIMEOUT', // undici: the TCP connection was not established in time
+]);
+
 /** The error an adapter uses when one attempt took longer than `attemptTimeoutMs`. */
 export class AttemptTimeoutError extends Error {
   /** Always `ERR_JITTERBUG_ATTEMPT_TIMEOUT`. */

@@ -56,6 +56,7 @@ export {
   describeError,
   errorCode,
   ThrottledError,
+  UNPROCESSED_ERROR_CODES,
 } from './errors.ts';
 export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export {

@@ -61,10 +61,11 @@ export type StopReason =
   | 'throttled'; // the adaptive throttle refused the attempt locally
 
 /**
- * Why an attempt was retried: a status or an error that is retried, or a retry the user forced
- * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`).
+ * Why an attempt was retried: a status or an error that is retried, a retry the user forced
+ * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
+ * failure that proves the server never processed the request (`transparentRetries`).
  */
-export type RetryReason = 'status' | 'error' | 'forced';
+export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed';
 
 /** Where a retry's delay came from. */
 export type DelaySource = 'backoff' | 'retry-after' | 'ratelimit-reset' | 'x-ratelimit-reset' | 'forced';
@@ -210,6 +211,13 @@ export interface RetryOverrides {
   /** A budget for this route instead of the policy's; `false` for none. */
   readonly budget?: RetryBudgetOptions | RetryBudget | false;
   /**
+   * Retries of a failure that proves the request never reached the server's application (the
+   * connection was refused or never made — `UNPROCESSED_ERROR_CODES` —, HTTP/2 `REFUSED_STREAM`, a
+   * `GOAWAY` below the request's stream), for **any** method, POST included: this many per request,
+   * apart from `maxAttempts`, within the budget and the deadline. Default 2; `0` turns them off.
+   */
+  readonly transparentRetries?: number;
+  /**
    * Hedged requests: an attempt that has had no answer after `delayMs` is sent again, up to
    * `maxAttempts` copies in flight, and the first final answer wins (the others are cancelled).
    * Only for requests that may be sent twice, within a hedge budget of its own. Default `false`.
@@ -274,6 +282,7 @@ export interface ResolvedOptions {
   readonly disabledBy: 'route-disabled' | 'retry-disabled';
   readonly route: string | undefined;
   readonly maxAttempts: number;
+  readonly transparentRetries: number;
   /** The strategy with its numbers. */
   readonly backoff: BackoffParams & { readonly strategy: Backoff };
   readonly methods: ReadonlySet<string>;
@@ -309,4 +318,5 @@ export const DEFAULTS = Object.freeze({
   retryAfter: Object.freeze({ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 } as const),
   bufferStreamBytes: 0,
   discardBodyMaxBytes: 65_536,
+  transparentRetries: 2,
 });

@@ -61,6 +61,11 @@ export type AttemptResult =
       readonly code?: string;
       /** The caller's own signal ended the attempt. */
       readonly aborted?: boolean;
+      /**
+       * The adapter knows the server never processed the request (an HTTP/2 `REFUSED_STREAM`, a
+       * `GOAWAY` whose last stream is below the request's): retried whatever the method.
+       */
+      readonly unprocessed?: boolean;
     };
 
 const NO_HEADERS: HeaderGetter = () => undefined;
@@ -99,6 +104,8 @@ export class RetryRun {
   declare private readonly startMs: number;
   declare private backoffState: BackoffState;
   declare private retries: RetryReason[] | undefined;
+  /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
+  declare transparentRetries: number;
   /** The end of the origin's cooldown this run has already waited for (or caused). */
   declare private servedUntil: number;
   /** Hedged copies sent, and the copy that answered the last hedged attempt. */
@@ -116,6 +123,7 @@ export class RetryRun {
     this.startMs = options.now();
     this.backoffState = initialBackoffState;
     this.retries = undefined;
+    this.transparentRetries = 0;
     this.servedUntil = 0;
     this.hedged = undefined;
     options.budget?.deposit();
@@ -328,6 +336,8 @@ export class RetryRun {
       error: hasStatus ? undefined : result.error,
       code: hasStatus ? undefined : result.code,
       aborted: hasStatus ? false : result.aborted === true,
+      unprocessed: hasStatus ? false : result.unprocessed === true,
+      transparentRetries: this.transparentRetries,
     };
   }
 
@@ -351,6 +361,8 @@ export class RetryRun {
       this.backoffState = decision.nextBackoffState;
       this.retries ??= [];
       this.retries.push(decision.reason);
+      // A transparent retry does not count in maxAttempts: the server never saw the attempt.
+      if (decision.reason === 'unprocessed') this.transparentRetries++;
       const { delayMs, delaySource, reason } = decision;
       const budgetTokens = budget?.tokens;
       const retry = decision;

@@ -78,6 +78,10 @@ const ROWS: Readonly<Record<string, Row>> = {
     Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000
       ? v
       : fail(n, 'an integer from 1 to 1000', v),
+  transparentRetries: (v, n) =>
+    Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 10
+      ? v
+      : fail(n, 'an integer from 0 to 10', v),
   backoff: backoffRow,
   methods: setOf(isToken, 'HTTP method (a token)', (m: string) => m.toUpperCase()),
   statusCodes: setOf(

@@ -154,14 +154,25 @@ describe('decide: network errors', () => {
     expect(decide(errorOutcome(error), o).retry).toBe(true);
   });
 
-  it('does not retry ENOTFOUND, errors without a code, or non-errors', () => {
-    for (const error of [fetchFailed('ENOTFOUND'), new Error('boom'), 'string', undefined, null, 42]) {
+  it('does not retry errors without a code, or non-errors; ENOTFOUND only transparently', () => {
+    for (const error of [new Error('boom'), 'string', undefined, null, 42]) {
       expect(decide(errorOutcome(error), o)).toEqual({
         retry: false,
         reason: 'error-not-retryable',
         gaveUp: false,
       });
     }
+    // No such host: the request provably never reached a server, so it is sent again transparently
+    // (apart from maxAttempts) while `transparentRetries` lasts, and then not, ENOTFOUND not being in errorCodes.
+    expect(decide(errorOutcome(fetchFailed('ENOTFOUND')), o)).toMatchObject({
+      retry: true,
+      reason: 'unprocessed',
+    });
+    expect(decide({ ...errorOutcome(fetchFailed('ENOTFOUND')), transparentRetries: 2 }, o)).toEqual({
+      retry: false,
+      reason: 'error-not-retryable',
+      gaveUp: false,
+    });
   });
 
   it('retries an attempt timeout', () => {
