@@ -41,6 +41,8 @@ export interface AttemptOutcome {
    * `REFUSED_STREAM`, a `GOAWAY` below the stream), or its code is one of `UNPROCESSED_ERROR_CODES`.
    */
   readonly unprocessed?: boolean | undefined;
+  /** The body of the response handed over broke, and this asks whether to resume it. */
+  readonly resuming?: boolean | undefined;
   /** Transparent retries made so far (of `transparentRetries`). */
   readonly transparentRetries?: number | undefined;
   /** The user forced a retry (ky's `ky.retry()`), with the delay they gave, if any. */
@@ -233,6 +235,12 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     return stop('deadline', true, delay.delayMs);
   }
   if (outcome.budgetTokens < 1 - 1e-9) return stop('budget-exhausted', true);
-  const reason: RetryReason = !byDefault ? 'forced' : outcome.status !== undefined ? 'status' : 'error';
+  const reason: RetryReason = outcome.resuming
+    ? 'resume'
+    : !byDefault
+      ? 'forced'
+      : outcome.status !== undefined
+        ? 'status'
+        : 'error';
   return { retry: true, ...delay, reason };
 };

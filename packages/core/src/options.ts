@@ -63,9 +63,10 @@ export type StopReason =
 /**
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
- * failure that proves the server never processed the request (`transparentRetries`).
+ * failure that proves the server never processed the request (`transparentRetries`), or a body that
+ * broke after it was handed over, asked for again from where it broke (`resume`).
  */
-export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed';
+export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'resume';
 
 /** Where a retry's delay came from. */
 export type DelaySource = 'backoff' | 'retry-after' | 'ratelimit-reset' | 'x-ratelimit-reset' | 'forced';
@@ -211,6 +212,15 @@ export interface RetryOverrides {
   /** A budget for this route instead of the policy's; `false` for none. */
   readonly budget?: RetryBudgetOptions | RetryBudget | false;
   /**
+   * Resume a download whose body breaks after the response was handed over (`Range` from the byte it
+   * broke at, `If-Range` with the response's strong ETag or Last-Modified; only a `206` that continues
+   * the same representation at that byte is spliced on, anything else ends the body with a
+   * `ResumeError`). For a GET answered 200 without a content coding; each resume counts as an attempt
+   * and draws on the budget. Default `false` (continuing a body costs every such response a stream
+   * of its own; with fetch the caller gets a new `Response`, without `url`/`redirected`).
+   */
+  readonly resume?: boolean;
+  /**
    * Retries of a failure that proves the request never reached the server's application (the
    * connection was refused or never made — `UNPROCESSED_ERROR_CODES` —, HTTP/2 `REFUSED_STREAM`, a
    * `GOAWAY` below the request's stream), for **any** method, POST included: this many per request,
@@ -283,6 +293,7 @@ export interface ResolvedOptions {
   readonly route: string | undefined;
   readonly maxAttempts: number;
   readonly transparentRetries: number;
+  readonly resume: boolean;
   /** The strategy with its numbers. */
   readonly backoff: BackoffParams & { readonly strategy: Backoff };
   readonly methods: ReadonlySet<string>;
@@ -319,4 +330,5 @@ export const DEFAULTS = Object.freeze({
   bufferStreamBytes: 0,
   discardBodyMaxBytes: 65_536,
   transparentRetries: 2,
+  resume: false,
 });

@@ -317,6 +317,20 @@ export class RetryRun {
     return this.conclude({ ...outcome, forced: { delayMs } });
   }
 
+  /**
+   * The body of the response this run handed over broke with `error` (call it only when `resume` is
+   * on and the response had a `resumeValidator`): whether to ask for the rest. On `retry: true` the
+   * run is open again — wait `delayMs`, send the request again with `resumeHeaders(bytes, validator)`,
+   * check the answer with `checkResumed`, and report it (`settle`/`next`) as any attempt; the run
+   * finishes again (calling `onFinish` again) when it ends. On `retry: false` the run finishes anew as
+   * a failure with `error`, which the body then ends with.
+   */
+  resume(error: unknown, code?: string): Decision | Promise<Decision> {
+    this.summary = undefined;
+    const outcome = this.outcome(code ? { error, code } : { error });
+    return this.conclude({ ...outcome, resuming: true });
+  }
+
   private outcome(result: AttemptResult): AttemptOutcome {
     const o = this.options;
     const nowMs = o.now();

@@ -78,6 +78,7 @@ const ROWS: Readonly<Record<string, Row>> = {
     Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000
       ? v
       : fail(n, 'an integer from 1 to 1000', v),
+  resume: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
   transparentRetries: (v, n) =>
     Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 10
       ? v

@@ -1,0 +1,73 @@
+/**
+ * Resuming a download whose body broke after the response was handed over (undici's RetryHandler
+ * does this for `request()`): the rest is asked for with `Range: bytes=N-` and `If-Range: <validator>`,
+ * and only a `206` whose `Content-Range` starts at N, for the same representation, is spliced on.
+ * Anything else ends the body with an error: mismatched bytes are never joined.
+ */
+import type { HeaderGetter } from './retry-after.ts';
+
+/** Why a resumed body could not be continued. */
+export class ResumeError extends Error {
+  /** Always `ERR_JITTERBUG_RESUME`. */
+  readonly code = 'ERR_JITTERBUG_RESUME';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`jitterbug: ${message}`, options);
+    this.name = 'ResumeError';
+  }
+}
+
+/**
+ * The validator a broken body of this response could be resumed with (for `If-Range`), or
+ * `undefined` when it cannot be: not a GET answered 200, a weak ETag and no `Last-Modified`, a
+ * content coding (ranges count the encoded bytes, a client decodes them), or `Accept-Ranges: none`.
+ */
+export const resumeValidator = (
+  method: string,
+  status: number,
+  headers: HeaderGetter,
+): string | undefined => {
+  if (method !== 'GET' || status !== 200) return undefined;
+  const coding = headers('content-encoding');
+  if (coding && coding.trim().toLowerCase() !== 'identity') return undefined;
+  if (headers('accept-ranges')?.trim().toLowerCase() === 'none') return undefined;
+  const etag = headers('etag')?.trim();
+  if (etag && !etag.startsWith('W/')) return etag;
+  return headers('last-modified')?.trim() || undefined;
+};
+
+/** The headers that ask for the rest of a body from byte `from`, if it is still `validator`. */
+export const resumeHeaders = (from: number, validator: string): { range: string; 'if-range': string } => ({
+  range: `bytes=${from}-`,
+  'if-range': validator,
+});
+
+const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
+
+/**
+ * Whether the answer to a resuming request continues the body at byte `from`, as the same
+ * representation: `undefined` when it does, else the `ResumeError` to end the body with.
+ */
+export const checkResumed = (
+  status: number,
+  headers: HeaderGetter,
+  from: number,
+  validator: string,
+): ResumeError | undefined => {
+  if (status === 200)
+    return new ResumeError(
+      'the server sent the whole body again instead of the rest (it ignored Range, or the representation changed)',
+    );
+  if (status !== 206)
+    return new ResumeError(`the server answered ${status} to the request for the rest of the body`);
+  const range = CONTENT_RANGE.exec(headers('content-range')?.trim() ?? '');
+  if (!range || Number(range[1]) !== from) {
+    return new ResumeError(
+      `the rest of the body does not start at byte ${from} (Content-Range: ${headers('content-range') ?? 'none'})`,
+    );
+  }
+  const etag = headers('etag')?.trim();
+  if (validator.startsWith('"') && etag !== undefined && etag !== validator) {
+    return new ResumeError(`the representation changed (ETag ${etag}, was ${validator})`);
+  }
+  return undefined;
+};

@@ -1,0 +1,98 @@
+/** The core's side of resuming a broken download: when it may, how to ask, what to accept. */
+import {
+  checkResumed,
+  createRetryPolicy,
+  ResumeError,
+  resumeHeaders,
+  resumeValidator,
+} from '@jitterbug/core';
+import { describe, expect, it } from 'vitest';
+import { decided, fetchFailed, fixed, headers } from './helpers.ts';
+
+describe('resumeValidator', () => {
+  it('a strong ETag, else Last-Modified, of a GET answered 200 without a content coding', () => {
+    expect(resumeValidator('GET', 200, headers({ etag: '"v1"' }))).toBe('"v1"');
+    expect(
+      resumeValidator(
+        'GET',
+        200,
+        headers({ etag: 'W/"v1"', 'last-modified': 'Tue, 01 Jan 2026 00:00:00 GMT' }),
+      ),
+    ).toBe('Tue, 01 Jan 2026 00:00:00 GMT');
+    expect(resumeValidator('GET', 200, headers({ etag: '"v1"', 'content-encoding': 'identity' }))).toBe(
+      '"v1"',
+    );
+  });
+
+  it('nothing for a weak ETag alone, a content coding, Accept-Ranges: none, another method or status', () => {
+    expect(resumeValidator('GET', 200, headers({ etag: 'W/"v1"' }))).toBeUndefined();
+    expect(
+      resumeValidator('GET', 200, headers({ etag: '"v1"', 'content-encoding': 'gzip' })),
+    ).toBeUndefined();
+    expect(resumeValidator('GET', 200, headers({ etag: '"v1"', 'accept-ranges': 'none' }))).toBeUndefined();
+    expect(resumeValidator('POST', 200, headers({ etag: '"v1"' }))).toBeUndefined();
+    expect(resumeValidator('GET', 206, headers({ etag: '"v1"' }))).toBeUndefined();
+    expect(resumeValidator('GET', 200, headers())).toBeUndefined();
+  });
+});
+
+describe('resumeHeaders and checkResumed', () => {
+  it('asks for the rest from a byte, if the representation is the same', () => {
+    expect(resumeHeaders(1000, '"v1"')).toEqual({ range: 'bytes=1000-', 'if-range': '"v1"' });
+  });
+
+  it('accepts only a 206 that starts at that byte, for the same ETag', () => {
+    expect(
+      checkResumed(206, headers({ 'content-range': 'bytes 1000-1999/2000', etag: '"v1"' }), 1000, '"v1"'),
+    ).toBeUndefined();
+    expect(
+      checkResumed(206, headers({ 'content-range': 'bytes 1000-1999/*' }), 1000, '"v1"'),
+    ).toBeUndefined();
+    for (const [status, values] of [
+      [200, { etag: '"v2"' }],
+      [412, {}],
+      [206, { 'content-range': 'bytes 0-1999/2000' }],
+      [206, {}],
+      [206, { 'content-range': 'bytes 1000-1999/2000', etag: '"v2"' }],
+    ] as const) {
+      expect(checkResumed(status, headers(values), 1000, '"v1"')).toBeInstanceOf(ResumeError);
+    }
+  });
+});
+
+describe('RetryRun.resume', () => {
+  const begin = (resume: boolean, maxAttempts = 3) =>
+    createRetryPolicy({ random: fixed(0.5), resume, maxAttempts }).begin({
+      method: 'GET',
+      url: 'https://x/file',
+    });
+
+  it('reopens the run for a retried error: counted, delayed, reported as resume', () => {
+    const run = begin(true);
+    decided(run.settle(200)!);
+    expect(decided(run.resume(fetchFailed('ECONNRESET')))).toMatchObject({ retry: true, reason: 'resume' });
+    expect(run.summary).toBeUndefined();
+    decided(run.settle(206)!);
+    expect(run.summary).toMatchObject({ attempts: 2, retries: ['resume'], outcome: 'success' });
+  });
+
+  it('finishes the run as a failure when it may not resume (no attempts left, an error not retried)', () => {
+    const last = begin(true, 1);
+    decided(last.settle(200)!);
+    expect(decided(last.resume(fetchFailed('ECONNRESET')))).toMatchObject({
+      retry: false,
+      reason: 'max-attempts',
+    });
+    expect(last.summary).toMatchObject({ outcome: 'failure', reason: 'max-attempts' });
+    const odd = begin(true);
+    decided(odd.settle(200)!);
+    expect(decided(odd.resume(new Error('parse error')))).toMatchObject({
+      retry: false,
+      reason: 'error-not-retryable',
+    });
+  });
+
+  it('is refused as an option that is not a boolean', () => {
+    expect(() => createRetryPolicy({ resume: 'yes' as never })).toThrow(/"resume"/);
+  });
+});
