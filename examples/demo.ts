@@ -8,6 +8,7 @@ import { DEMO_OUT_DIR, runDemo } from '@jitterbug/simulator';
 import { main as axiosInterceptor } from './axios-interceptor.ts';
 import { printCoreDelays } from './core-delays.ts';
 import { main as fetchDispatcher } from './fetch-dispatcher.ts';
+import { main as fetchRetry } from './fetch-retry.ts';
 import { startFlakyServer } from './flaky-server.ts';
 import { main as kyHooks } from './ky-hooks.ts';
 import { main as perRoutePolicies } from './per-route-policies.ts';
@@ -22,6 +23,7 @@ heading('1. Backoff strategies (@jitterbug/core)');
 printCoreDelays(log);
 
 const examples: [string, Example][] = [
+  ['examples/fetch-retry.ts — fetch in any runtime (and the cooldown)', fetchRetry],
   ['examples/axios-interceptor.ts — axios', axiosInterceptor],
   ['examples/ky-hooks.ts — ky', kyHooks],
   ['examples/fetch-dispatcher.ts — Node fetch and undici', fetchDispatcher],

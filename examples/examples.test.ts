@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as axiosInterceptor } from './axios-interceptor.ts';
 import { main as fetchDispatcher } from './fetch-dispatcher.ts';
+import { main as fetchRetry } from './fetch-retry.ts';
 import { type FlakyServer, startFlakyServer } from './flaky-server.ts';
 import { main as kyHooks } from './ky-hooks.ts';
 import { main as perRoutePolicies } from './per-route-policies.ts';
@@ -27,6 +28,15 @@ describe('examples', () => {
     expect(server.hits.get('POST /payments/p-1')).toBe(1);
     expect(server.hits.get('GET /slow-down')).toBe(1);
     expect(lines.join('\n')).toContain('-> 200 {"id":"1","status":"shipped"}');
+  });
+
+  it('fetch-retry: retries GETs, sends a call with jitterbug: false once, holds calls in a cooldown', async () => {
+    await fetchRetry(server, log);
+    expect(server.hits.get('GET /orders/7')).toBe(3);
+    expect(server.hits.get('GET /orders/8')).toBe(1);
+    expect(server.hits.get('POST /payments/p-2')).toBe(1);
+    // Four calls, one 429: the three later calls waited for the hold instead of being answered 429.
+    expect(server.hits.get('GET /quota')).toBe(5);
   });
 
   it('per-route-policies: reports get 6 attempts, payments none, the rest 3', async () => {

@@ -4,6 +4,8 @@
  *
  * - `GET /orders/:id`         503, 503, then 200
  * - `GET /rate-limited`       429 with `Retry-After: 1`, then 200
+ * - `GET /quota`              429 with `Retry-After: 1` to every request in the second after the
+ *                              first one, then 200 (an API-wide quota: see the cooldown)
  * - `GET /slow-down`          503 with `Retry-After: 120` (longer than the policy accepts)
  * - `GET /flaky-connection`   connection reset before the response, then 200
  * - `POST /payments/:id`      503 (without an Idempotency-Key it must reach the server once)
@@ -27,7 +29,12 @@ export interface FlakyServer {
 
 type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'reset';
 
-const answer = (method: string, path: string, n: number, req: IncomingMessage): Answer => {
+/** What a server remembers besides its counts: when its first `/quota` request came. */
+interface State {
+  quotaStart: number;
+}
+
+const answer = (method: string, path: string, n: number, req: IncomingMessage, state: State): Answer => {
   const json = (status: number, value: unknown): Answer => ({
     status,
     headers: { 'content-type': 'application/json' },
@@ -39,6 +46,12 @@ const answer = (method: string, path: string, n: number, req: IncomingMessage): 
   if (path === '/rate-limited') {
     return n < 1
       ? { status: 429, headers: { 'retry-after': '1' }, body: 'slow down' }
+      : json(200, { ok: true });
+  }
+  if (path === '/quota') {
+    if (n === 0) state.quotaStart = Date.now();
+    return Date.now() - state.quotaStart < 1_000
+      ? { status: 429, headers: { 'retry-after': '1' }, body: 'quota used up' }
       : json(200, { ok: true });
   }
   if (path === '/slow-down') return { status: 503, headers: { 'retry-after': '120' }, body: 'maintenance' };
@@ -58,6 +71,7 @@ const answer = (method: string, path: string, n: number, req: IncomingMessage): 
 /** Starts the server on 127.0.0.1 (port 0 = any free port). */
 export const startFlakyServer = async (port = 0): Promise<FlakyServer> => {
   const hits = new Map<string, number>();
+  const state: State = { quotaStart: 0 };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
     req.on('end', () => {
@@ -65,7 +79,7 @@ export const startFlakyServer = async (port = 0): Promise<FlakyServer> => {
       const key = `${req.method} ${path}`;
       const n = hits.get(key) ?? 0;
       hits.set(key, n + 1);
-      const a = answer(req.method ?? 'GET', path, n, req);
+      const a = answer(req.method ?? 'GET', path, n, req, state);
       if (a === 'reset') {
         req.socket.destroy();
         return;
