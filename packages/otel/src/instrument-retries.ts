@@ -1,0 +1,109 @@
+/**
+ * `instrumentRetries`: turns jitterbug's `node:diagnostics_channel` events into OpenTelemetry span
+ * attributes, span events and metrics, until the function it returns is called.
+ */
+import type { AttemptStartMessage } from '@jitterbug/core';
+import { context, trace } from '@opentelemetry/api';
+import { listenForAttemptSpans } from './attempt-span-hook.ts';
+import { AttemptWindow } from './attempt-window.ts';
+import { observeBudgets } from './budget-gauge.ts';
+import { subscribeChannels } from './channel-subscriptions.ts';
+import { ATTRIBUTES, SCOPE_NAME } from './names.ts';
+import { type InstrumentRetriesOptions, resolveInstrumentOptions } from './options.ts';
+import { requestAttributes } from './request-attributes.ts';
+import { createRetryMetrics } from './retry-metrics.ts';
+import { RunStates } from './run-state.ts';
+import { addGiveUpEvent, addRetryEvent } from './span-events.ts';
+import { VERSION } from './version.ts';
+
+/**
+ * Starts reporting jitterbug's retries to OpenTelemetry, for every jitterbug adapter in the process
+ * (they publish on `node:diagnostics_channel`; nothing is configured on the clients):
+ *
+ * - `http.request.resend_count` on the span of every resend (with {@link attemptSpanHook} as an HTTP
+ *   client instrumentation's request hook, e.g. `@opentelemetry/instrumentation-undici`'s) and on
+ *   the span active when the request began;
+ * - span events `jitterbug.retry` and `jitterbug.give_up`;
+ * - the metrics `jitterbug.retries`, `jitterbug.give_ups`, `jitterbug.request.attempts`,
+ *   `jitterbug.request.wait_time` and `jitterbug.budget.tokens` (for the budgets named in `budgets`).
+ *
+ * Creates no spans of its own. Call it once, after setting up the SDK:
+ *
+ * ```ts
+ * const stop = instrumentRetries({ meterProvider });
+ * // … on shutdown:
+ * stop();
+ * ```
+ *
+ * @returns a function that unsubscribes from every channel, detaches from the attempt-span hook and
+ *   stops the budget gauge; afterwards nothing is recorded and no span is touched. Calling it again
+ *   does nothing.
+ * @throws TypeError naming the option when an option is invalid.
+ */
+export const instrumentRetries = (options?: InstrumentRetriesOptions): (() => void) => {
+  const { meterProvider, activeSpan, budgets } = resolveInstrumentOptions(options);
+  const meter = meterProvider.getMeter(SCOPE_NAME, VERSION);
+  const metrics = createRetryMetrics(meter);
+  const runs = new RunStates();
+  const window = new AttemptWindow();
+
+  const announce = ({ run, attempt, copy }: AttemptStartMessage): void => {
+    const state = runs.of(run);
+    const copyNumber = copy ?? 1;
+    // An adapter may announce the same send twice before sending it: it is still one send.
+    if (state.lastAttempt !== attempt || state.lastCopy !== copyNumber) {
+      state.lastAttempt = attempt;
+      state.lastCopy = copyNumber;
+      state.sends++;
+      if (state.sends > 1) state.callerSpan?.setAttribute(ATTRIBUTES.resendCount, state.sends - 1);
+    }
+    window.open({ state, attempt, resendCount: state.sends - 1, copy });
+  };
+
+  const stopSubscriptions = subscribeChannels({
+    runStart({ run, method, url, route }) {
+      const span = activeSpan ? trace.getSpan(context.active()) : undefined;
+      runs.begin(run, span?.isRecording() ? span : undefined, requestAttributes(method, url, route));
+    },
+    attemptStart: announce,
+    attemptEnd({ run, error, errorCode }) {
+      const state = runs.of(run);
+      state.lastError = error;
+      state.lastErrorCode = errorCode;
+    },
+    retry(message) {
+      const state = runs.of(message.run);
+      addRetryEvent(state, message);
+      metrics.retry(state, message);
+    },
+    giveUp(message) {
+      const state = runs.of(message.run);
+      addGiveUpEvent(state, message);
+      metrics.giveUp(state, message);
+    },
+    runEnd(message) {
+      metrics.runEnd(runs.of(message.run), message);
+    },
+  });
+
+  const stopListening = listenForAttemptSpans((span) => {
+    const send = window.claim();
+    if (!send) return;
+    if (send.resendCount > 0) span.setAttribute(ATTRIBUTES.resendCount, send.resendCount);
+    if (send.copy !== undefined) {
+      span.setAttribute(ATTRIBUTES.hedgeCopy, send.copy);
+    } else {
+      send.state.attemptSpan = span;
+      send.state.attemptSpanNumber = send.attempt;
+    }
+  });
+
+  const stopGauge = observeBudgets(meter, budgets);
+
+  return () => {
+    stopSubscriptions();
+    stopListening();
+    stopGauge();
+    window.close();
+  };
+};
