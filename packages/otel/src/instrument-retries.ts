@@ -51,13 +51,15 @@ export const instrumentRetries = (options?: InstrumentRetriesOptions): (() => vo
     const state = runs.of(run);
     const copyNumber = copy ?? 1;
     // An adapter may announce the same send twice before sending it: it is still one send.
-    if (state.lastAttempt !== attempt || state.lastCopy !== copyNumber) {
+    const repeated = state.lastAttempt === attempt && state.lastCopy === copyNumber;
+    if (!repeated) {
       state.lastAttempt = attempt;
       state.lastCopy = copyNumber;
-      state.sends++;
-      if (state.sends > 1) state.callerSpan?.setAttribute(ATTRIBUTES.resendCount, state.sends - 1);
+      if (copy !== undefined) state.copies++;
     }
-    window.open({ state, attempt, resendCount: state.sends - 1, copy });
+    const resendCount = attempt - 1 + state.copies;
+    if (!repeated && resendCount > 0) state.callerSpan?.setAttribute(ATTRIBUTES.resendCount, resendCount);
+    window.open({ state, attempt, resendCount, copy });
   };
 
   const stopSubscriptions = subscribeChannels({

@@ -13,8 +13,12 @@ export interface RunState {
    * per request); `undefined` when the run's start was not seen.
    */
   readonly request: Attributes | undefined;
-  /** Attempts and hedged copies announced so far: the resend count of the next is this number. */
-  sends: number;
+  /**
+   * Hedged copies announced so far (each is a resend too): a send's resend count is its attempt
+   * number minus one, plus these. Counted from the attempt number, it is right even for a run whose
+   * first attempts were made before the instrumentation began.
+   */
+  copies: number;
   /** The last send announced (attempt and copy), so that a repeated announcement is not counted. */
   lastAttempt: number;
   lastCopy: number;
@@ -37,7 +41,7 @@ export class RunStates {
     const state: RunState = {
       callerSpan,
       request,
-      sends: 0,
+      copies: 0,
       lastAttempt: 0,
       lastCopy: 0,
       attemptSpan: undefined,
