@@ -1,40 +1,83 @@
 /**
- * One client process of the benchmark (a fresh process per variant run). Argument: a JSON
- * {@link ClientJob}. Warms up, measures the success path (`/ok`), then, for retrying variants, the
- * retry path (`/flaky`: 503 then 200), and prints one JSON line with both phases.
+ * One client process of the benchmark, driven over IPC by `interleave.ts`. Argument: a JSON
+ * {@link ClientSetup}. It makes its variant of the client and reports `{ ready }`; told to, it
+ * warms up on every response size (and on the retry path, for a retrying variant); then it runs one
+ * measured block per {@link BlockOrder} it is sent and answers with the block's CPU time. Between
+ * blocks it sleeps while the other variants take their turns, so that the blocks that are compared
+ * run one at a time, alone on the clients' CPU, a fraction of a second apart.
  */
+import { okPath, SIZES, type SizeName } from './bodies.ts';
 import { CLIENTS } from './clients/index.ts';
 import type { ClientName, VariantKind } from './clients/types.ts';
-import { measure, type PhaseResult, runRequests } from './load.ts';
+import { cpuNow, type PhaseResult, runRequests } from './load.ts';
 
-export interface ClientJob {
+export interface ClientSetup {
   readonly client: ClientName;
   readonly kind: VariantKind;
   readonly origin: string;
   readonly concurrency: number;
-  readonly warmup: number;
-  readonly requests: number;
-  /** Retried requests to measure (0: none). */
-  readonly retryRequests: number;
-  readonly retryWarmup: number;
+  /** Warm-up requests by block kind (the kinds this process will measure). */
+  readonly warmup: Readonly<Partial<Record<SizeName | 'retry', number>>>;
 }
 
-export interface ClientOutput {
-  readonly success: PhaseResult;
-  readonly retry?: PhaseResult;
+/** A block to run: `n` requests of one response size, or `n` retried requests (`/flaky`: 503, then 200). */
+export interface BlockOrder {
+  readonly block: SizeName | 'retry';
+  readonly n: number;
 }
 
-const job = JSON.parse(process.argv[2] ?? '{}') as ClientJob;
-const client = await CLIENTS[job.client](job.kind, job.origin);
-const tag = `${process.pid}-${job.kind}`;
+const setup = JSON.parse(process.argv[2] ?? '{}') as ClientSetup;
+const client = await CLIENTS[setup.client](setup.kind, setup.origin);
+const tag = `${process.pid}-${setup.kind}`;
+let flaky = 0;
+const flakyPath = (): string => `/flaky?id=${tag}-${flaky++}`;
 
-await runRequests(client, job.warmup, job.concurrency, () => '/ok');
-const success = await measure(client, job.requests, job.concurrency, () => '/ok');
-let retry: PhaseResult | undefined;
-if (job.retryRequests > 0) {
-  await runRequests(client, job.retryWarmup, job.concurrency, (i) => `/flaky?id=${tag}-w${i}`);
-  retry = await measure(client, job.retryRequests, job.concurrency, (i) => `/flaky?id=${tag}-${i}`);
-}
-await client.close();
-const output: ClientOutput = retry ? { success, retry } : { success };
-process.stdout.write(`${JSON.stringify(output)}\n`);
+// Garbage-collection pauses, summed: a block's share of GC tells a GC mode from the code's own cost.
+let gcMs = 0;
+let gcs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMs += entry.duration;
+    gcs++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+const run = async (order: BlockOrder): Promise<PhaseResult> => {
+  const path = order.block === 'retry' ? undefined : okPath(order.block);
+  const gcBefore = gcMs;
+  const gcsBefore = gcs;
+  const t0 = performance.now();
+  const start = cpuNow();
+  const failures = await runRequests(client, order.n, setup.concurrency, path ? () => path : flakyPath);
+  const { user, system } = cpuNow(start);
+  const wallMs = performance.now() - t0;
+  // GC entries are delivered after the pauses: let the last ones of the block arrive.
+  await new Promise((resolve) => setImmediate(resolve));
+  return {
+    requests: order.n,
+    cpuUs: user + system,
+    userUs: user,
+    systemUs: system,
+    wallMs,
+    failures,
+    gcMs: gcMs - gcBefore,
+    gcs: gcs - gcsBefore,
+  };
+};
+
+const warmUp = async (): Promise<void> => {
+  for (const block of [...SIZES, 'retry'] as const) {
+    const n = setup.warmup[block];
+    if (n) await run({ block, n });
+  }
+};
+
+process.on('message', (message: BlockOrder | 'warm-up' | 'stop') => {
+  if (message === 'stop') {
+    void client.close().then(() => process.disconnect());
+    return;
+  }
+  const done = message === 'warm-up' ? warmUp().then(() => ({ warm: true })) : run(message);
+  void done.then((reply) => process.send?.(reply));
+});
+process.send?.({ ready: true });

@@ -1,48 +1,65 @@
 /** The short interpretation at the end of RESULTS.md, written from the measured figures. */
-import { figures, OVERHEAD_TARGET } from './analyse.ts';
+import { aaSpread, type ClientSessions, compare, cpuUs, gcUs } from './analyse.ts';
+import type { Attribution } from './attribution.ts';
 import type { CoreResult } from './core.ts';
 import { coreVerdict } from './core-report.ts';
 import { type LayerResults, netLayerUs } from './layer-runs.ts';
 import type { MemoryOutput } from './memory.ts';
 import { memoryVerdict } from './memory-report.ts';
-import type { ClientRounds } from './pairs.ts';
 import { pct } from './stats.ts';
+import { isFinding, OVERHEAD_TARGET, PEER_TARGET, verdict } from './targets.ts';
 
-const clientLine = (r: ClientRounds, layers: LayerResults): string => {
-  const f = figures(r);
-  if (f.pairs === 0) {
-    const why = (r.errors.jitterbug ?? 'no pairs').split('\n')[0];
-    return `- **${r.client}**: jitterbug variant not run (${why}).`;
+const within = (spread: number): string =>
+  Number.isFinite(spread) ? `A/A spread ±${(spread * 100).toFixed(1)} %` : 'no A/A spread';
+
+const clientLine = (
+  cs: ClientSessions,
+  layers: LayerResults,
+  attribution: readonly Attribution[],
+): string => {
+  const spread = aaSpread(cs, '50B');
+  const jr = compare(cs, '50B', 'jitterbugVsRaw');
+  if (jr.n === 0) return `- **${cs.client}**: the jitterbug variant did not run (see "Not run").`;
+  const jp = compare(cs, '50B', 'jitterbugVsPeer');
+  const noise = (e: typeof jr): string => (isFinding(e, spread) ? 'a finding' : 'within the A/A spread');
+  const parts = [
+    `50-byte success path: jitterbug vs raw ${pct(jr.value)} (${noise(jr)}; ${within(spread)}), ` +
+      `target ≤ 2 %: ${verdict(jr, OVERHEAD_TARGET, spread)}`,
+    jp.n
+      ? `vs the peer ${pct(jp.value)} (${noise(jp)}), target ≤ peer: ${verdict(jp, PEER_TARGET, spread)}`
+      : 'peer not run',
+  ];
+  const gc = gcUs(cs, '50B', 'jitterbug') - (gcUs(cs, '50B', 'raw') + 0);
+  if (Number.isFinite(gc))
+    parts.push(`GC pauses ${gc >= 0 ? '+' : '−'}${Math.abs(gc).toFixed(2)} µs per request against raw`);
+  const retry = compare(cs, 'retry', 'jitterbugVsPeer');
+  if (retry.n) {
+    parts.push(
+      `retry path vs the peer ${pct(retry.value)}, target ≤ peer: ${verdict(retry, PEER_TARGET, aaSpread(cs, 'retry'))}`,
+    );
   }
-  const j = f.jitterbugOverhead;
-  const p = f.peerOverhead;
-  const noisy = j.q1 <= 1 && j.q3 >= 1 ? ' (its IQR includes 0: within the noise of this machine)' : '';
-  const target = j.median <= OVERHEAD_TARGET ? 'within the 2 % target' : '**above the 2 % target**';
-  const peer =
-    p.n === 0
-      ? 'peer not run'
-      : `the peer adds ${pct(p.median)}; per pair jitterbug/peer ${pct(f.jitterbugVsPeer.median)}` +
-        (f.jitterbugVsPeer.median > 1 ? ' (**above the peer**)' : ' (not above the peer)');
-  const retry = f.retryJitterbugVsPeer.n
-    ? `; on the retry path jitterbug costs ${pct(f.retryJitterbugVsPeer.median)} vs the peer`
-    : '';
-  const jbLayer = netLayerUs(layers, r.client, 'jitterbug');
-  const peerLayer = netLayerUs(layers, r.client, 'peer');
-  const inPlace =
-    jbLayer === undefined || peerLayer === undefined
-      ? ''
-      : `; timed in place (section 2b) its interceptor costs ${jbLayer.toFixed(2)} µs per request, the peer's ${peerLayer.toFixed(2)} µs`;
-  return `- **${r.client}**: jitterbug adds ${pct(j.median)} CPU per successful request${noisy}, ${target}; ${peer}${retry}${inPlace}.`;
+  const layer = netLayerUs(layers, cs.client, 'jitterbug');
+  if (layer !== undefined) parts.push(`its interceptor timed in place: ${layer.toFixed(2)} µs per request`);
+  const own = attribution.find((a) => a.client === cs.client)?.jitterbug;
+  if (own) {
+    const total = cpuUs(cs, '50B', 'jitterbug') + gcUs(cs, '50B', 'jitterbug');
+    parts.push(
+      `jitterbug's own code ${(own.jitterbug * 100).toFixed(1)} % of the profile (≈ ${(own.jitterbug * total).toFixed(1)} µs), ` +
+        `its bookkeeping ${((own.begin + own.settle + own.stamp) * 100).toFixed(1)} %`,
+    );
+  }
+  return `- **${cs.client}**: ${parts.join('; ')}.`;
 };
 
 export const interpretation = (
-  rounds: readonly ClientRounds[],
-  core: readonly CoreResult[],
-  memory: MemoryOutput,
+  sessions: readonly ClientSessions[],
   layers: LayerResults,
+  attribution: readonly Attribution[],
+  core: readonly CoreResult[],
+  memory: readonly MemoryOutput[],
 ): string =>
   [
-    ...rounds.map((r) => clientLine(r, layers)),
-    `- **Core**: ${coreVerdict(core)} In this tight loop a whole request's bookkeeping on success (a run begun and one decision) is well under a microsecond. Inside a loopback client the same code runs with cold caches and costs several times more (timed inside the process: see the profiling notes).`,
-    `- **Memory**: ${memoryVerdict(memory).text}`,
+    ...sessions.map((cs) => clientLine(cs, layers, attribution)),
+    `- **Core**: ${coreVerdict(core)}`,
+    `- **Memory**: ${memory.map((m) => `${m.client} ${memoryVerdict(m).heapFlat ? 'flat' : '**not flat**'}`).join(', ')}.`,
   ].join('\n');

@@ -1,20 +1,20 @@
 /**
- * Runs `layer.ts` for the undici clients: each variant in fresh processes (one at a time, the
- * variants interleaved), and reports the median µs per request inside the layer, net of the timing
+ * Runs `layer.ts` for the undici clients: each variant in fresh processes (one at a time, pinned,
+ * the variants interleaved), and reports the median µs per request inside the layer, net of the timing
  * itself (the raw variant's empty layer).
  */
 import type { VariantKind } from './clients/types.ts';
 import type { LayerOutput } from './layer.ts';
-import { KINDS } from './pairs.ts';
 import { n } from './plan.ts';
-import { runChild, STEADY_STATE_FLAGS } from './spawn.ts';
+import { MEASURED_FLAGS, runChild } from './spawn.ts';
 import { median } from './stats.ts';
 import { table } from './table.ts';
 
 const CLIENTS = ['undici-request', 'undici-fetch'] as const;
+const KINDS: readonly VariantKind[] = ['raw', 'jitterbug', 'peer'];
 /** Processes per variant and client. */
 export const LAYER_REPEATS = 3;
-const WARMUP = n(3000);
+const WARMUP = 3000;
 const REQUESTS = n(4000);
 
 export type LayerResults = Record<(typeof CLIENTS)[number], Record<VariantKind, number[]>>;
@@ -26,7 +26,7 @@ export const runLayers = async (origin: string): Promise<LayerResults> => {
     for (let i = 0; i < LAYER_REPEATS; i++) {
       for (const kind of i % 2 ? [...KINDS].reverse() : KINDS) {
         const job = { client, kind, origin, warmup: WARMUP, requests: REQUESTS };
-        const out = await runChild<LayerOutput>('layer.ts', [JSON.stringify(job)], STEADY_STATE_FLAGS);
+        const out = await runChild<LayerOutput>('layer.ts', [JSON.stringify(job)], MEASURED_FLAGS, 'client');
         results[client][kind].push(out.layerUs);
       }
     }

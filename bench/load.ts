@@ -10,6 +10,9 @@ export interface PhaseResult {
   readonly wallMs: number;
   /** Requests whose final status was not 200. */
   readonly failures: number;
+  /** Garbage-collection pauses during the phase (where observed), ms, and their number. */
+  readonly gcMs?: number;
+  readonly gcs?: number;
 }
 
 /** Sends `n` GETs of `pathOf(i)`, `concurrency` at a time. */
@@ -31,6 +34,9 @@ export const runRequests = async (
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
   return failures;
 };
+
+/** This process's user and system CPU so far (or since `since`), µs. */
+export const cpuNow = (since?: NodeJS.CpuUsage): NodeJS.CpuUsage => process.cpuUsage(since);
 
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.();
 

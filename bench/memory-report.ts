@@ -1,4 +1,4 @@
-/** The memory run's table and verdict. */
+/** The memory runs' tables and verdicts. */
 import type { MemoryOutput } from './memory.ts';
 import { table } from './table.ts';
 
@@ -45,3 +45,32 @@ export const memoryVerdict = (m: MemoryOutput): MemoryVerdict => {
     `Before closing: ${m.resourcesOpen.join(', ') || 'none'}. Requests not ending in 200: ${m.failures}.`;
   return { heapFlat, leftovers, text };
 };
+
+/** One row per client: heap and RSS after warm-up, half-way and at the end, and the verdict. */
+export const memorySummaryTable = (outputs: readonly MemoryOutput[]): string =>
+  table(
+    [
+      'client',
+      'requests',
+      'heap: warm-up → half → end',
+      'Δ heap, 2nd half',
+      'RSS: warm-up → half → end',
+      'heap',
+      'left after close',
+      'not 200',
+    ],
+    outputs.map((m) => {
+      const [before, half, end] = [m.samples[0]!, m.samples[1]!, m.samples.at(-1)!];
+      const v = memoryVerdict(m);
+      return [
+        `${m.client} (${m.kind})`,
+        (end.requests - before.requests).toLocaleString('en'),
+        `${mb(before.heapUsed)} → ${mb(half.heapUsed)} → ${mb(end.heapUsed)}`,
+        delta(end.heapUsed - half.heapUsed),
+        `${mb(before.rss)} → ${mb(half.rss)} → ${mb(end.rss)}`,
+        v.heapFlat ? 'flat' : '**NOT flat**',
+        v.leftovers.length ? `**${v.leftovers.join(', ')}**` : 'nothing',
+        String(m.failures),
+      ];
+    }),
+  );

@@ -1,31 +1,30 @@
 /**
  * `pnpm bench` / `make bench`: the whole benchmark. Starts the loopback server in its own process,
- * runs the client rounds (raw / jitterbug / peer per client, each in a fresh process), the core
- * micro-benchmarks and the memory run, prints the tables and writes bench/RESULTS.md.
- * Not part of `make test`.
+ * runs the client sessions (`sessions.ts`), the undici layer timings, the CPU profiles of each
+ * client, the core micro-benchmarks, the memory runs, the simulator sweep and the bundle sizes,
+ * prints the tables and writes bench/RESULTS.md. Not part of `make test`.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import {
-  notRunList,
-  overheadTable,
-  rawCpu,
-  requestCountsTable,
-  retryTable,
-  successCpuTable,
-} from './analyse.ts';
+import { cpuUs } from './analyse.ts';
+import { ATTRIBUTION_NOTE, attributionTable, runAttribution } from './attribution.ts';
+import { BODIES, SIZES } from './bodies.ts';
 import type { ClientName } from './clients/types.ts';
 import type { CoreResult } from './core.ts';
 import { coreTable, coreVerdict } from './core-report.ts';
+import { runSession } from './interleave.ts';
 import { interpretation } from './interpret.ts';
 import { LAYER_NOTE, layerTable, runLayers } from './layer-runs.ts';
 import type { MemoryOutput } from './memory.ts';
-import { memoryTable, memoryVerdict } from './memory-report.ts';
-import { runRounds } from './pairs.ts';
-import { CONCURRENCY, MEMORY_REQUESTS, ROUNDS, SERVER_WARMUP } from './plan.ts';
-import { benchFile, runChild, STEADY_STATE_FLAGS, startServer } from './spawn.ts';
+import { memorySummaryTable, memoryVerdict } from './memory-report.ts';
+import { methodText } from './method.ts';
+import { MEMORY_REQUESTS, SCALE, SERVER_WARMUP } from './plan.ts';
+import { runSessions } from './sessions.ts';
+import { measureSizes, SIZES_NOTE, sizesTable } from './sizes.ts';
+import { benchFile, LAYOUT_FIXED, MEASURED_FLAGS, PINNING, runChild, startServer } from './spawn.ts';
+import { cpuTable, curveTable, notRunList, overheadTable, retryTable } from './tables.ts';
 
-const CLIENT_NAMES: readonly ClientName[] = ['undici-request', 'undici-fetch', 'axios', 'ky'];
+const CLIENT_NAMES: readonly ClientName[] = ['undici-request', 'undici-fetch', 'axios', 'ky', 'fetch'];
 
 /** What `packages/simulator/bench/occ-sweep.ts --json` prints. */
 interface SweepOutput {
@@ -59,58 +58,79 @@ log(`Node ${machine.node}, ${machine.cpus} CPUs (${machine.model}), load ${machi
 const server = await startServer();
 let report: string;
 try {
-  log(`server warm-up (${SERVER_WARMUP.toLocaleString('en')} requests)`);
-  await runChild(
-    'client.ts',
-    [
-      JSON.stringify({
-        client: 'undici-request',
-        kind: 'raw',
-        origin: server.origin,
-        concurrency: CONCURRENCY,
-        warmup: SERVER_WARMUP,
-        requests: 1,
-        retryWarmup: 0,
-        retryRequests: 0,
-      }),
-    ],
-    STEADY_STATE_FLAGS,
-  );
-  const rounds = await runRounds(CLIENT_NAMES, server.origin, log);
+  log(`server warm-up (${SERVER_WARMUP.toLocaleString('en')} requests and every response size)`);
+  await runSession('undici-request', server.origin, {
+    slots: ['raw'],
+    concurrency: 16,
+    warmup: {
+      '50B': SERVER_WARMUP,
+      '4KB': Math.round(SERVER_WARMUP / 4),
+      '64KB': Math.round(SERVER_WARMUP / 20),
+    },
+    settleCycles: 0,
+    cycles: 0,
+    blocks: {},
+  });
+  const sessions = await runSessions(CLIENT_NAMES, server.origin, log);
+  // Every block of every session, for a second look at what the tables summarise.
+  mkdirSync(benchFile('.tmp'), { recursive: true });
+  writeFileSync(benchFile('.tmp/sessions.json'), JSON.stringify(sessions));
   log('undici: the interceptor layer timed inside the process');
   const layers = await runLayers(server.origin);
+  log('CPU profiles of each client (jitterbug and the peer)');
+  const attribution = await runAttribution(CLIENT_NAMES, server.origin);
   log('core micro-benchmarks');
   const core = (await runChild<{ results: CoreResult[] }>('core.ts', [])).results;
-  log(`memory run (${MEMORY_REQUESTS.toLocaleString('en')} requests)`);
-  const memory = await runChild<MemoryOutput>('memory.ts', [
-    JSON.stringify({ client: 'undici-request', origin: server.origin, requests: MEMORY_REQUESTS }),
-  ]);
+  const memory: MemoryOutput[] = [];
+  for (const client of CLIENT_NAMES) {
+    log(`memory run: ${client} (${MEMORY_REQUESTS[client].toLocaleString('en')} requests)`);
+    try {
+      memory.push(
+        await runChild<MemoryOutput>(
+          'memory.ts',
+          [JSON.stringify({ client, origin: server.origin, requests: MEMORY_REQUESTS[client] })],
+          [],
+          'client',
+        ),
+      );
+    } catch (error) {
+      log(`memory run ${client} failed: ${(error as Error).message}`);
+    }
+  }
   log('simulator: the full default OCC sweep, 3 times');
   const sweep = await runChild<SweepOutput>('../packages/simulator/bench/occ-sweep.ts', ['3', '--json']);
+  log('bundle sizes');
+  const sizes = await measureSizes();
   const served = await server.stats();
-  const notRun = notRunList(rounds);
+  const notRun = notRunList(sessions);
+  const rawCpu = Object.fromEntries(sessions.map((cs) => [cs.client, cpuUs(cs, '50B', 'raw')]));
+  const bodySizes = SIZES.map((s) => `${s}: ${BODIES[s].length.toLocaleString('en')} bytes`).join(', ');
   const sections = [
     `# jitterbug benchmarks\n`,
     `Written by \`make bench\` (\`bench/run.ts\`); every number below comes from that one run.\n`,
+    SCALE === 1
+      ? ''
+      : `**A run at \`BENCH_SCALE=${SCALE}\` (fewer cycles, a smaller budget), made to try the method out: its figures are not the benchmark's.**\n`,
+    // What the person running it knows about the run (`BENCH_NOTE`), e.g. that the machine was busy.
+    process.env['BENCH_NOTE'] ? `**${process.env['BENCH_NOTE']}**\n` : '',
     `- Node ${machine.node}, ${machine.cpus} CPUs (${machine.model}), load average at start ${machine.load}`,
     `- ${machine.date}; the whole run took ${elapsed()}; the server answered ${served.requests.toLocaleString('en')} requests`,
-    `- Loopback \`node:http\` server in its own process (keep-alive, ${'`'}/ok${'`'}: 200 with a 50-byte JSON body; ${'`'}/flaky?id=…${'`'}: 503 then 200)`,
-    `- Server and client processes run with V8's tier-up thresholds lowered to 50 (Maglev) and 300 (TurboFan) calls, the same for every variant (\`STEADY_STATE_FLAGS\` in \`bench/spawn.ts\`): the warm-up then reaches the JIT's steady state, which a process with the default thresholds reaches only after 15,000–20,000 requests. The fresh server is warmed with ${SERVER_WARMUP.toLocaleString('en')} requests first.`,
-    `- Client processes: ${ROUNDS} rounds; in each, every client runs its raw, jitterbug and peer variant in three fresh processes side by side (started together), ${CONCURRENCY} requests in flight each; CPU = \`process.cpuUsage()\` (user + sys) over the measured phase only, after a warm-up and a forced GC. Ratios are taken per round (processes that ran at the same time, under the same machine load), then the median and spread over the rounds.`,
-    `- Equivalent retry settings everywhere: 3 attempts in all, zero delay, retried statuses 408/429/500/502/503/504 (see \`bench/config.ts\` and \`bench/clients/\`).\n`,
-    `## Requests per process\n\n${requestCountsTable(rounds)}\n`,
-    `## 1. Success path: CPU per request (median over rounds)\n\n${successCpuTable(rounds)}\n`,
-    `## 2. Success-path overhead, jitterbug and the peers side by side\n\nPer-round ratio of CPU per request to the raw client's: median (IQR; min, max).\n\n${overheadTable(rounds)}\n`,
-    `## 2b. undici: the interceptor's own cost, timed inside the process\n\n${LAYER_NOTE}\n\n${layerTable(layers, rawCpu(rounds))}\n`,
-    `## 3. Retry path: CPU per retried request (503, then 200; zero delay)\n\nOne retried request = two HTTP exchanges. "Extra per retry": CPU per retried request minus CPU per successful request in the same process.\n\n${retryTable(rounds)}\n`,
+    `- Loopback \`node:http\` server in its own process${PINNING ? ` on CPU ${PINNING.server}, client processes on CPU ${PINNING.client} (\`taskset\`)` : ' (not pinned: one CPU or no taskset)'}; keep-alive; JSON bodies (${bodySizes}); \`/flaky?id=…\`: 503, then 200`,
+    `- Equivalent retry settings everywhere: 3 attempts in all, zero delay, retried statuses 408/429/500/502/503/504 (see \`bench/config.ts\` and \`bench/clients/\`).`,
+    `- Node flags of every measured process: \`${MEASURED_FLAGS.join(' ')}\`${LAYOUT_FIXED ? ', address-space randomisation off (`setarch -R`)' : ''} (\`bench/spawn.ts\` says why).\n`,
+    `## How the clients are measured\n\n${methodText(sessions)}\n`,
+    `## 1. Success path: CPU per request\n\nµs per request: the median block's CPU outside garbage-collection pauses, and the GC pauses per request (all pauses over all requests) beside it.\n\n${cpuTable(sessions)}\n`,
+    `## 2. Success path, 50-byte response: jitterbug, the peers and the A/A pairs\n\nRatios of CPU per request outside GC pauses: median over all cycles (95 % interval). ◆: larger than the A/A spread, a finding. Targets: jitterbug ≤ raw + 2 %, jitterbug ≤ peer; "met within the A/A spread" means above the target by no more than the spread.\n\n${overheadTable(sessions)}\n`,
+    `### 2a. The overhead by response size\n\n${curveTable(sessions)}\n`,
+    `### 2b. undici: the interceptor's own cost, timed inside the process\n\n${LAYER_NOTE}\n\n${layerTable(layers, rawCpu)}\n`,
+    `### 2c. jitterbug's own code in each client, from CPU profiles\n\n${ATTRIBUTION_NOTE}\n\n${attributionTable(attribution, sessions)}\n`,
+    `## 3. Retry path: CPU per retried request (503, then 200; zero delay)\n\nOne retried request = two HTTP exchanges, measured in sessions of their own (jitterbug and the peer twice). "Extra per retry": CPU per retried request minus CPU per 50-byte success, GC pauses included.\n\n${retryTable(sessions)}\n`,
     `## 4. Core: per decision and per delay computation (tinybench)\n\n${coreTable(core)}\n\n${coreVerdict(core)}\n`,
-    `## 5. Memory: ${MEMORY_REQUESTS.toLocaleString('en')} requests, 20 % retried (undici \`request()\` with \`retryInterceptor\`)\n\n${memoryTable(memory)}\n\n${memoryVerdict(memory).text}\n`,
-    `## 6. Simulator: the full default \`occ\` sweep
-
-${sweepSection(sweep)}
-`,
+    `## 5. Memory: every client with jitterbug, 20 % of requests retried\n\nHeap and RSS after a forced GC, after 5,000 warm-up requests, half-way and at the end (\`bench/memory.ts\`); "left after close": sockets or timers still open once the client is closed.\n\n${memorySummaryTable(memory)}\n\n${memory.map((m) => `- ${m.client}: ${memoryVerdict(m).text}`).join('\n')}\n`,
+    `## 6. Simulator: the full default \`occ\` sweep\n\n${sweepSection(sweep)}\n`,
+    `## 7. Bundle sizes (browser)\n\n${SIZES_NOTE}\n\n${sizesTable(sizes)}\n`,
     notRun.length ? `## Not run\n\n${notRun.map((l) => `- ${l}`).join('\n')}\n` : '',
-    `## Interpretation\n\n${interpretation(rounds, core, memory, layers)}\n`,
+    `## Interpretation\n\n${interpretation(sessions, layers, attribution, core, memory)}\n`,
   ];
   const profiling = benchFile('profiling.md');
   if (existsSync(profiling)) sections.push(readFileSync(profiling, 'utf8'));

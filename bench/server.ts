@@ -1,12 +1,17 @@
 /**
  * The loopback server the benchmark's clients talk to, run in its own process (`fork`): keep-alive,
- * a small JSON body. `/ok` always answers 200; `/flaky?id=…` answers 503 the first time it sees an
- * id and 200 the second time (then forgets the id), so every request through a retrying client is
- * exactly one retry. Sends `{ port }` to the parent over IPC once listening.
+ * JSON bodies. `/ok` answers 200 with the 50-byte body, `/ok/<size>` with the body of that size
+ * (`bodies.ts`); `/flaky?id=…` answers 503 the first time it sees an id and 200 (50 bytes) the
+ * second time (then forgets the id), so every request through a retrying client is exactly one
+ * retry. Sends `{ port }` to the parent over IPC once listening.
  */
 import { createServer } from 'node:http';
+import { BODIES, type SizeName } from './bodies.ts';
 
-const OK = Buffer.from(JSON.stringify({ ok: true, items: [1, 2, 3], name: 'jitterbug' }));
+const OK = BODIES['50B'];
+const BY_PATH = new Map<string, Buffer>(
+  (Object.entries(BODIES) as [SizeName, Buffer][]).map(([size, body]) => [`/ok/${size}`, body]),
+);
 const UNAVAILABLE = Buffer.from(JSON.stringify({ ok: false, error: 'unavailable' }));
 const seen = new Set<string>();
 let requests = 0;
@@ -14,7 +19,7 @@ let requests = 0;
 const server = createServer((req, res) => {
   requests++;
   const url = req.url ?? '/';
-  let body = OK;
+  let body = BY_PATH.get(url) ?? OK;
   if (url.startsWith('/flaky')) {
     const id = url.slice(url.indexOf('id=') + 3);
     if (seen.delete(id)) {

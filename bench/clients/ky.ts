@@ -17,27 +17,26 @@ export const kyWith = async (origin: string, options: Options): Promise<BenchCli
   };
 };
 
+/** ky's own retry, set up like jitterbug's (3 attempts, zero delay, the same statuses). */
+const PEER_RETRY: Options['retry'] = {
+  limit: MAX_ATTEMPTS - 1,
+  jitter: true,
+  delay: () => 0,
+  statusCodes: RETRY_STATUS_CODES,
+};
+
 /**
- * A variant's ky options. `init-noop` (for probes): kyRetry's `retry` option and an `init` hook that
- * does nothing, i.e. what ky itself spends on a call carrying both.
+ * A variant's ky options. `kyRetry()`'s result is spread as a user would, so the bench follows
+ * whatever the adapter puts in it. `init-noop` (for probes) is a probe of ky itself, not of
+ * jitterbug: the peer's retry option plus an `init` hook that does nothing, i.e. what ky spends on
+ * every call that carries an `init` hook.
  */
 export const kyVariantOptions = async (kind: VariantKind | 'init-noop'): Promise<Options> => {
   if (kind === 'raw') return { retry: 0 };
-  if (kind === 'peer') {
-    return {
-      retry: {
-        limit: MAX_ATTEMPTS - 1,
-        jitter: true,
-        delay: () => 0,
-        statusCodes: RETRY_STATUS_CODES,
-      },
-    };
-  }
+  if (kind === 'peer') return { retry: PEER_RETRY };
+  if (kind === 'init-noop') return { retry: PEER_RETRY, hooks: { init: [() => {}] } } as Options;
   const { kyRetry } = await import('@jitterbug/ky');
-  const options = kyRetry(JITTERBUG_OPTIONS);
-  return (
-    kind === 'jitterbug' ? { ...options } : { retry: options.retry, hooks: { init: [() => {}] } }
-  ) as Options;
+  return { ...kyRetry(JITTERBUG_OPTIONS) };
 };
 
 export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> =>

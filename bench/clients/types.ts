@@ -10,6 +10,6 @@ export interface BenchClient {
 export type VariantKind = 'raw' | 'jitterbug' | 'peer';
 
 /** The clients measured. */
-export type ClientName = 'undici-request' | 'undici-fetch' | 'axios' | 'ky';
+export type ClientName = 'undici-request' | 'undici-fetch' | 'axios' | 'ky' | 'fetch';
 
 export type ClientFactory = (origin: string) => Promise<BenchClient>;
