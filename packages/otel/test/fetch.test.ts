@@ -251,6 +251,35 @@ describe('withRetry(fetch) inside a caller span', () => {
   });
 });
 
+describe('activeSpan: false', () => {
+  it('leaves the caller span alone; the attempts are still numbered, the metrics recorded', async () => {
+    instrument({ activeSpan: false });
+    server.route('/orders/4', [{ status: 503 }, { status: 200 }]);
+    const fetchWithRetry = withRetry(nodeFetch, { ...EXACT, budget: false });
+    const status = await inCallerSpan(async () => {
+      const response = await fetchWithRetry(`${server.url}/orders/4`);
+      await response.arrayBuffer();
+      return response.status;
+    });
+    expect(status).toBe(200);
+
+    expect(telemetry.spans()).toEqual([
+      callerSpan({}),
+      attemptSpan(server.url, { ...attempt('/orders/4'), status: 503 }),
+      attemptSpan(server.url, { ...attempt('/orders/4'), status: 200, resendCount: 1 }),
+    ]);
+    expect(await telemetry.metrics()).toEqual(
+      expectedMetrics({
+        request: requestAttributes('GET'),
+        outcome: 'success',
+        attempts: 2,
+        waitMs: 50,
+        retries: [[{ 'jitterbug.retry.reason': 'status', 'http.response.status_code': 503 }, 1]],
+      }),
+    );
+  });
+});
+
 describe('ky inside a caller span', () => {
   it('a retried GET: the caller span counts the resends and gets the retry events', async () => {
     instrument();

@@ -347,4 +347,70 @@ describe('undici request() and fetch with instrumentation-undici', () => {
       }),
     );
   });
+
+  it('a route rule: its name on the events and on every metric point', async () => {
+    const policy = createRetryPolicy({
+      ...EXACT,
+      budget: false,
+      routes: [{ match: 'GET /reports/*', name: 'reports', maxAttempts: 2 }],
+    });
+    instrument();
+    server.route('/reports/7', [{ status: 503 }, { status: 504 }]);
+    const agent = new Agent();
+    agents.push(agent);
+    const { statusCode, body } = await request(`${server.url}/reports/7`, {
+      dispatcher: agent.compose(retryInterceptor(policy)),
+    });
+    await body.dump();
+    expect(statusCode).toBe(504);
+
+    const route = { 'jitterbug.route': 'reports' };
+    expect(telemetry.spans()).toEqual([
+      attemptSpan(server.url, {
+        method: 'GET',
+        path: '/reports/7',
+        status: 503,
+        events: [
+          {
+            name: 'jitterbug.retry',
+            attributes: {
+              'jitterbug.attempt': 1,
+              'jitterbug.retry.reason': 'status',
+              'jitterbug.retry.delay_ms': 50,
+              'jitterbug.retry.delay_source': 'backoff',
+              'http.response.status_code': 503,
+              ...route,
+            },
+          },
+        ],
+      }),
+      attemptSpan(server.url, {
+        method: 'GET',
+        path: '/reports/7',
+        status: 504,
+        resendCount: 1,
+        events: [
+          {
+            name: 'jitterbug.give_up',
+            attributes: {
+              'jitterbug.attempt': 2,
+              'jitterbug.give_up.reason': 'max-attempts',
+              'http.response.status_code': 504,
+              ...route,
+            },
+          },
+        ],
+      }),
+    ]);
+    expect(await telemetry.metrics()).toEqual(
+      expectedMetrics({
+        request: { ...requestAttributes('GET'), ...route },
+        outcome: 'failure',
+        attempts: 2,
+        waitMs: 50,
+        retries: [[{ 'jitterbug.retry.reason': 'status', 'http.response.status_code': 503 }, 1]],
+        giveUps: [[{ 'jitterbug.give_up.reason': 'max-attempts', 'http.response.status_code': 504 }, 1]],
+      }),
+    );
+  });
 });
