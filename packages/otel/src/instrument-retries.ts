@@ -20,7 +20,7 @@ import { VERSION } from './version.ts';
  * Starts reporting jitterbug's retries to OpenTelemetry, for every jitterbug adapter in the process
  * (they publish on `node:diagnostics_channel`; nothing is configured on the clients):
  *
- * - `http.request.resend_count` on the span of every resend (with {@link attemptSpanHook} as an HTTP
+ * - `http.request.resend_count` on the span of every resend (with `attemptSpanHook` as an HTTP
  *   client instrumentation's request hook, e.g. `@opentelemetry/instrumentation-undici`'s) and on
  *   the span active when the request began;
  * - span events `jitterbug.retry` and `jitterbug.give_up`;

@@ -6,7 +6,7 @@ import type { GiveUpMessage, RetryMessage, RunEndMessage } from '@jitterbug/core
 import { type Attributes, type Counter, type Histogram, type Meter, ValueType } from '@opentelemetry/api';
 import { ATTRIBUTES, METRICS } from './names.ts';
 import { outcomeAttributes, requestAttributes } from './request-attributes.ts';
-import type { RunState } from './run-state.ts';
+import { decidedCode, type RunState } from './run-state.ts';
 
 /** Bucket bounds for attempts per request: one bucket per count up to 6, then coarser. */
 const ATTEMPT_BOUNDS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20];
@@ -25,9 +25,6 @@ const requestOf = (
   state: RunState,
   message: { readonly method: string; readonly url: string; readonly route: string | undefined },
 ): Attributes => state.request ?? requestAttributes(message.method, message.url, message.route);
-
-const knownCode = (state: RunState, error: unknown): string | undefined =>
-  error !== undefined && error === state.lastError ? state.lastErrorCode : undefined;
 
 /** Creates the instruments on `meter`. */
 export const createRetryMetrics = (meter: Meter): RetryMetrics => {
@@ -58,14 +55,14 @@ export const createRetryMetrics = (meter: Meter): RetryMetrics => {
       retries.add(1, {
         ...requestOf(state, message),
         [ATTRIBUTES.retryReason]: message.reason,
-        ...outcomeAttributes(message.status, message.error, knownCode(state, message.error)),
+        ...outcomeAttributes(message.status, message.error, decidedCode(state, message.error)),
       });
     },
     giveUp(state, message) {
       giveUps.add(1, {
         ...requestOf(state, message),
         [ATTRIBUTES.giveUpReason]: message.reason,
-        ...outcomeAttributes(message.status, message.error, knownCode(state, message.error)),
+        ...outcomeAttributes(message.status, message.error, decidedCode(state, message.error)),
       });
     },
     runEnd(state, { info }) {

@@ -62,3 +62,10 @@ export class RunStates {
     return this.#states.get(run) ?? this.begin(run, undefined, undefined);
   }
 }
+
+/**
+ * The code the decision read for `error`, when the event is about the attempt that ended last (a
+ * fetch failure without a code is `ERR_NETWORK` only there); `undefined` for any other error.
+ */
+export const decidedCode = (state: RunState, error: unknown): string | undefined =>
+  error !== undefined && error === state.lastError ? state.lastErrorCode : undefined;

@@ -1,14 +1,15 @@
 /**
  * The span events for a scheduled retry and for a give-up, and the spans they go on: the span that
  * was active when the request began (the caller's), and the attempt's own span while it is still
- * open (a response's span ends with its body, after the decision; a span that ended with a network
- * error closed before the decision and gets none).
+ * open. undici's interceptor decides on a response's headers, before its span ends with the body; a
+ * span that ended with a network error, or (with the fetch engine of `withRetry` and ky) with a small
+ * body fetch read to its end before the engine decided, is closed and gets none.
  */
 import type { GiveUpMessage, RetryMessage } from '@jitterbug/core';
 import type { Attributes, Span } from '@opentelemetry/api';
 import { ATTRIBUTES, EVENTS } from './names.ts';
 import { outcomeAttributes } from './request-attributes.ts';
-import type { RunState } from './run-state.ts';
+import { decidedCode, type RunState } from './run-state.ts';
 
 /** The spans an event about attempt `attempt` of this run goes on. */
 const spansFor = (state: RunState, attempt: number): Span[] => {
@@ -19,10 +20,6 @@ const spansFor = (state: RunState, attempt: number): Span[] => {
   return spans;
 };
 
-/** The code the decision read for the error, when the message is about the attempt that ended last. */
-const knownCode = (state: RunState, error: unknown): string | undefined =>
-  error !== undefined && error === state.lastError ? state.lastErrorCode : undefined;
-
 /** Adds a `jitterbug.retry` event: the attempt that failed, why, and the wait that begins. */
 export const addRetryEvent = (state: RunState, message: RetryMessage): void => {
   const spans = spansFor(state, message.attempt);
@@ -32,7 +29,7 @@ export const addRetryEvent = (state: RunState, message: RetryMessage): void => {
     [ATTRIBUTES.retryReason]: message.reason,
     [ATTRIBUTES.retryDelayMs]: message.delayMs,
     [ATTRIBUTES.retryDelaySource]: message.delaySource,
-    ...outcomeAttributes(message.status, message.error, knownCode(state, message.error)),
+    ...outcomeAttributes(message.status, message.error, decidedCode(state, message.error)),
   };
   if (message.budgetTokens !== undefined) attributes[ATTRIBUTES.budgetTokens] = message.budgetTokens;
   if (message.route !== undefined) attributes[ATTRIBUTES.route] = message.route;
@@ -46,7 +43,7 @@ export const addGiveUpEvent = (state: RunState, message: GiveUpMessage): void =>
   const attributes: Attributes = {
     [ATTRIBUTES.attempt]: message.attempt,
     [ATTRIBUTES.giveUpReason]: message.reason,
-    ...outcomeAttributes(message.status, message.error, knownCode(state, message.error)),
+    ...outcomeAttributes(message.status, message.error, decidedCode(state, message.error)),
   };
   if (message.refusedDelayMs !== undefined) attributes[ATTRIBUTES.refusedDelayMs] = message.refusedDelayMs;
   if (message.route !== undefined) attributes[ATTRIBUTES.route] = message.route;
