@@ -136,12 +136,23 @@ export class Call {
 
   /**
    * The arguments of one attempt. `more`: another attempt may follow, so a `Request` whose body is
-   * replayed by cloning is cloned (the last attempt sends the original).
+   * replayed by cloning is cloned (the last attempt sends the original). `extra`: headers set over
+   * the call's own (a resumed download's `Range` and `If-Range`).
    */
-  attempt(signal: AbortSignal | undefined, more: boolean): [FetchInput, RequestInit | undefined] {
+  attempt(
+    signal: AbortSignal | undefined,
+    more: boolean,
+    extra?: Readonly<Record<string, string>>,
+  ): [FetchInput, RequestInit | undefined] {
     let init = this.init;
     if (this.replay === 'bytes') init = { ...init, body: this.bytes! };
     if (signal) init = { ...init, signal };
+    if (extra) {
+      // Given in init, these replace a Request input's headers: they are a copy of them plus extra.
+      const headers = new Headers(this.headerSource);
+      for (const name of Object.keys(extra)) headers.set(name, extra[name]!);
+      init = { ...init, headers };
+    }
     const input = this.input;
     return [this.replay === 'clone' && more ? (input as Request).clone() : input, init];
   }

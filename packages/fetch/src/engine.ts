@@ -3,12 +3,16 @@
  * `fetch` option). It only sends, waits and translates; every decision is the run's.
  */
 import type { Decision } from '@jitterbug/core';
-import { attemptMayRetry, errorCode, mayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import { attemptMayRetry, mayRetry, type RetryRun } from '@jitterbug/core/adapter';
 import { attemptSignal } from './attempt-signal.ts';
+import { awaitTurn } from './await-turn.ts';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
 import { Failed, sendHedged } from './hedged-attempt.ts';
+import { networkCode } from './network-code.ts';
 import { readUpTo } from './read-body.ts';
+import { resumable } from './resumable-body.ts';
+import { tagged } from './tagged.ts';
 
 /** How a client on the engine differs from plain fetch. */
 export interface EngineSettings {
@@ -17,26 +21,6 @@ export interface EngineSettings {
   /** The error the caller gets for one the last attempt ended with (ky: its own `TimeoutError`). */
   readonly finalError?: ((error: unknown, call: Call) => unknown) | undefined;
 }
-
-const isTypeError = (error: unknown): boolean =>
-  error instanceof TypeError || (error as { name?: unknown } | null)?.name === 'TypeError';
-
-/**
- * The code the core should read for a failed fetch that carries none. Browsers, Deno and workerd
- * reject every network failure with a bare `TypeError` ("Failed to fetch", "NetworkError when
- * attempting to fetch resource.", "Load failed"): that is `ERR_NETWORK`, unless the request itself
- * is malformed (fetch rejects bad input with a `TypeError` too, and that is the caller's to fix).
- */
-const networkCode = (error: unknown, call: Call): string | undefined => {
-  if (errorCode(error) !== undefined || !isTypeError(error)) return undefined;
-  return call.isMalformed() ? undefined : 'ERR_NETWORK';
-};
-
-/** Attaches the finished run's summary to what the caller gets, and returns it. */
-const tagged = <T>(target: T, run: RetryRun): T => {
-  if (run.summary) setRetryInfo(target, run.summary);
-  return target;
-};
 
 /**
  * Reads a stream body into memory when it fits `bufferStreamBytes` and a retry is possible at all;
@@ -115,17 +99,8 @@ export const execute = async (
       throw tagged(signal.reason, run);
     }
     // An origin in a cooldown holds the attempt (in order, released with jitter) or refuses it.
-    for (
-      let held = run.beforeAttempt(signal ?? undefined);
-      held;
-      held = run.beforeAttempt(signal ?? undefined)
-    ) {
-      try {
-        await held;
-      } catch (error) {
-        throw tagged(error, run);
-      }
-    }
+    const turn = awaitTurn(run, signal ?? undefined);
+    if (turn) await turn;
     const timeoutMs = run.options.attemptTimeoutMs ?? settings.attemptTimeoutMs;
     const hedgeMs = run.hedgeDelay(1);
     const sent =
@@ -154,7 +129,11 @@ export const execute = async (
       void discardBody(response, 0);
       throw hookError;
     }
-    if (!decision.retry) return tagged(response, run);
+    if (!decision.retry) {
+      tagged(response, run);
+      // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
+      return run.options.resume ? resumable(response, { send, call, run, timeoutMs }) : response;
+    }
     await discardBody(response, run.options.discardBodyMaxBytes);
     await backOff(run, call, decision.delayMs);
   }

@@ -10,6 +10,7 @@ export {
   createRetryPolicy,
   type GiveUpEvent,
   getRetryInfo,
+  ResumeError,
   type RetryAfterOptions,
   type RetryEvent,
   type RetryInfo,
