@@ -7,6 +7,7 @@
 export {
   createRetryPolicy,
   getRetryInfo,
+  ResumeError,
   type RetryInfo,
   type RetryOptions,
   type RetryOverrides,

@@ -10,6 +10,7 @@ import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import type { BodyReader } from './body.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
+import { type BodyResume, bodyResume } from './resumable-body.ts';
 import { type StatusErrorClass, statusError } from './status-error.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
 
@@ -19,7 +20,7 @@ type State =
   | 'deciding' // a response arrived and a hook of the caller's is deciding it (the body is held)
   | 'discard' // draining a response that will be retried
   | 'wait' // backing off
-  | 'delivered' // the caller has the response
+  | 'delivered' // the caller has the response (and, after a resume, the rest of it)
   | 'done';
 
 /** The end of a body that arrived while a hook was deciding its response. */
@@ -71,8 +72,11 @@ class CallerController implements Controller {
   abort(reason: Error): void {
     if (this.isAborted) return;
     this.isAborted = true;
-    this.abortReason = reason;
-    this.request.abortByCaller(reason);
+    // undici's request() aborts without a reason when its body is destroyed (the body has the
+    // caller's reason already): the request must still know it was aborted.
+    const why = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    this.abortReason = why;
+    this.request.abortByCaller(why);
   }
 }
 
@@ -97,7 +101,9 @@ abstract class AttemptEvents implements NewHandler {
     else if (this.request.current === this) this.request.requestStart(controller, context);
   }
   onResponseStarted(): void {
-    if (this.request.current === this) this.request.caller.onResponseStarted?.();
+    // The answer for the rest of a resumed body is not a response of the caller's.
+    if (this.request.current === this && !this.request.resumable?.resuming)
+      this.request.caller.onResponseStarted?.();
   }
   onResponseStart(
     controller: Controller,
@@ -182,6 +188,8 @@ export class RetryingRequest extends AttemptEvents {
   /** What arrived of the response while a hook was deciding it, replayed once it has. */
   declare private held: HeldEvent[] | undefined;
   declare private heldTrailers: HeaderRecord | undefined;
+  /** The delivered response, when `resume` is on and its body could be resumed. */
+  declare resumable: BodyResume | undefined;
 
   /**
    * Fields are TypeScript-private and assigned here in one order, not `#private` with initialisers:
@@ -222,6 +230,7 @@ export class RetryingRequest extends AttemptEvents {
     this.held = undefined;
     this.heldTrailers = undefined;
     this.failAfterDrain = undefined;
+    this.resumable = undefined;
   }
 
   /** Starts the first attempt with these options (used again, unchanged, by every retry). */
@@ -275,9 +284,9 @@ export class RetryingRequest extends AttemptEvents {
     this.state = 'attempt';
     const timeoutMs = this.run.options.attemptTimeoutMs;
     if (timeoutMs !== undefined) this.timer = setTimeout(onAttemptTimeout, timeoutMs, this);
+    const resumable = this.resumable;
     try {
-      this.run.beforeAttempt();
-      return this.dispatch(this.opts!, handler);
+      return this.dispatch(resumable?.resuming ? resumable.restOpts() : this.opts!, handler);
     } catch (error) {
       handler.onResponseError(null, error as Error);
       return true;
@@ -373,17 +382,21 @@ export class RetryingRequest extends AttemptEvents {
     headers: HeaderRecord,
     statusMessage?: string,
   ): void {
+    const resumable = this.resumable;
     if (statusCode < 200) {
-      // Interim answers (100 Continue, 103 Early Hints) are not outcomes: the caller sees them as is.
+      // Interim answers (100 Continue, 103 Early Hints) are not outcomes: the caller sees them as is
+      // (not those to a request for the rest of a body it is reading).
+      if (resumable?.resuming) return;
       this.outer.rawHeaders = controller.rawHeaders;
       this.caller.onResponseStart?.(this.outer, statusCode, headers, statusMessage);
       return;
     }
     let pending: Decision | Promise<Decision>;
     try {
-      pending =
-        this.run.settle(statusCode) ??
-        this.run.next({ status: statusCode, headers: responseHeaderGetter(headers) });
+      pending = resumable?.resuming
+        ? resumable.report(this.run, statusCode, headers)
+        : (this.run.settle(statusCode) ??
+          this.run.next({ status: statusCode, headers: responseHeaderGetter(headers) }));
     } catch (error) {
       this.detach(error as Error);
       this.fail(error as Error);
@@ -436,14 +449,23 @@ export class RetryingRequest extends AttemptEvents {
     statusMessage?: string,
   ): void {
     if (!decision.retry) {
+      const resumable = this.resumable;
       const StatusError = this.settings.statusError;
-      if (!StatusError || !decision.gaveUp) {
+      if (resumable?.resuming) {
+        if (!resumable.refused) {
+          this.continueBody(controller, resumable);
+          return;
+        }
+        // Not the rest of the body: drained (or its connection closed), then the body ends.
+        this.failAfterDrain = resumable.refused;
+      } else if (!StatusError || !decision.gaveUp) {
         this.deliver(controller, statusCode, headers, statusMessage);
         return;
+      } else {
+        // As undici's RetryAgent: the retries on a status are used up, so the request fails; the
+        // response is drained (or its connection closed) first, like one that is retried.
+        this.failAfterDrain = statusError(StatusError, statusCode, headers, this.run.attempts);
       }
-      // As undici's RetryAgent: the retries on a status are used up, so the request fails; the
-      // response is drained (or its connection closed) first, like one that is retried.
-      this.failAfterDrain = statusError(StatusError, statusCode, headers, this.run.attempts);
     }
     this.delayMs = decision.retry ? decision.delayMs : 0;
     this.discarded = 0;
@@ -469,7 +491,40 @@ export class RetryingRequest extends AttemptEvents {
     if (summary && this.settings.infoHeaders) ({ headers, raw } = withInfoHeaders(headers, raw, summary));
     if (summary && this.tagHeaders) setRetryInfo(headers, summary);
     this.outer.rawHeaders = raw;
+    // Opt-in: only then does a response pay for a record of its body's progress.
+    if (this.run.options.resume) this.resumable = bodyResume(this.run, statusCode, headers, this.opts!);
     this.caller.onResponseStart?.(this.outer, statusCode, headers, statusMessage);
+  }
+
+  /** The answer for the rest of the body continues it: its data goes on to the caller. */
+  private continueBody(controller: Controller, resumable: BodyResume): void {
+    this.clearTimer();
+    this.state = 'delivered';
+    resumable.resuming = false;
+    const summary = this.run.summary;
+    if (summary && this.tagHeaders) setRetryInfo(resumable.headers, summary);
+    // The caller paused the body before it broke: this answer waits as the first one did.
+    if (this.outer.paused) controller.pause();
+  }
+
+  /** The delivered body broke: the run decides whether to ask for the rest. */
+  private resumeBody(error: Error, resumable: BodyResume): void {
+    resumable.resuming = true;
+    let pending: Decision | Promise<Decision>;
+    try {
+      pending = this.run.resume(error);
+    } catch (hookError) {
+      this.fail(hookError as Error);
+      return;
+    }
+    if (pending instanceof Promise) {
+      pending.then(
+        (decision) => this.decidedOnError(error, decision),
+        (hookError: unknown) => this.fail(hookError as Error),
+      );
+    } else {
+      this.decidedOnError(error, pending);
+    }
   }
 
   responseData(_controller: Controller, chunk: Buffer): void {
@@ -478,6 +533,8 @@ export class RetryingRequest extends AttemptEvents {
       return;
     }
     if (this.state === 'delivered') {
+      const resumable = this.resumable;
+      if (resumable) resumable.bytes += chunk.length;
       this.caller.onResponseData?.(this.outer, chunk);
       return;
     }
@@ -518,8 +575,9 @@ export class RetryingRequest extends AttemptEvents {
     this.current = undefined;
     this.inner = null;
     if (state === 'discard') this.wait();
-    else if (state === 'delivered') this.fail(error);
-    else this.decideOnError(error);
+    else if (state !== 'delivered') this.decideOnError(error);
+    else if (this.resumable && !this.callerAbort) this.resumeBody(error, this.resumable);
+    else this.fail(error);
   }
 
   /** An attempt failed before any response reached the caller: retry or hand the error over. */
@@ -599,7 +657,9 @@ export class RetryingRequest extends AttemptEvents {
         }
         break;
       case 'delivered':
-        this.inner?.abort(reason);
+        if (this.inner) this.inner.abort(reason);
+        // The body broke and the run is deciding whether to resume it: nothing is in flight.
+        else queueMicrotask(() => this.abortRun(reason));
         break;
       case 'discard':
       case 'deciding':
