@@ -8,8 +8,8 @@
  *     --invocation-count-for-turbofan=300 bench/probes/in-memory.ts <client> <variant> [hot|cold] [n]
  *
  * - client: `axios` or `ky`.
- * - variant: `raw`, `jitterbug`, `peer`; ky also `init-noop` (ky's retry on with kyRetry's `retry`
- *   option and an `init` hook that does nothing: what ky itself spends on a call that has one).
+ * - variant: `raw`, `jitterbug`, `peer`; ky also `init-noop` (the peer's retry option and an `init`
+ *   hook that does nothing: what ky itself spends on a call that has one).
  * - `hot`: CPU per request, 16 in flight, back to back. `cold`: wall time of each request alone,
  *   with the caches disturbed before it (8 MiB touched, some JSON and URL work), as in a loopback
  *   client whose process sleeps between responses.

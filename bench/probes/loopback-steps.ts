@@ -12,9 +12,9 @@
  * `run.settle(status)` on the response, which finishes the run and builds its summary);
  * `jitterbug` (`attachRetry`); `peer` (axios-retry).
  *
- * ky: `raw` (`retry: 0`); `init-noop` (kyRetry's `retry` option and an `init` hook that does
- * nothing: what ky itself spends on a call with such a hook and such a retry option); `jitterbug`
- * (`kyRetry`); `peer` (ky's own retry).
+ * ky: `raw` (`retry: 0`); `init-noop` (the peer's retry option and an `init` hook that does
+ * nothing: what ky itself spends on a call that carries an `init` hook); `jitterbug` (`kyRetry`);
+ * `peer` (ky's own retry).
  *
  * Prints each variant's median client CPU per request and its difference to `raw`, and every run.
  */
