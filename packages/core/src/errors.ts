@@ -13,7 +13,7 @@ export const DEFAULT_ERROR_CODES: readonly string[] = Object.freeze([
   'ENETUNREACH',
   'EHOSTUNREACH',
   'ENETDOWN',
-  'EAI_AGAIN', // DNS temporary failure (ENOTFOUND is permanent and is not retried)
+  'EAI_AGAIN', // DNS temporary failure (ENOTFOUND is not listed: it is retried only transparently)
   'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_HEADERS_TIMEOUT',

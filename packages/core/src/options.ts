@@ -199,8 +199,9 @@ export interface RetryOverrides {
   readonly onRetry?: (event: RetryEvent) => unknown;
   /**
    * Called when a failure that would be retried is not: attempts, budget or deadline used up, a
-   * server delay above `retryAfter.maxMs`, a body that cannot be sent again. Not for a status or an
-   * error that is never retried (a 404, a POST without an idempotency key). A returned promise is
+   * server delay above `retryAfter.maxMs`, a body that cannot be sent again, a method that is not
+   * retried (a POST without an idempotency key). Not for a status or an error that is never retried
+   * (a 404). A returned promise is
    * awaited before the caller gets the result; its rejection fails the request.
    */
   readonly onGiveUp?: (event: GiveUpEvent) => unknown;

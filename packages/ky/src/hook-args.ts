@@ -9,6 +9,8 @@ export interface KyOptionsView {
   readonly context?: object;
   readonly signal?: AbortSignal | null;
   readonly body?: unknown;
+  /** ky's retry options, normalized (ky fills in its default methods when given a number). */
+  readonly retry?: { readonly methods?: readonly string[] } | number;
 }
 
 const isRequest = (value: unknown): value is Request =>

@@ -80,6 +80,20 @@ const asKyTimeout = (error: unknown, call: Call): unknown => {
   return timeout;
 };
 
+/**
+ * Whether ky's `retry` option was set again after `kyRetry()` (`retry: 2` on a call, or `.extend()`
+ * with one): ky would then retry what jitterbug already retried, multiplying the attempts.
+ */
+const kyRetriesOnItsOwn = (options: KyOptionsView): boolean => {
+  const { retry } = options;
+  return typeof retry === 'number' ? retry > 0 : (retry?.methods?.length ?? 0) > 0;
+};
+
+const retryReplaced = (): TypeError =>
+  new TypeError(
+    'jitterbug: ky\'s "retry" option was set after kyRetry(), so ky would retry on its own what jitterbug already retried; set retries with jitterbug instead (a call\'s `jitterbug: { maxAttempts }`, or the policy)',
+  );
+
 const isForcedRetry = (error: unknown): error is Error & { customDelay?: number } =>
   (error as { name?: unknown } | null)?.name === 'ForceRetryError';
 
@@ -126,6 +140,7 @@ export const kyRetry = (
   // Links the call (its context) with the request ky sends (the body's kind is known only here).
   const beforeRequest = (...args: unknown[]): void => {
     const { request, options } = beforeRequestArgs(args);
+    if (kyRetriesOnItsOwn(options)) throw retryReplaced();
     const context = options.context;
     let state = context ? byContext.get(context) : undefined;
     if (!state) {

@@ -152,6 +152,30 @@ describe.each(kys)('%s', (_name, ky) => {
     });
   });
 
+  describe('ky’s retry option set again after kyRetry()', () => {
+    it.each([
+      ['a number on the call', { retry: 2 }],
+      ['methods on the instance', { retry: { methods: ['get'] } }],
+    ] as const)(
+      '%s: the call rejects with a TypeError naming it, and nothing is sent',
+      async (_case, options) => {
+        server.route('/twice', [{ status: 503 }]);
+        const api = client({}, options as Options);
+        const error = await errorOf(api.get(url('/twice')));
+        expect(error).toBeInstanceOf(TypeError);
+        expect((error as Error).message).toContain('"retry"');
+        expect(server.seen('/twice')).toHaveLength(0);
+      },
+    );
+
+    it('a retry option that keeps ky from retrying on its own (a limit, no methods) is accepted', async () => {
+      server.route('/limit', [{ status: 503 }, { status: 200, body: 'ok' }]);
+      const api = client({}, { retry: { limit: 5 } } as Options);
+      expect(await api.get(url('/limit')).text()).toBe('ok');
+      expect(server.seen('/limit')).toHaveLength(2);
+    });
+  });
+
   describe('your hooks', () => {
     it('beforeRequest and afterResponse run once per call and see only the final response; beforeRetry sees no retry of jitterbug’s', async () => {
       server.route('/hooked', [{ status: 408 }, { status: 503 }, { status: 200, body: 'done' }]);
