@@ -11,6 +11,7 @@ import { main as fetchDispatcher } from './fetch-dispatcher.ts';
 import { main as fetchRetry } from './fetch-retry.ts';
 import { startFlakyServer } from './flaky-server.ts';
 import { main as kyHooks } from './ky-hooks.ts';
+import { main as otelTraces } from './otel-traces.ts';
 import { main as perRoutePolicies } from './per-route-policies.ts';
 import { main as sharedPolicy } from './shared-policy.ts';
 import type { Example } from './standalone.ts';
@@ -29,6 +30,7 @@ const examples: [string, Example][] = [
   ['examples/fetch-dispatcher.ts — Node fetch and undici', fetchDispatcher],
   ['examples/per-route-policies.ts — per-route rules', perRoutePolicies],
   ['examples/shared-policy.ts — one budget for three clients', sharedPolicy],
+  ['examples/otel-traces.ts — OpenTelemetry spans and metrics', otelTraces],
 ];
 heading('2. Requests against a local flaky server (timelines)');
 for (const [title, example] of examples) {

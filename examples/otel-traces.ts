@@ -10,25 +10,17 @@ import { createRetryPolicy } from '@jitterbug/core';
 import { withRetry } from '@jitterbug/fetch';
 import { attemptSpanHook, instrumentRetries } from '@jitterbug/otel';
 import { retryInterceptor } from '@jitterbug/undici';
-import { Agent, request } from 'undici';
-// The OpenTelemetry SDK: in your program, import these from '@opentelemetry/api',
-// '@opentelemetry/context-async-hooks', '@opentelemetry/instrumentation-undici',
-// '@opentelemetry/sdk-metrics' and '@opentelemetry/sdk-trace' (here they are installed for
-// @jitterbug/otel's tests only, which re-export them).
+import { type Attributes, context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { DataPointType, MeterProvider, type MetricData, MetricReader } from '@opentelemetry/sdk-metrics';
 import {
-  AsyncLocalStorageContextManager,
-  type Attributes,
-  context,
-  DataPointType,
   InMemorySpanExporter,
-  MeterProvider,
-  type MetricData,
-  MetricReader,
   type ReadableSpan,
   SimpleSpanProcessor,
   TracerProvider,
-  UndiciInstrumentation,
-} from '../packages/otel/test/support/sdk.ts';
+} from '@opentelemetry/sdk-trace';
+import { Agent, request } from 'undici';
 import type { FlakyServer } from './flaky-server.ts';
 import { runStandalone } from './standalone.ts';
 
