@@ -30,13 +30,19 @@ type Row = Partial<
   Record<Slot, { readonly cpuUs: number; readonly gcUs: number; readonly requests: number }>
 >;
 
-/** The cycles of one block kind of one session. */
+/**
+ * The cycles of one block kind of one session. A GC pause is wall time: when other processes share
+ * the client's CPU, a pause can outlast the CPU the process got during it, and the block's CPU
+ * outside the pauses comes out at zero or below. Such a block measures the machine, not the
+ * client, and is left out (its cycle then lacks that slot).
+ */
 const byCycle = (session: Session, block: BlockName): Map<number, Row> => {
   const cycles = new Map<number, Row>();
   for (const b of session.blocks) {
     if (b.block !== block) continue;
-    const row = cycles.get(b.cycle) ?? {};
     const gcUs = (b.result.gcMs ?? 0) * 1000;
+    if (!(b.result.cpuUs - gcUs > 0)) continue;
+    const row = cycles.get(b.cycle) ?? {};
     row[b.slot] = { cpuUs: b.result.cpuUs - gcUs, gcUs, requests: b.result.requests };
     cycles.set(b.cycle, row);
   }

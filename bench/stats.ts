@@ -1,9 +1,10 @@
 /** Small statistics for the comparisons: medians, a two-level bootstrap, signed percentages. */
 
-/** The `q`-quantile (0…1) of `values`, linear between neighbours. */
+/** The `q`-quantile (0…1) of the finite `values`, linear between neighbours. */
 export const quantile = (values: readonly number[], q: number): number => {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
+  // A NaN would make the sort's order undefined, and with it every quantile.
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);
