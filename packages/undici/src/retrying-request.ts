@@ -7,7 +7,9 @@
 import type { Duplex } from 'node:stream';
 import { AttemptTimeoutError, type Decision } from '@jitterbug/core';
 import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import { AttemptEvents, AttemptHandler } from './attempt-events.ts';
 import type { BodyReader } from './body.ts';
+import { HedgedAttempt } from './hedged-attempt.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { type BodyResume, bodyResume } from './resumable-body.ts';
@@ -80,69 +82,6 @@ class CallerController implements Controller {
   }
 }
 
-/**
- * The handler of one attempt: its events reach the request only while it is the current attempt.
- * The first attempt's handler is the {@link RetryingRequest} itself (one object and one call fewer on
- * every request's success path, which runs with cold caches in a real client and pays for every
- * object and call it touches: `bench/profiling.md`); each retry gets an {@link AttemptHandler}.
- */
-abstract class AttemptEvents implements NewHandler {
-  /** The request these events are for. */
-  declare protected request: RetryingRequest;
-  /** Set when this attempt is over for us; if undici only starts it now, it is aborted at once. */
-  declare protected abandonedBy: Error | undefined;
-
-  abandon(reason: Error): void {
-    this.abandonedBy = reason;
-  }
-
-  onRequestStart(controller: Controller, context: unknown): void {
-    if (this.abandonedBy) controller.abort(this.abandonedBy);
-    else if (this.request.current === this) this.request.requestStart(controller, context);
-  }
-  onResponseStarted(): void {
-    // The answer for the rest of a resumed body is not a response of the caller's.
-    if (this.request.current === this && !this.request.resumable?.resuming)
-      this.request.caller.onResponseStarted?.();
-  }
-  onResponseStart(
-    controller: Controller,
-    statusCode: number,
-    headers: HeaderRecord,
-    statusMessage?: string,
-  ): void {
-    if (this.request.current === this)
-      this.request.responseStart(controller, statusCode, headers, statusMessage);
-  }
-  onResponseData(controller: Controller, chunk: Buffer): void {
-    if (this.request.current === this) this.request.responseData(controller, chunk);
-  }
-  onResponseEnd(controller: Controller, trailers: HeaderRecord): void {
-    if (this.request.current === this) this.request.responseEnd(controller, trailers);
-  }
-  onResponseError(_controller: Controller | null, error: Error): void {
-    if (this.request.current === this) this.request.responseError(error);
-  }
-  onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
-    if (this.request.current === this) this.request.requestUpgrade(controller, statusCode, headers, socket);
-  }
-  onRequestSent(): void {
-    if (this.request.current === this) this.request.caller.onRequestSent?.();
-  }
-  onBodySent(chunk: Buffer): void {
-    if (this.request.current === this) this.request.caller.onBodySent?.(chunk);
-  }
-}
-
-/** The handler of a retry attempt. */
-class AttemptHandler extends AttemptEvents {
-  constructor(request: RetryingRequest) {
-    super();
-    this.request = request;
-    this.abandonedBy = undefined;
-  }
-}
-
 // A module-level callback: no closure per request on the path where no timeout fires.
 const onAttemptTimeout = (request: RetryingRequest): void => request.attemptTimedOut();
 
@@ -190,6 +129,10 @@ export class RetryingRequest extends AttemptEvents {
   declare private heldTrailers: HeaderRecord | undefined;
   /** The delivered response, when `resume` is on and its body could be resumed. */
   declare resumable: BodyResume | undefined;
+  /** The copies of the attempt in flight, while it is hedged and none has won. */
+  declare private hedge: HedgedAttempt | undefined;
+  /** When the attempt in flight was sent, when `hedge` is on (its time to headers feeds a percentile). */
+  declare private sentAt: number;
 
   /**
    * Fields are TypeScript-private and assigned here in one order, not `#private` with initialisers:
@@ -231,6 +174,8 @@ export class RetryingRequest extends AttemptEvents {
     this.heldTrailers = undefined;
     this.failAfterDrain = undefined;
     this.resumable = undefined;
+    this.hedge = undefined;
+    this.sentAt = 0;
   }
 
   /** Starts the first attempt with these options (used again, unchanged, by every retry). */
@@ -277,19 +222,70 @@ export class RetryingRequest extends AttemptEvents {
   private attempt(): boolean {
     const held = this.run.beforeAttempt(this);
     if (held) return this.hold(held);
+    this.inner = null;
+    this.state = 'attempt';
+    const resumable = this.resumable;
+    const opts = resumable?.resuming ? resumable.restOpts() : this.opts!;
+    // Hedging is opt-in: only then is anything timed or any copy made.
+    if (this.run.options.hedge) {
+      const hedgeMs = this.run.hedgeDelay(1);
+      if (hedgeMs !== undefined) {
+        this.current = undefined;
+        this.sentAt = 0;
+        this.hedge = new HedgedAttempt(this, this.run, opts);
+        return this.hedge.start(hedgeMs);
+      }
+      this.sentAt = performance.now();
+    }
     const handler = this.dispatched ? new AttemptHandler(this) : this;
     this.dispatched = true;
     this.current = handler;
-    this.inner = null;
-    this.state = 'attempt';
     const timeoutMs = this.run.options.attemptTimeoutMs;
     if (timeoutMs !== undefined) this.timer = setTimeout(onAttemptTimeout, timeoutMs, this);
-    const resumable = this.resumable;
+    return this.send(opts, handler);
+  }
+
+  /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
+  send(opts: DispatchOpts, handler: AttemptEvents): boolean {
     try {
-      return this.dispatch(resumable?.resuming ? resumable.restOpts() : this.opts!, handler);
+      return this.dispatch(opts, handler);
     } catch (error) {
       handler.onResponseError(null, error as Error);
       return true;
+    }
+  }
+
+  /** A hedged copy started: the caller gets its controller with the first one, as for any attempt. */
+  copyStarted(controller: Controller, context: unknown): void {
+    if (this.callerAbort) {
+      controller.abort(this.callerAbort);
+      return;
+    }
+    this.starting = true;
+    try {
+      this.startCaller(context);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  /** Whether the caller aborted the request. */
+  callerAborted(): boolean {
+    return this.callerAbort !== undefined;
+  }
+
+  /**
+   * A hedged copy won: it is the current attempt from now on, with what is left of its
+   * `attemptTimeoutMs` (which still bounds a retried answer's drain).
+   */
+  hedgeWon(copy: AttemptEvents, controller: Controller | null, sentAt: number): void {
+    this.hedge = undefined;
+    this.current = copy;
+    this.inner = controller;
+    const timeoutMs = this.run.options.attemptTimeoutMs;
+    if (timeoutMs !== undefined) {
+      const left = Math.max(0, timeoutMs - (performance.now() - sentAt));
+      this.timer = setTimeout(onAttemptTimeout, left, this);
     }
   }
 
@@ -390,6 +386,11 @@ export class RetryingRequest extends AttemptEvents {
       this.outer.rawHeaders = controller.rawHeaders;
       this.caller.onResponseStart?.(this.outer, statusCode, headers, statusMessage);
       return;
+    }
+    // A percentile hedge delay learns from the attempts that were not hedged too.
+    if (this.sentAt) {
+      this.run.hedgeAnswered(1, performance.now() - this.sentAt);
+      this.sentAt = 0;
     }
     let pending: Decision | Promise<Decision>;
     try {
@@ -645,7 +646,12 @@ export class RetryingRequest extends AttemptEvents {
     this.callerAbort = reason;
     switch (this.state) {
       case 'attempt':
-        if (this.inner && !this.starting) {
+        if (this.hedge) {
+          // Every copy goes; the attempt counts if any of them had started.
+          const started = this.hedge.cancel(reason);
+          this.hedge = undefined;
+          queueMicrotask(() => (started ? this.decideOnError(reason) : this.abortRun(reason)));
+        } else if (this.inner && !this.starting) {
           // undici reports the abort back through the attempt's onResponseError, as without jitterbug.
           this.inner.abort(reason);
         } else {
