@@ -256,6 +256,14 @@ describe('resume: true', () => {
     expect(server.seen('/off')).toHaveLength(1);
   });
 
+  it('a call’s own jitterbug: { resume: true } turns it on for that call', async () => {
+    server.serve('/mine', { body: FILE, etag: '"v1"' }, [{ resetAfter: 100_000 }, {}]);
+    const send = client({ resume: false });
+    const { bytes, error } = await drain(await send(url('/mine'), { jitterbug: { resume: true } }));
+    expect(error).toBeUndefined();
+    expect(bytes.equals(FILE)).toBe(true);
+  });
+
   it('a whole body that does not break is the same bytes; a Request input keeps its headers', async () => {
     server.serve('/whole', { body: FILE, etag: '"v1"' }, [{ resetAfter: 5_000 }, {}]);
     const response = await client()(new Request(url('/whole'), { headers: { 'x-mine': '1' } }));
