@@ -647,8 +647,9 @@ export class RetryingRequest extends AttemptEvents {
     switch (this.state) {
       case 'attempt':
         if (this.hedge) {
-          // Every copy goes; the attempt counts if any of them had started.
-          const started = this.hedge.cancel(reason);
+          // Every copy goes; the attempt counts if any of them had started (not when the caller
+          // aborts from its onRequestStart, called as the first copy starts: nothing was written).
+          const started = this.hedge.cancel(reason) && !this.starting;
           this.hedge = undefined;
           queueMicrotask(() => (started ? this.decideOnError(reason) : this.abortRun(reason)));
         } else if (this.inner && !this.starting) {

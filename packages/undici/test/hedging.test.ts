@@ -207,6 +207,25 @@ describe('hedged requests through undici', () => {
     expect(await settleResources(before)).toEqual({});
   });
 
+  it('a caller that aborts from its onRequestStart: nothing written, no attempt counted', async () => {
+    slowThenFast('/early-abort');
+    const dispatcher = dispatcherFor({ hedge: { delayMs: 20 } });
+    const reason = new Error('not now');
+    const error = await new Promise((resolve) => {
+      dispatcher.dispatch(
+        { origin: server.url, path: '/early-abort', method: 'GET' },
+        {
+          onRequestStart: (controller) => controller.abort(reason),
+          onResponseError: (_c, e) => resolve(e),
+        },
+      );
+    });
+    expect(error).toBe(reason);
+    await realSleep(60);
+    expect(finished).toMatchObject([{ reason: 'aborted', attempts: 0 }]);
+    expect(server.seen('/early-abort')).toHaveLength(0);
+  });
+
   it('each copy is one attempt:start event (hedges with their copy number); an attempt, one', async () => {
     slowThenFast('/events');
     const starts: Array<{ attempt: number; copy?: number }> = [];
