@@ -1,16 +1,18 @@
 /**
- * The `fetch` adapter's counterpart of `BodyReader`: a response that axios' fetch adapter handed
- * over as a web stream (`responseType: 'stream'`) is read here up to a byte cap, so that a body to
- * be discarded is cancelled there instead of downloaded; a body the caller gets is turned into
- * exactly what the fetch adapter would have produced, with the same errors (`lib/adapters/fetch.js`,
- * axios 1.x).
+ * The `fetch` adapter's stream-mode bodies (with `capDiscardedBodies`), in any runtime: a response
+ * that axios' fetch adapter handed over as a web stream (`responseType: 'stream'`) is read here up
+ * to a byte cap, so that a body to be discarded is cancelled there instead of downloaded; a body the
+ * caller gets is turned into exactly what the fetch adapter would have produced, with the same
+ * errors (`lib/adapters/fetch.js`, axios 1.x).
  */
 import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig, isAxiosError } from 'axios';
 import {
   type BodyPhase,
+  concatBytes,
   maxContentLengthOf,
   overContentLength,
   type ResponseBodyReader,
+  type StreamBody,
 } from './response-body.ts';
 
 /** What the fetch adapter rejects with when reading or converting a body fails. */
@@ -63,12 +65,12 @@ export class WebBodyReader implements ResponseBodyReader {
   async next(): Promise<BodyPhase> {
     if (this.#final) return this.#final;
     const reader = this.#reader;
-    if (!reader) return this.#settle({ kind: 'ended', body: Buffer.alloc(0) });
+    if (!reader) return this.#settle({ kind: 'ended', body: new Uint8Array(0) });
     try {
       // A web stream is pulled: not reading past the cap is all the pausing it needs.
       while (this.#bytes <= this.#cap) {
         const { done, value } = await reader.read();
-        if (done) return this.#settle({ kind: 'ended', body: Buffer.concat(this.#chunks) });
+        if (done) return this.#settle({ kind: 'ended', body: concatBytes(this.#chunks, this.#bytes) });
         this.#chunks.push(value);
         this.#bytes += value.byteLength;
         const tooLong = overContentLength(
@@ -122,14 +124,14 @@ const RESOLVERS: Readonly<Record<string, 'arrayBuffer' | 'blob' | 'formData'>> =
  * (for `json`, `text` and the rest: axios' `transformResponse` parses JSON afterwards).
  */
 export const convertFetchBody = async (
-  body: Buffer,
+  body: Uint8Array,
   response: AxiosResponse,
   config: InternalAxiosRequestConfig,
 ): Promise<unknown> => {
   const type = config.responseType ? String(config.responseType).toLowerCase() : 'text';
   const method = RESOLVERS[type] ?? 'text';
   const contentType = (response.headers as { get?: (name: string) => unknown })?.get?.('content-type');
-  // Buffer.concat allocates a plain ArrayBuffer: the bytes are used as they are, not copied.
+  // The reader's bytes are in a plain ArrayBuffer: used as they are, not copied.
   const replay = new Response(body.byteLength ? (body as Uint8Array<ArrayBuffer>) : null, {
     headers: typeof contentType === 'string' ? { 'content-type': contentType } : {},
   });
@@ -139,3 +141,6 @@ export const convertFetchBody = async (
     throw fetchAdapterError(error, config, response.request);
   }
 };
+
+/** The fetch adapter's stream-mode bodies. */
+export const fetchBody: StreamBody = { reader: WebBodyReader, convert: convertFetchBody };

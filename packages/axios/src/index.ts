@@ -1,6 +1,7 @@
 /**
  * `@jitterbug/axios`: retries with exponential backoff and jitter for axios, decided by
- * `@jitterbug/core`. One call, {@link attachRetry}, adds them to an instance.
+ * `@jitterbug/core`. One call, {@link attachRetry}, adds them to an instance; a request's own
+ * settings go in its config's `jitterbug` field.
  *
  * @packageDocumentation
  */
@@ -14,10 +15,13 @@ export {
   type RetryEvent,
   type RetryInfo,
   type RetryOptions,
+  type RetryOverrides,
   type RetryPolicy,
   type RetryPolicyOrOptions,
   type RouteRule,
   type StopReason,
 } from '@jitterbug/core';
-export { attachRetry } from './attach.ts';
+export { type AttachOptions, attachRetry } from './attach.ts';
+export type { CallRetryOptions } from './call-options.ts';
+export { capDiscardedBodies, type DiscardedBodyCap } from './capped-bodies.ts';
 export { AxiosTransportError } from './outcome.ts';

@@ -17,10 +17,14 @@ export const responseHeaders = (response: AxiosResponse): HeaderGetter => {
   };
 };
 
-/** The attempt ended with a response, whatever `validateStatus` thought of it. */
-export const statusResult = (response: AxiosResponse): AttemptResult => ({
+/**
+ * The attempt ended with a response, whatever `validateStatus` thought of it. `shown` is what
+ * `shouldRetry` gets as `info.response` (default: the response itself, `data` as the adapter left it).
+ */
+export const statusResult = (response: AxiosResponse, shown: AxiosResponse = response): AttemptResult => ({
   status: response.status,
   headers: responseHeaders(response),
+  response: shown,
 });
 
 /**
@@ -35,8 +39,8 @@ export const isStatusRejection = (error: unknown): error is AxiosError & { respo
 
 /**
  * An error whose code tells the core what an axios error means: axios reports a connection lost
- * in the middle of a body as `ERR_BAD_RESPONSE` ("stream has been aborted"), and its own timeout in
- * the http adapter as `ECONNABORTED`. The axios error is its `cause`; the caller never sees this one.
+ * in the middle of a body as `ERR_BAD_RESPONSE` ("stream has been aborted"), and its own timeout as
+ * `ECONNABORTED`. The axios error is its `cause`; the caller never sees this one.
  */
 export class AxiosTransportError extends Error {
   /** `ECONNRESET`, `ETIMEDOUT`, or the code under the fetch adapter's `ERR_NETWORK`. */
@@ -52,32 +56,31 @@ export class AxiosTransportError extends Error {
   }
 }
 
-/**
- * The error as the core should see it. Only translations that are honest are made: a body cut off
- * mid-way is a reset connection; `ECONNABORTED` from axios' http adapter is only ever its timeout.
- */
-export const errorForCore = (error: unknown, httpAdapter: boolean): unknown => {
-  if (!isAxiosError(error)) return error;
-  if (error.code === AxiosError.ERR_BAD_RESPONSE && error.message === 'stream has been aborted') {
-    return new AxiosTransportError('ECONNRESET', error);
-  }
-  if (httpAdapter && error.code === AxiosError.ECONNABORTED)
-    return new AxiosTransportError('ETIMEDOUT', error);
-  // The fetch adapter calls every failure of fetch `ERR_NETWORK` and keeps fetch's error (whose own
-  // cause holds the socket's code, e.g. `UND_ERR_SOCKET`, `ECONNREFUSED`) as its cause.
-  if (error.code === AxiosError.ERR_NETWORK) {
-    const code = errorCode(error.cause);
-    if (code !== undefined) return new AxiosTransportError(code, error);
-  }
-  return error;
-};
+// The xhr adapter's ECONNABORTED when the browser aborted the request (a navigation, Firefox's
+// status 0): not a timeout. Every other ECONNABORTED of axios' adapters is its `timeout`.
+const BROWSER_ABORT = 'Request aborted';
 
-/** The attempt ended with an error; `aborted` when the caller cancelled it. */
-export const errorResult = (
-  error: unknown,
-  httpAdapter: boolean,
-  cancelledByCaller: boolean,
-): AttemptResult => ({
-  error: errorForCore(error, httpAdapter),
-  aborted: cancelledByCaller && isCancel(error),
-});
+/**
+ * The attempt ended with an error; `aborted` when the caller cancelled it. Only translations that
+ * are honest are made: a body cut off mid-way is a reset connection; `ECONNABORTED` is axios'
+ * timeout (http, xhr) unless the browser aborted; `ERR_NETWORK` (xhr and fetch: any network failure)
+ * is the socket's code under it when there is one (Node's fetch), else `ERR_NETWORK` itself (what a
+ * browser gives: no code at all).
+ */
+export const errorResult = (error: unknown, cancelledByCaller: boolean): AttemptResult => {
+  if (!isAxiosError(error)) return { error };
+  const { code, message } = error;
+  if (code === AxiosError.ERR_BAD_RESPONSE && message === 'stream has been aborted') {
+    return { error: new AxiosTransportError('ECONNRESET', error) };
+  }
+  if (code === AxiosError.ECONNABORTED && message !== BROWSER_ABORT) {
+    return { error: new AxiosTransportError('ETIMEDOUT', error) };
+  }
+  if (code === AxiosError.ERR_NETWORK) {
+    // The fetch adapter keeps fetch's error (whose own cause holds the socket's code, e.g.
+    // `UND_ERR_SOCKET`, `ECONNREFUSED`) as its cause; the xhr adapter and a browser's fetch have none.
+    const under = errorCode(error.cause);
+    return under ? { error: new AxiosTransportError(under, error) } : { error, code: AxiosError.ERR_NETWORK };
+  }
+  return { error, aborted: cancelledByCaller && isCancel(error) };
+};

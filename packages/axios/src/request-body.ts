@@ -1,10 +1,9 @@
 /**
  * A stream request body made replayable when it fits in `bufferStreamBytes`: after
  * `transformRequest`, axios sends strings, buffers, `ArrayBuffer`s, `URLSearchParams` and
- * `FormData` again unchanged on their own; only a stream is consumed by the first attempt.
+ * `FormData` again unchanged on their own; only a stream is consumed by the first attempt. What
+ * differs by runtime (the kind of stream a longer body is sent as) is in `#platform`.
  */
-import { Readable } from 'node:stream';
-import { bufferStream } from '@jitterbug/core/adapter';
 
 /** The body to send on every attempt, and whether it can be sent more than once. */
 export interface PreparedBody {
@@ -12,7 +11,15 @@ export interface PreparedBody {
   readonly replayable: boolean;
 }
 
-async function* replay(
+/** Reads a stream body into memory when it has at most `maxBytes` (see `bufferRequestStream`). */
+export type BufferRequestStream = (
+  stream: AsyncIterable<unknown>,
+  maxBytes: number,
+  signal?: AbortSignal,
+) => Promise<PreparedBody>;
+
+/** The chunks already read, then the unread rest: a longer stream is sent once, whole and in order. */
+export async function* replay(
   chunks: readonly Uint8Array[],
   rest: AsyncIterator<Uint8Array>,
 ): AsyncGenerator<Uint8Array> {
@@ -23,21 +30,3 @@ async function* replay(
     await rest.return?.();
   }
 }
-
-/**
- * Reads a stream body into one `Buffer` when it has at most `maxBytes`. A longer stream is not
- * lost: what was read and the unread rest are sent in order, once, as a new stream. When `signal`
- * aborts, rejects at once with its reason and closes the source.
- */
-export const bufferRequestStream = async (
-  stream: AsyncIterable<unknown>,
-  maxBytes: number,
-  signal?: AbortSignal,
-): Promise<PreparedBody> => {
-  const buffered = await bufferStream(stream, maxBytes, signal);
-  if (buffered.complete) return { data: Buffer.concat(buffered.chunks), replayable: true };
-  return {
-    data: Readable.from(replay(buffered.chunks, buffered.rest), { objectMode: false }),
-    replayable: false,
-  };
-};

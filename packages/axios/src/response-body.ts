@@ -1,19 +1,16 @@
 /**
- * Reading a response that axios' http adapter handed over as a stream (the adapter's
- * `responseType: 'stream'`), so that a response to be discarded is read only up to a byte cap, and
- * a response the caller gets is turned into exactly what axios' own buffering would have produced.
- * The error cases mirror `lib/adapters/http.js` (axios 1.x): the same errors, in the same order.
+ * What every runtime shares about response bodies: the phases of a body read in stream mode (opt-in,
+ * `capDiscardedBodies`), axios' `maxContentLength` check, dropping a body, and axios' `settle`. The
+ * readers themselves are per adapter: `fetch-body.ts` (web streams, any runtime) and
+ * `node/http-body.ts` (the http adapter's Node streams, behind the `node` condition).
  */
-import type { Readable } from 'node:stream';
-import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig, isAxiosError } from 'axios';
+import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 
-/** Where reading a body stands. `over-cap`: more than the cap arrived and the stream is paused. */
+/** Where reading a body stands. `over-cap`: more than the cap arrived and reading has paused. */
 export type BodyPhase =
-  | { readonly kind: 'ended'; readonly body: Buffer }
+  | { readonly kind: 'ended'; readonly body: Uint8Array }
   | { readonly kind: 'failed'; readonly error: unknown }
   | { readonly kind: 'over-cap' };
-
-const STREAM_ABORTED = 'stream has been aborted';
 
 /** A body read in stream mode, whichever adapter produced the stream. */
 export interface ResponseBodyReader {
@@ -25,151 +22,25 @@ export interface ResponseBodyReader {
   discard(): void;
 }
 
-/** Reads a stream-mode response body of the http adapter: up to a cap first, then (if told to) to the end. */
-export class BodyReader implements ResponseBodyReader {
-  readonly #stream: Readable;
-  readonly #response: AxiosResponse;
-  readonly #config: InternalAxiosRequestConfig;
-  readonly #maxContentLength: number;
-  #cap: number;
-  #chunks: Buffer[] = [];
-  #bytes = 0;
-  #final: BodyPhase | undefined;
-  #overCap = false;
-  #waiter: ((phase: BodyPhase) => void) | undefined;
-
+/** How one adapter's stream-mode bodies are read, and turned into what the adapter would have given. */
+export interface StreamBody {
+  readonly reader: new (
+    response: AxiosResponse,
+    config: InternalAxiosRequestConfig,
+    cap: number,
+  ) => ResponseBodyReader;
+  /** The body as the adapter itself delivers it (throws, or rejects with, what it would). */
+  readonly convert: (
+    body: Uint8Array,
+    response: AxiosResponse,
+    config: InternalAxiosRequestConfig,
+  ) => unknown;
   /**
-   * @param response - the adapter's response, `data` being the body stream.
-   * @param config - the config the caller's errors carry.
-   * @param cap - pause and report `over-cap` once more than this many bytes arrived.
+   * The whole body when it has already arrived, taken at once; else `undefined` (use a reader).
+   * Only for an adapter whose `convert` is synchronous (the http adapter's).
    */
-  constructor(response: AxiosResponse, config: InternalAxiosRequestConfig, cap: number) {
-    this.#stream = response.data as Readable;
-    this.#response = response;
-    this.#config = config;
-    this.#cap = cap;
-    this.#maxContentLength = maxContentLengthOf(config);
-    const stream = this.#stream;
-    stream.on('data', (chunk: Buffer) => this.#onData(chunk));
-    // Node's IncomingMessage reports a connection lost mid-body as 'aborted' before 'error'.
-    stream.on('aborted', () =>
-      this.#fail(
-        new AxiosError(STREAM_ABORTED, AxiosError.ERR_BAD_RESPONSE, config, response.request, response),
-        true,
-      ),
-    );
-    stream.on('error', (error: unknown) =>
-      // Errors axios itself emits into the stream (its abort: cancel, timeout) reach the caller as
-      // they are; anything else is wrapped, as the buffering adapter does.
-      this.#fail(
-        isAxiosError(error)
-          ? error
-          : AxiosError.from(error as Error, undefined, config, response.request, response),
-        false,
-      ),
-    );
-    stream.on('end', () => this.#end());
-  }
-
-  /** The next phase: `over-cap` (once), then `ended` or `failed`. */
-  next(): Promise<BodyPhase> {
-    if (this.#final) return Promise.resolve(this.#final);
-    if (this.#overCap) return Promise.resolve({ kind: 'over-cap' });
-    return new Promise((resolve) => {
-      this.#waiter = resolve;
-    });
-  }
-
-  /** After `over-cap`: keep reading to the end, as axios would have. */
-  readToEnd(): void {
-    this.#cap = Number.POSITIVE_INFINITY;
-    this.#overCap = false;
-    this.#stream.resume();
-  }
-
-  /** Drops the body: a body read to its end has freed its connection; otherwise the connection is closed. */
-  discard(): void {
-    this.#chunks = [];
-    if (this.#final?.kind === 'ended') return;
-    destroyBody(this.#response);
-  }
-
-  #onData(chunk: Buffer): void {
-    if (this.#final) return;
-    this.#chunks.push(chunk);
-    this.#bytes += chunk.length;
-    const tooLong = overContentLength(
-      this.#bytes,
-      this.#maxContentLength,
-      this.#config,
-      this.#response.request,
-    );
-    if (tooLong) {
-      this.#fail(tooLong, false);
-      // After failing: destroying may emit 'aborted', which must not replace this error.
-      destroyBody(this.#response);
-      return;
-    }
-    if (this.#bytes > this.#cap && !this.#overCap) {
-      this.#stream.pause();
-      this.#overCap = true;
-      this.#emit({ kind: 'over-cap' });
-    }
-  }
-
-  #end(): void {
-    if (this.#final) return;
-    const chunks = this.#chunks;
-    this.#chunks = [];
-    this.#settle({ kind: 'ended', body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) });
-  }
-
-  #fail(error: unknown, destroy: boolean): void {
-    if (this.#final) return;
-    this.#chunks = [];
-    this.#settle({ kind: 'failed', error });
-    if (destroy) this.#stream.destroy();
-  }
-
-  #settle(phase: BodyPhase): void {
-    this.#final = phase;
-    this.#overCap = false;
-    this.#emit(phase);
-  }
-
-  #emit(phase: BodyPhase): void {
-    const waiter = this.#waiter;
-    this.#waiter = undefined;
-    waiter?.(phase);
-  }
+  readonly arrived?: (response: AxiosResponse) => Uint8Array | undefined;
 }
-
-const EMPTY = Buffer.alloc(0);
-
-/**
- * The whole body of an http-adapter response when it has already arrived, taken in one read; else
- * `undefined` (still arriving, decompressed through a pipeline, or already being read).
- *
- * A small response usually arrives in the same socket read as its headers, so by the time the
- * adapter's promise settles Node's `IncomingMessage` holds all of it (`complete`). Taking it with
- * one `read()` spares the flowing-mode machinery a {@link BodyReader} sets up (listeners, `resume`,
- * a promise per phase), which cost more than everything else jitterbug does on the success path.
- * The stream still ends normally, so its keep-alive socket goes back to the pool.
- */
-export const readArrivedBody = (response: AxiosResponse): Buffer | undefined => {
-  const data = response.data as (Readable & { complete?: unknown }) | null | undefined;
-  if (
-    typeof data !== 'object' ||
-    data === null ||
-    data.complete !== true ||
-    data.readableFlowing !== null ||
-    data.destroyed
-  ) {
-    return undefined;
-  }
-  const chunk = data.read() as Buffer | null;
-  return chunk ?? EMPTY;
-};
 
 /** `config.maxContentLength` as axios' adapters read it: -1 (no limit) unless it is a number. */
 export const maxContentLengthOf = (config: InternalAxiosRequestConfig): number => {
@@ -187,6 +58,18 @@ export const overContentLength = (
   max > -1 && bytes > max
     ? new AxiosError(`maxContentLength size of ${max} exceeded`, AxiosError.ERR_BAD_RESPONSE, config, request)
     : undefined;
+
+/** The chunks as one array (no copy for a single chunk). */
+export const concatBytes = (chunks: readonly Uint8Array[], bytes: number): Uint8Array => {
+  if (chunks.length === 1) return chunks[0]!;
+  const all = new Uint8Array(bytes);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
+};
 
 /**
  * Closes a response's unfinished body stream and its request, so a half-read connection is never
@@ -206,27 +89,6 @@ export const destroyBody = (response: AxiosResponse): void => {
     if (typeof request?.destroy === 'function') request.destroy();
   } else if (typeof data.cancel === 'function') {
     data.cancel().catch(() => {});
-  }
-};
-
-const stripBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-
-/**
- * The body as axios' buffering http adapter delivers it: a `Buffer` for `arraybuffer`, else a
- * string in `responseEncoding` (BOM stripped for UTF-8). Throws what that adapter rejects with.
- */
-export const convertBody = (
-  body: Buffer,
-  response: AxiosResponse,
-  config: InternalAxiosRequestConfig,
-): Buffer | string => {
-  if (config.responseType === 'arraybuffer') return body;
-  try {
-    const encoding = config.responseEncoding;
-    const text = body.toString(encoding as BufferEncoding | undefined);
-    return !encoding || encoding === 'utf8' ? stripBom(text) : text;
-  } catch (error) {
-    throw AxiosError.from(error as Error, undefined, config, response.request, response);
   }
 };
 

@@ -1,12 +1,13 @@
 /**
- * Test helpers: an axios instance with jitterbug attached, its own keep-alive agent (closed by
- * `close()`, so tests can wait for the server to see no sockets), and a sleep that records the
- * delays asked for and returns at once.
+ * Test helpers: an axios instance with jitterbug attached (by default as `attachRetry` is by
+ * default; `attach` for its own options, e.g. `{ capDiscardedBodies }`), its own keep-alive agent
+ * (closed by `close()`, so tests can wait for the server to see no sockets), and a sleep that
+ * records the delays asked for and returns at once.
  */
 import { Agent } from 'node:http';
 import { createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
 import axios, { type AxiosInstance, type CreateAxiosDefaults } from 'axios';
-import { attachRetry } from '../src/index.ts';
+import { type AttachOptions, attachRetry } from '../src/index.ts';
 
 export interface TestClient {
   readonly api: AxiosInstance;
@@ -28,6 +29,7 @@ export const createTestClient = (
   baseURL: string,
   options: RetryPolicyOptions = {},
   defaults: CreateAxiosDefaults = {},
+  attach?: AttachOptions,
 ): TestClient => {
   const agent = new Agent({ keepAlive: true });
   const api = axios.create({ baseURL, httpAgent: agent, ...defaults });
@@ -35,6 +37,7 @@ export const createTestClient = (
   const detach = attachRetry(
     api,
     createRetryPolicy({ random: () => 0.5, sleep: recordingSleep(delays), ...options }),
+    attach,
   );
   return { api, delays, detach, close: () => agent.destroy() };
 };

@@ -6,8 +6,11 @@ import { Readable } from 'node:stream';
 import axios, { AxiosError, isCancel } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { getRetryInfo } from '../src/index.ts';
+import { type AttachOptions, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
 import { createTestClient, rejection, type TestClient } from './helpers.ts';
+
+/** `attachRetry`'s opt-in stream mode. */
+const CAPPED: AttachOptions = { capDiscardedBodies };
 
 let server: ScriptedServer;
 const clients: TestClient[] = [];
@@ -135,7 +138,7 @@ describe("the caller's config", () => {
     server.route('/cfg', [{ status: 503 }, { status: 200, body: 'ok' }]);
     server.route('/cfg-fail', [{ status: 503 }]);
     const validateStatus = (s: number) => s < 400;
-    const { api } = client(server.url, {}, { validateStatus, maxContentLength: 1000 });
+    const { api } = client(server.url, {}, { validateStatus, maxContentLength: 1000 }, CAPPED);
     const response = await api.get('/cfg');
     const error = (await rejection(api.get('/cfg-fail'))) as AxiosError;
     for (const config of [response.config, error.config!]) {
@@ -190,12 +193,24 @@ describe('connection errors', () => {
     expect(info).toMatchObject({ attempts: 2, reason: 'max-attempts' });
   });
 
-  it('a body reset after more than discardBodyMaxBytes is not retried (documented limit)', async () => {
-    server.route('/n', [
+  it('by default a body reset at any point is retried: axios read it whole before the decision', async () => {
+    server.route('/n0', [
       { destroy: 'mid-body', declaredBytes: 400_000, sentBytes: 200_000 },
       { status: 200, body: 'ok' },
     ]);
     const { api } = client(server.url, { discardBodyMaxBytes: 1024 });
+    const response = await api.get('/n0');
+    expect(response.data).toBe('ok');
+    expect(server.seen('/n0')).toHaveLength(2);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 2, retries: ['error'] });
+  });
+
+  it('capDiscardedBodies: a body reset after more than discardBodyMaxBytes is not retried (documented limit)', async () => {
+    server.route('/n', [
+      { destroy: 'mid-body', declaredBytes: 400_000, sentBytes: 200_000 },
+      { status: 200, body: 'ok' },
+    ]);
+    const { api } = client(server.url, { discardBodyMaxBytes: 1024 }, {}, CAPPED);
     const error = (await rejection(api.get('/n'))) as AxiosError;
     expect(error.message).toBe('stream has been aborted');
     expect(server.seen('/n')).toHaveLength(1);
@@ -446,14 +461,49 @@ describe('request bodies', () => {
   });
 });
 
-describe('discarded responses', () => {
+describe('discarded responses, by default: axios reads every body itself', () => {
+  it('a discarded error body is read whole, as plain axios reads it, and its connection reused', async () => {
+    const size = 2 * 1024 * 1024;
+    server.route('/read', [
+      { status: 503, bodyBytes: size },
+      { status: 200, body: 'ok' },
+    ]);
+    const c = client(server.url);
+    const response = await c.api.get('/read');
+    expect(response.data).toBe('ok');
+    const first = server.responses.find((r) => r.path === '/read')!;
+    expect(first.finished).toBe(true);
+    expect(first.bytesWritten).toBe(size);
+    c.close();
+    expect(await server.waitForIdle()).toBe(0);
+  });
+
+  it("axios' own maxContentLength bounds it: axios' error, not retried (the status was never seen)", async () => {
+    const size = 64 * 1024 * 1024;
+    server.route('/bounded', [
+      { status: 503, bodyBytes: size },
+      { status: 200, body: 'ok' },
+    ]);
+    const c = client(server.url, {}, { maxContentLength: 1024 * 1024 });
+    const error = (await rejection(c.api.get('/bounded'))) as AxiosError;
+    expect(error.message).toBe('maxContentLength size of 1048576 exceeded');
+    expect(error.code).toBe('ERR_BAD_RESPONSE');
+    expect(server.seen('/bounded')).toHaveLength(1);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, reason: 'error-not-retryable' });
+    expect(server.responses.find((r) => r.path === '/bounded')!.bytesWritten).toBeLessThan(size / 8);
+    c.close();
+    expect(await server.waitForIdle()).toBe(0);
+  });
+});
+
+describe('discarded responses with capDiscardedBodies (stream mode)', () => {
   it('a large error body is not read: the connection is closed, and no socket is left', async () => {
     const size = 64 * 1024 * 1024;
     server.route('/big', [
       { status: 503, bodyBytes: size },
       { status: 200, body: 'ok' },
     ]);
-    const c = client(server.url);
+    const c = client(server.url, {}, {}, CAPPED);
     const response = await c.api.get('/big');
     expect(response.data).toBe('ok');
     expect(server.seen('/big')).toHaveLength(2);
@@ -465,12 +515,25 @@ describe('discarded responses', () => {
     expect(await server.waitForIdle()).toBe(0);
   });
 
+  it('a final body past the cap is read to its end, as axios reads it', async () => {
+    server.route('/large-ok-capped', [{ status: 200, bodyBytes: 1_000_000 }]);
+    const { api } = client(server.url, { discardBodyMaxBytes: 1024 }, {}, CAPPED);
+    const response = await api.get('/large-ok-capped', { responseType: 'arraybuffer' });
+    expect(Buffer.isBuffer(response.data)).toBe(true);
+    expect((response.data as Buffer).length).toBe(1_000_000);
+  });
+});
+
+describe.each([
+  ['by default', undefined],
+  ['with capDiscardedBodies', CAPPED],
+] as const)('discarded and final responses, %s', (_mode, attach) => {
   it('a small error body is drained and its connection reused', async () => {
     server.route('/small', [
       { status: 503, body: 'x'.repeat(1000) },
       { status: 200, body: 'ok' },
     ]);
-    const c = client(server.url);
+    const c = client(server.url, {}, {}, attach);
     await c.api.get('/small');
     const seen = server.seen('/small');
     expect(server.responses.find((r) => r.path === '/small')!.finished).toBe(true);
@@ -484,7 +547,7 @@ describe('discarded responses', () => {
       { status: 503, bodyBytes: 8 * 1024 * 1024 },
       { status: 200, body: 'streamed' },
     ]);
-    const c = client(server.url);
+    const c = client(server.url, {}, {}, attach);
     const response = await c.api.get('/s503', { responseType: 'stream' });
     const chunks: Buffer[] = [];
     for await (const chunk of response.data as Readable) chunks.push(chunk as Buffer);
@@ -496,7 +559,7 @@ describe('discarded responses', () => {
 
   it('an abort while the final large body is read rejects with CanceledError, as axios', async () => {
     server.route('/slow-big', async () => ({ status: 200, bodyBytes: 50 * 1024 * 1024 }));
-    const c = client(server.url, { discardBodyMaxBytes: 1024 });
+    const c = client(server.url, { discardBodyMaxBytes: 1024 }, {}, attach);
     const controller = new AbortController();
     const pending = rejection(
       c.api.get('/slow-big', {
@@ -515,7 +578,7 @@ describe('discarded responses', () => {
 
   it('a large final body is read whole, as axios reads it', async () => {
     server.route('/large-ok', [{ status: 200, bodyBytes: 1_000_000 }]);
-    const { api } = client(server.url);
+    const { api } = client(server.url, {}, {}, attach);
     const response = await api.get('/large-ok', { responseType: 'arraybuffer' });
     expect(Buffer.isBuffer(response.data)).toBe(true);
     expect((response.data as Buffer).length).toBe(1_000_000);
@@ -571,13 +634,27 @@ describe('other adapters and URLs', () => {
     expect(server.seen('/fetch')).toHaveLength(2);
   });
 
-  it('fetch adapter: a large error body is cancelled past the cap, not downloaded', async () => {
+  it('fetch adapter, by default: a discarded body is read whole, as plain axios reads it', async () => {
+    const size = 2 * 1024 * 1024;
+    server.route('/fetch-read', [
+      { status: 503, bodyBytes: size },
+      { status: 200, body: 'small' },
+    ]);
+    const { api } = client(server.url, {}, { adapter: 'fetch' });
+    const response = await api.get('/fetch-read');
+    expect(response.data).toBe('small');
+    const first = server.responses.find((r) => r.path === '/fetch-read')!;
+    expect(first.finished).toBe(true);
+    expect(first.bytesWritten).toBe(size);
+  });
+
+  it('fetch adapter with capDiscardedBodies: a large error body is cancelled past the cap, not downloaded', async () => {
     const size = 8 * 1024 * 1024;
     server.route('/fetch-huge', [
       { status: 503, bodyBytes: size },
       { status: 200, body: 'small' },
     ]);
-    const { api } = client(server.url, {}, { adapter: 'fetch' });
+    const { api } = client(server.url, {}, { adapter: 'fetch' }, CAPPED);
     const response = await api.get('/fetch-huge');
     expect(response.data).toBe('small');
     const first = server.responses.find((r) => r.path === '/fetch-huge')!;

@@ -1,14 +1,15 @@
 /**
- * The success path's shortcuts: a body that has fully arrived is taken in one read (no flowing
- * mode), its connection still goes back to the pool, and the retrying adapter made once per
- * `adapter` setting still runs each request on its own setting.
+ * The success path's shortcuts: in stream mode (`capDiscardedBodies`) a body that has fully arrived
+ * is taken in one read (no flowing mode) and its connection still goes back to the pool; by
+ * default nothing is read by jitterbug at all; the retrying adapter made once per `adapter` setting
+ * still runs each request on its own setting.
  */
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { attachRetry, getRetryInfo } from '../src/index.ts';
-import { readArrivedBody } from '../src/response-body.ts';
+import { attachRetry, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
+import { readArrivedBody } from '../src/node/http-body.ts';
 import { recordingSleep } from './helpers.ts';
 
 let server: ScriptedServer;
@@ -78,7 +79,10 @@ describe('readArrivedBody', () => {
   });
 });
 
-describe('connections on the success path', () => {
+describe.each([
+  ['by default', undefined],
+  ['with capDiscardedBodies', { capDiscardedBodies }],
+] as const)('connections on the success path, %s', (_mode, attach) => {
   it('responses read at once free their connection: 20 GETs and a retried 503 use one socket', async () => {
     server.route('/ok', [
       { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } },
@@ -89,7 +93,7 @@ describe('connections on the success path', () => {
     ]);
     const { agent, opened } = countingAgent();
     const api = axios.create({ baseURL: server.url, httpAgent: agent });
-    attachRetry(api, { sleep: recordingSleep([]) });
+    attachRetry(api, { sleep: recordingSleep([]) }, attach);
     for (let i = 0; i < 20; i++) expect((await api.get('/ok')).data).toEqual({ ok: true });
     expect((await api.get('/flaky')).data).toBe('ok');
     expect(server.seen('/flaky')).toHaveLength(2);

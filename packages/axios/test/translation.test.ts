@@ -12,8 +12,9 @@ import axios, {
 import { describe, expect, it } from 'vitest';
 import { callerCancellation } from '../src/abort.ts';
 import { AxiosTransportError, attachRetry, getRetryInfo } from '../src/index.ts';
-import { errorForCore, errorResult, isStatusRejection, responseHeaders } from '../src/outcome.ts';
-import { convertBody, settle } from '../src/response-body.ts';
+import { convertBody } from '../src/node/http-body.ts';
+import { errorResult, isStatusRejection, responseHeaders, statusResult } from '../src/outcome.ts';
+import { settle } from '../src/response-body.ts';
 import { recordingSleep, rejection } from './helpers.ts';
 
 const config = (extra: Partial<InternalAxiosRequestConfig> = {}): InternalAxiosRequestConfig => ({
@@ -50,36 +51,47 @@ describe('outcome', () => {
 
   it('maps only the honest cases to error codes the core knows', () => {
     const aborted = new AxiosError('stream has been aborted', 'ERR_BAD_RESPONSE');
-    const mapped = errorForCore(aborted, true);
-    expect(mapped).toBeInstanceOf(AxiosTransportError);
-    expect(mapped).toMatchObject({ code: 'ECONNRESET', cause: aborted });
+    const mapped = errorResult(aborted, true);
+    expect(mapped).toEqual({ error: expect.any(AxiosTransportError) });
+    expect(mapped).toMatchObject({ error: { code: 'ECONNRESET', cause: aborted } });
+    // axios' timeout: http's and xhr's ECONNABORTED (the message is axios' or timeoutErrorMessage).
     const timeout = new AxiosError('timeout of 5ms exceeded', 'ECONNABORTED');
-    expect(errorForCore(timeout, true)).toMatchObject({ code: 'ETIMEDOUT', cause: timeout });
-    // Other adapters use ECONNABORTED for a browser abort too: left alone.
-    expect(errorForCore(timeout, false)).toBe(timeout);
+    expect(errorResult(timeout, true)).toMatchObject({ error: { code: 'ETIMEDOUT', cause: timeout } });
+    // The xhr adapter's ECONNABORTED for a request the browser aborted is not a timeout: left alone.
+    const browserAbort = new AxiosError('Request aborted', 'ECONNABORTED');
+    expect(errorResult(browserAbort, true)).toEqual({ error: browserAbort, aborted: false });
     const reset = new AxiosError('socket hang up', 'ECONNRESET');
-    expect(errorForCore(reset, true)).toBe(reset);
+    expect(errorResult(reset, true)).toEqual({ error: reset, aborted: false });
     const plain = new TypeError('x');
-    expect(errorForCore(plain, true)).toBe(plain);
+    expect(errorResult(plain, true)).toEqual({ error: plain });
   });
 
-  it("reads the socket's code under the fetch adapter's ERR_NETWORK, and leaves one without a code alone", () => {
+  it("reads the socket's code under ERR_NETWORK, and reports one without a code as ERR_NETWORK", () => {
     const socket = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
     const network = new AxiosError('Network Error', 'ERR_NETWORK', undefined, undefined, undefined);
     network.cause = socket;
-    expect(errorForCore(network, false)).toMatchObject({ code: 'UND_ERR_SOCKET', cause: network });
+    expect(errorResult(network, true)).toMatchObject({ error: { code: 'UND_ERR_SOCKET', cause: network } });
     const refused = new AxiosError('Network Error', 'ERR_NETWORK');
     refused.cause = new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } });
-    expect(errorForCore(refused, false)).toMatchObject({ code: 'ECONNREFUSED', cause: refused });
-    const bare = new AxiosError('Network Error', 'ERR_NETWORK');
-    expect(errorForCore(bare, false)).toBe(bare);
+    expect(errorResult(refused, true)).toMatchObject({ error: { code: 'ECONNREFUSED', cause: refused } });
+    // The xhr adapter's (no cause) and a browser fetch's (the code-less TypeError as its cause).
+    const xhr = new AxiosError('Network Error', 'ERR_NETWORK');
+    expect(errorResult(xhr, true)).toEqual({ error: xhr, code: 'ERR_NETWORK' });
+    const browserFetch = new AxiosError('Network Error', 'ERR_NETWORK');
+    browserFetch.cause = new TypeError('Failed to fetch');
+    expect(errorResult(browserFetch, true)).toEqual({ error: browserFetch, code: 'ERR_NETWORK' });
   });
 
   it('reports a cancel as aborted only when the caller cancelled', () => {
     const cancel = new CanceledError();
-    expect(errorResult(cancel, true, true)).toMatchObject({ aborted: true });
-    expect(errorResult(cancel, true, false)).toMatchObject({ aborted: false });
-    expect(errorResult(new AxiosError('x', 'ECONNRESET'), true, true)).toMatchObject({ aborted: false });
+    expect(errorResult(cancel, true)).toMatchObject({ aborted: true });
+    expect(errorResult(cancel, false)).toMatchObject({ aborted: false });
+    expect(errorResult(new AxiosError('x', 'ECONNRESET'), true)).toMatchObject({ aborted: false });
+  });
+
+  it('shows shouldRetry the response with its data', () => {
+    const r = response(200, config(), '{"error":{"code":"RATE_LIMIT"}}');
+    expect(statusResult(r)).toMatchObject({ status: 200, response: r });
   });
 
   it('reads response headers in any case', () => {
@@ -185,11 +197,19 @@ describe('through a custom adapter', () => {
     const a = setup([fail('ECONNRESET'), status(200)]);
     await a.api.get('http://x.test/a');
     expect(a.seen).toHaveLength(2);
-    const b = setup([fail('ENOTFOUND'), status(200)]);
+    const b = setup([fail('EPROTO'), status(200)]);
     const error = (await rejection(b.api.get('http://x.test/a'))) as AxiosError;
-    expect(error.code).toBe('ENOTFOUND');
+    expect(error.code).toBe('EPROTO');
     expect(b.seen).toHaveLength(1);
     expect(getRetryInfo(error)).toMatchObject({ reason: 'error-not-retryable', error });
+  });
+
+  it('a failure that proves nothing was sent (ENOTFOUND) is retried transparently, even a POST', async () => {
+    const { api, seen } = setup([fail('ENOTFOUND'), status(201, 'made')]);
+    const r = await api.post('http://x.test/a', { a: 1 });
+    expect(r.data).toBe('made');
+    expect(seen).toHaveLength(2);
+    expect(getRetryInfo(r)).toMatchObject({ attempts: 2, retries: ['unprocessed'] });
   });
 
   it('the per-attempt timeout reaches the adapter as a signal; the caller signal still aborts it', async () => {

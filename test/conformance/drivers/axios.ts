@@ -3,11 +3,16 @@
  * by `close()`) with `attachRetry`. axios reads whole bodies before resolving and rejects a status
  * that fails `validateStatus` (the default: not 2xx). Retry info is read the documented way:
  * `getRetryInfo(response)` or `getRetryInfo(error)`.
+ *
+ * The suite's drivers attach with `{ capDiscardedBodies }` (stream mode): one scenario asserts that a
+ * large discarded body is not downloaded, which by default (axios reading every body itself) is
+ * axios' `maxContentLength`'s and `attemptTimeoutMs`' job. `axiosDrivers` also has the default
+ * attachment, for suites that do not assert that (`test/reliability/huge-body.test.ts` tests both).
  */
 import { Agent } from 'node:http';
 import { Readable } from 'node:stream';
-import { attachRetry, getRetryInfo } from '@jitterbug/axios';
-import axios, { type AxiosResponse, isAxiosError, isCancel } from 'axios';
+import { type AttachOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '@jitterbug/axios';
+import axios, { type AxiosResponse, type CreateAxiosDefaults, isAxiosError, isCancel } from 'axios';
 // undici 7: its dispatchers take the handlers Node's own fetch (undici 6 or 7 inside) hands over; undici 8's do not.
 import { Agent as UndiciAgent } from 'undici7';
 import {
@@ -46,7 +51,20 @@ const toHeaders = (response: AxiosResponse): Headers => {
   return headers;
 };
 
-const create = (baseUrl: string, options: DriverOptions, adapter: 'http' | 'fetch'): ConformanceClient => {
+/** How a driver's axios instance is made: its adapter, `attachRetry`'s options, axios settings. */
+export interface AxiosSetup {
+  readonly adapter: 'http' | 'fetch';
+  readonly attach?: AttachOptions | undefined;
+  readonly defaults?: CreateAxiosDefaults | undefined;
+}
+
+/** A conformance client on an axios instance made as `setup` says. */
+export const createAxiosClient = (
+  baseUrl: string,
+  options: DriverOptions,
+  setup: AxiosSetup,
+): ConformanceClient => {
+  const { adapter } = setup;
   // Each adapter gets its own connection pool, closed by close(): the fetch adapter runs on Node's
   // global fetch with a dispatcher.
   const agent = adapter === 'http' ? new Agent({ keepAlive: true }) : undefined;
@@ -58,8 +76,9 @@ const create = (baseUrl: string, options: DriverOptions, adapter: 'http' | 'fetc
     ...(agent ? { httpAgent: agent } : { fetchOptions: { dispatcher } }),
     responseType: 'text',
     transformResponse: [],
+    ...setup.defaults,
   });
-  attachRetry(api, policyOf(options));
+  attachRetry(api, policyOf(options), setup.attach);
   return {
     async send(request: ConformanceRequest): Promise<ConformanceResult> {
       const { data, contentType } = encodeBody(request.body);
@@ -107,7 +126,8 @@ export const axiosDriver: ConformanceDriver = {
     const { cause } = error as { cause?: unknown };
     return cause === reason || (beforeSend && cause === undefined);
   },
-  create: (baseUrl, options) => create(baseUrl, options, 'http'),
+  create: (baseUrl, options) =>
+    createAxiosClient(baseUrl, options, { adapter: 'http', attach: { capDiscardedBodies } }),
 };
 
 /**
@@ -121,5 +141,22 @@ export const axiosFetchDriver: ConformanceDriver = {
     isAxiosError(error) &&
     error.code === 'ERR_NETWORK' &&
     (error.cause as { code?: unknown } | undefined)?.code === 'UND_ERR_SOCKET',
-  create: (baseUrl, options) => create(baseUrl, options, 'fetch'),
+  create: (baseUrl, options) =>
+    createAxiosClient(baseUrl, options, { adapter: 'fetch', attach: { capDiscardedBodies } }),
 };
+
+/** Both adapters, attached by default (axios reads every body itself) and with `capDiscardedBodies`. */
+export const axiosDrivers: readonly ConformanceDriver[] = [
+  axiosDriver,
+  axiosFetchDriver,
+  {
+    ...axiosDriver,
+    name: 'axios (by default)',
+    create: (baseUrl, options) => createAxiosClient(baseUrl, options, { adapter: 'http' }),
+  },
+  {
+    ...axiosFetchDriver,
+    name: 'axios (fetch adapter, by default)',
+    create: (baseUrl, options) => createAxiosClient(baseUrl, options, { adapter: 'fetch' }),
+  },
+];

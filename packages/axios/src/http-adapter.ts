@@ -1,0 +1,16 @@
+/** axios' own http adapter, where this axios build has one (Node). */
+import axios, { type AxiosAdapter } from 'axios';
+
+let known: AxiosAdapter | null | undefined;
+
+/** axios' http adapter, looked up once; `null` where axios has none (`getAdapter('http')` throws: browsers). */
+export const httpAdapter = (): AxiosAdapter | null => {
+  if (known === undefined) {
+    try {
+      known = axios.getAdapter('http');
+    } catch {
+      known = null;
+    }
+  }
+  return known;
+};

@@ -1,0 +1,21 @@
+/**
+ * `bufferRequestStream` in Node: the body as one `Buffer`, or (too long) a Node `Readable` of what
+ * was read and the rest, which both of axios' Node adapters (http and fetch) send.
+ */
+import { Readable } from 'node:stream';
+import { bufferStream } from '@jitterbug/core/adapter';
+import { type BufferRequestStream, replay } from '../request-body.ts';
+
+/**
+ * Reads a stream body into one `Buffer` when it has at most `maxBytes`. A longer stream is not
+ * lost: what was read and the unread rest are sent in order, once, as a new stream. When `signal`
+ * aborts, rejects at once with its reason and closes the source.
+ */
+export const bufferRequestStream: BufferRequestStream = async (stream, maxBytes, signal) => {
+  const buffered = await bufferStream(stream, maxBytes, signal);
+  if (buffered.complete) return { data: Buffer.concat(buffered.chunks), replayable: true };
+  return {
+    data: Readable.from(replay(buffered.chunks, buffered.rest), { objectMode: false }),
+    replayable: false,
+  };
+};

@@ -1,0 +1,34 @@
+/**
+ * The adapter's platform part where Node's is not (browsers, workers), chosen by the `default`
+ * condition of the package's `#platform` import. There is no http adapter here (`httpBody` is
+ * `undefined`: axios' xhr and fetch adapters are all there is), and a request stream is a web
+ * `ReadableStream`, which axios' fetch adapter sends.
+ */
+import { bufferStream } from '@jitterbug/core/adapter';
+import { type BufferRequestStream, replay } from '../request-body.ts';
+import { concatBytes, type StreamBody } from '../response-body.ts';
+
+/** No http adapter outside Node. */
+export const httpBody: StreamBody | undefined = undefined;
+
+/**
+ * Reads a stream body into one `Uint8Array` when it has at most `maxBytes`. A longer stream is not
+ * lost: what was read and the unread rest are sent in order, once, as a new `ReadableStream`. When
+ * `signal` aborts, rejects at once with its reason and closes the source.
+ */
+export const bufferRequestStream: BufferRequestStream = async (stream, maxBytes, signal) => {
+  const buffered = await bufferStream(stream, maxBytes, signal);
+  if (buffered.complete) return { data: concatBytes(buffered.chunks, buffered.bytes), replayable: true };
+  const rest = replay(buffered.chunks, buffered.rest);
+  const data = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await rest.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await rest.return(undefined);
+    },
+  });
+  return { data, replayable: false };
+};

@@ -1,0 +1,213 @@
+/**
+ * The attempt loop of one request: it sends through the real adapter, translates, waits and hands
+ * over; every decision is the run's. A hook of the caller's that throws or rejects fails the
+ * request with its error; the caller's cancel ends a wait or a cooldown hold at once.
+ */
+import type { Decision } from '@jitterbug/core';
+import { attemptMayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import { bufferRequestStream } from '#platform';
+import { callerCancellation, type Linked, startAttemptTimer, throwIfCancelled } from './abort.ts';
+import { AdapterResponse, type Attempt, failed } from './attempt.ts';
+import { overrideAttemptFields, restoreFields } from './config-fields.ts';
+import { caughtError, errorAttempt, type InFlight, type RequestContext } from './in-flight.ts';
+import { isStatusRejection, statusResult } from './outcome.ts';
+import type { PreparedBody } from './request-body.ts';
+
+/**
+ * Ends the run as aborted (a run already finished, by a cooldown hold, stays as it is), after an
+ * `onFinish` that returns a promise; its rejection is dropped: the caller's reason wins.
+ */
+const finishAborted = async (run: RetryRun, reason: unknown): Promise<void> => {
+  const pending = run.abort(reason);
+  if (pending) await pending.catch(() => undefined);
+};
+
+/**
+ * Attaches the run's summary to an error the caller gets and to its config. A response gets it
+ * through its config only (`getRetryInfo` reads a response through its `config`): one stamp on the
+ * success path instead of two.
+ */
+const attachInfo = (run: RetryRun, target: unknown): void => {
+  if (!run.summary) return;
+  setRetryInfo(target, run.summary);
+  const config = (target as { config?: unknown } | null)?.config;
+  if (config) setRetryInfo(config, run.summary);
+};
+
+const attachResponseInfo = (
+  run: RetryRun,
+  response: AxiosResponse,
+  config: InternalAxiosRequestConfig,
+): void => {
+  if (!run.summary) return;
+  setRetryInfo(config, run.summary);
+  // A custom adapter may answer without the request's config (axios adds none): then the response
+  // gets the summary itself.
+  if (response.config !== config) setRetryInfo(response, run.summary);
+};
+
+/** The caller's cancel as a signal for a cooldown hold: made only if the attempt is held. */
+interface HoldSource {
+  holdSignal(): AbortSignal;
+  release(): void;
+}
+
+const holdSource = (config: InternalAxiosRequestConfig): HoldSource => {
+  let linked: Linked | undefined;
+  return {
+    holdSignal: () => {
+      linked ??= callerCancellation(config)!;
+      return linked.signal;
+    },
+    release: () => linked?.dispose(),
+  };
+};
+
+/** Waits while the origin is held, calling `beforeAttempt` again until the attempt may go. */
+const held = async (run: RetryRun, source: HoldSource | undefined, hold: Promise<void>): Promise<void> => {
+  try {
+    for (let next: void | Promise<void> = hold; next; next = run.beforeAttempt(source)) await next;
+  } finally {
+    source?.release();
+  }
+};
+
+/**
+ * Call immediately before each send. `undefined`: send now (nearly always: nothing is made). A
+ * promise: the origin is in a cooldown; it resolves when the attempt may go, or rejects with the
+ * caller's cancel or the run's `CooldownError` (the run then finished).
+ */
+const takeTurn = (run: RetryRun, config: InternalAxiosRequestConfig): void | Promise<void> => {
+  const source = config.signal || config.cancelToken ? holdSource(config) : undefined;
+  const hold = run.beforeAttempt(source);
+  return hold ? held(run, source, hold) : undefined;
+};
+
+const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<void> => {
+  const cancellation = callerCancellation(ctx.config);
+  try {
+    await ctx.run.wait(delayMs, cancellation?.signal);
+  } finally {
+    cancellation?.dispose();
+  }
+};
+
+/** The adapter rejected: a status `validateStatus` refused, or a failure. */
+const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
+  sent.timer?.dispose();
+  const error = caughtError(ctx, sent, caught);
+  if (isStatusRejection(error)) return failed(statusResult(error.response), error, error.response);
+  return errorAttempt(sent, error);
+};
+
+/** The adapter resolved: its response as it is, or (stream mode) with its body still to read. */
+const respondedAttempt = (
+  ctx: RequestContext,
+  sent: InFlight,
+  response: AxiosResponse,
+): Attempt | Promise<Attempt> => {
+  if (sent.streamMode) return ctx.streamMode!.attempt(ctx, sent, response);
+  sent.timer?.dispose();
+  return new AdapterResponse(response);
+};
+
+/** Sends until the run stops; resolves or rejects with what the caller gets, carrying the summary. */
+export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
+  const { run, config } = ctx;
+  for (;;) {
+    try {
+      throwIfCancelled(config);
+      const turn = takeTurn(run, config);
+      if (turn) await turn;
+    } catch (reason) {
+      await finishAborted(run, reason);
+      attachInfo(run, reason);
+      throw reason;
+    }
+    // Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched.
+    const streamMode = ctx.streamMode !== undefined && attemptMayRetry(run, ctx.requestHeaders);
+    const timeoutMs = run.options.attemptTimeoutMs;
+    // The caller's signal: while the attempt runs, config.signal is the attempt timer's.
+    const callerSignal = config.signal;
+    const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, callerSignal);
+    const sent: InFlight = { streamMode, timer, callerSignal };
+    const saved = overrideAttemptFields(config, ctx.data, timer?.signal, streamMode);
+    let attempt: Attempt | Promise<Attempt>;
+    try {
+      const response = await ctx.adapter(config);
+      restoreFields(config, saved);
+      attempt = respondedAttempt(ctx, sent, response);
+    } catch (caught) {
+      // Putting the fields back twice (if reading the response threw) leaves them as they were.
+      restoreFields(config, saved);
+      attempt = rejectedAttempt(ctx, sent, caught);
+    }
+    if (attempt instanceof Promise) attempt = await attempt;
+    let decision: Decision;
+    try {
+      const { status } = attempt;
+      let pending: Decision | Promise<Decision> | undefined =
+        status === undefined ? undefined : run.settle(status);
+      if (pending === undefined) {
+        const result = attempt.result();
+        pending = run.next(result instanceof Promise ? await result : result);
+      }
+      decision = pending instanceof Promise ? await pending : pending;
+    } catch (hookError) {
+      // A hook of the caller's threw or rejected: the request fails with its error.
+      attempt.discard();
+      throw hookError;
+    }
+    if (!decision.retry) {
+      try {
+        const finished = attempt.finish();
+        const response = finished instanceof Promise ? await finished : finished;
+        attachResponseInfo(run, response, config);
+        return response;
+      } catch (error) {
+        attachInfo(run, error);
+        throw error;
+      }
+    }
+    attempt.discard();
+    try {
+      await waitBeforeRetry(ctx, decision.delayMs);
+    } catch (reason) {
+      attachInfo(run, reason);
+      throw reason;
+    }
+  }
+};
+
+/** Buffers a stream request body that fits `bufferStreamBytes`, so that it can be sent again. */
+export const prepareStreamBody = async (ctx: RequestContext): Promise<AxiosResponse> => {
+  const { config, run } = ctx;
+  let prepared: PreparedBody;
+  const cancellation = callerCancellation(config);
+  try {
+    prepared = await bufferRequestStream(
+      ctx.data as AsyncIterable<unknown>,
+      run.options.bufferStreamBytes,
+      cancellation?.signal,
+    );
+  } catch (cause) {
+    if (cancellation?.signal.aborted) {
+      // The caller's cancellation, as axios rejects with it; nothing was sent.
+      await finishAborted(run, cause);
+      attachInfo(run, cause);
+      throw cause;
+    }
+    // What axios rejects with when a body stream fails during the upload. The run ends on it (a
+    // hook that rejects fails the request with its own error instead).
+    const error = AxiosError.from(cause as Error, undefined, config);
+    const pending = run.next({ error });
+    if (pending instanceof Promise) await pending;
+    attachInfo(run, error);
+    throw error;
+  } finally {
+    cancellation?.dispose();
+  }
+  if (prepared.replayable) run.body = 'replayable';
+  return runRequest({ ...ctx, data: prepared.data });
+};
