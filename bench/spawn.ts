@@ -176,7 +176,7 @@ export const startConversation = (
     exited ? Promise.reject(exited) : new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   child.on('message', (m) => waiting.shift()?.resolve(m));
   child.on('exit', (code, signal) => {
-    exited = new Error(`${file} ${args.join(' ')} exited (${code ?? signal}): ${errorLine(stderr())}`);
+    exited = new Error(`${file} exited (${code ?? signal}): ${errorLine(stderr())}`);
     for (const w of waiting.splice(0)) w.reject(exited);
   });
   const ready = next();
