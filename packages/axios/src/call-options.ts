@@ -6,9 +6,10 @@ import type { RetryOverrides } from '@jitterbug/core';
 
 /**
  * What a request's `jitterbug` field takes: options that override the policy's (after its route
- * rule) for this request only, or `false` to send it once.
+ * rule) for this request only, or `false` to send it once. Not `hedge`: a percentile delay needs the
+ * latencies a policy or a route shares.
  */
-export type CallRetryOptions = RetryOverrides | false;
+export type CallRetryOptions = Omit<RetryOverrides, 'hedge'> | false;
 
 declare module 'axios' {
   // The type parameters of a merged declaration must be a prefix of axios' own: `D` alone fits both
