@@ -265,6 +265,37 @@ describe('HTTP/2 scripted server', () => {
     expect(server.seen('/slow').every((r) => r.processed)).toBe(true);
   });
 
+  it('goawayAll mid-load with undici 8: every POST settles once, later ones on a new connection', async () => {
+    const dispatcher = undici();
+    let sentGoaway: Promise<void> | undefined;
+    server.route('/load', (req) => {
+      // The tenth request to arrive sends the GOAWAY while the others keep coming.
+      if (req.nth === 9) sentGoaway = server.goawayAll();
+      return { status: 200, body: String(req.headers['x-request-id']), delayMs: 5 };
+    });
+    const ids = Array.from({ length: 40 }, (_, i) => String(i));
+    const queue = [...ids];
+    const results = new Map<string, string>();
+    const worker = async (): Promise<void> => {
+      for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+        const res = await request(`${server.url}/load`, {
+          dispatcher,
+          method: 'POST',
+          headers: { 'x-request-id': id },
+          body: `payload ${id}`,
+        });
+        results.set(id, await res.body.text());
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    await sentGoaway;
+    expect([...results.entries()].every(([id, body]) => id === body)).toBe(true);
+    expect(results.size).toBe(ids.length);
+    const processed = server.seen('/load').filter((r) => r.processed);
+    expect(processed.map((r) => r.headers['x-request-id']).sort()).toEqual([...ids].sort());
+    expect(new Set(processed.map((r) => r.connection)).size).toBeGreaterThan(1);
+  });
+
   it('calls a script function with the request, body included, and records its refusal', async () => {
     const session = open();
     server.route('/s', (req) =>
