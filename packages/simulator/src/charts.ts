@@ -228,7 +228,7 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
       width,
       height,
     );
-  return [
+  const charts: Chart[] = [
     {
       file: 'storm-attempts.svg',
       svg: await chart(
@@ -242,6 +242,19 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
       svg: await chart('Attempts served per second (goodput)', 'served/s', (p) => p.timeline.servedPerSec),
     },
   ];
+  // Requests the adaptive throttle refused before sending: how long a client keeps refusing after
+  // the server is well again is the throttle's cost, and only this chart shows it.
+  if (result.policies.some((p) => p.throttled > 0)) {
+    charts.push({
+      file: 'storm-throttled.svg',
+      svg: await chart(
+        `Requests refused locally by the adaptive throttle (K ${s.throttleK}, window ${s.throttleWindowSec} s)`,
+        'refused/s',
+        (p) => p.timeline.throttledPerSec,
+      ),
+    });
+  }
+  return charts;
 };
 
 /** Writes charts into `dir` (created if needed) and returns their paths. */

@@ -3,6 +3,7 @@
  * code instead of exiting, so tests can call it in-process; `cli.ts` is the thin executable.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_THROTTLE } from '@jitterbug/core';
 import { type Chart, occCharts, stormCharts, writeCharts } from './charts.ts';
 import { DEFAULT_LATENCY } from './normal.ts';
 import {
@@ -29,6 +30,7 @@ import {
   type StormOptions,
   type StormPolicyName,
   stormLimitProblem,
+  stormPolicyThrottles,
 } from './storm.ts';
 
 /** The storm flag that sets each option, for messages about limits. */
@@ -39,6 +41,7 @@ const STORM_FLAGS: Partial<Record<keyof StormOptions, string>> = {
   maxAttempts: 'attempts',
   capMs: 'cap',
   binMs: 'bin',
+  throttleWindowSec: 'throttle-window',
 };
 
 /** Where the command writes. */
@@ -105,7 +108,8 @@ const STORM_HELP = `Usage: jitterbug-sim storm [options]
 Open-loop clients send requests at a steady rate (Poisson) to a server that serves at most
 --capacity attempts per second. During the outage every attempt fails with 503 (with Retry-After
 if set); afterwards load above capacity is shed with 503. Each policy is a real jitterbug
-RetryPolicy driven in virtual time.
+RetryPolicy driven in virtual time; the *throttle policies add the core's adaptive client-side
+throttle (Google SRE book), which refuses requests locally, before sending.
 
 Options:
   --policies LIST        comma-separated, from ${STORM_POLICIES.join(', ')}
@@ -118,6 +122,10 @@ Options:
   --overload-retry-after S|off
                          Retry-After on load-shedding 503s (default ${STORM_DEFAULTS.overloadRetryAfterSec})
   --attempts N           attempts per request, counting the first (default ${STORM_DEFAULTS.maxAttempts})
+  --throttle-k K         the adaptive throttle's K, >= 1 (default ${STORM_DEFAULTS.throttleK}, the core's)
+  --throttle-window S    its sliding window in seconds (default ${STORM_DEFAULTS.throttleWindowSec}, scaled to the
+                         outage; the core's default is ${DEFAULT_THROTTLE.windowMs / 1000}). The throttle starts with a
+                         whole window of healthy traffic behind it
   --runs N               runs per policy, averaged (default ${STORM_DEFAULTS.runs})
   --bin MS               timeline bin width (default ${STORM_DEFAULTS.binMs})
 ${COMMON_HELP.replace('--base MS              backoff base', `--base MS              backoff base (default ${STORM_DEFAULTS.baseMs}, the core's)`).replace('--cap MS               backoff cap', `--cap MS               backoff cap (default ${STORM_DEFAULTS.capMs}, the core's)`)}
@@ -126,6 +134,7 @@ Examples:
   jitterbug-sim storm --seed 1 --out out/storm
   jitterbug-sim storm --attempts 5 --base 1000 --retry-after off
   jitterbug-sim storm --policies none,naive-full,budget --capacity 150 --csv storm.csv
+  jitterbug-sim storm --policies budget,budget+throttle --throttle-window 120
 `;
 
 const COMMON_OPTIONS = {
@@ -349,6 +358,8 @@ const stormCommand = async (args: string[], io: CliIo): Promise<number> => {
       'overload-retry-after': { type: 'string' },
       attempts: { type: 'string' },
       bin: { type: 'string' },
+      'throttle-k': { type: 'string' },
+      'throttle-window': { type: 'string' },
     },
   });
   if (values.help) {
@@ -397,6 +408,10 @@ const stormCommand = async (args: string[], io: CliIo): Promise<number> => {
       d.maxAttempts,
     runs: num('runs', values.runs, { integer: true, positive: true, max: STORM_LIMITS.runs }) ?? d.runs,
     binMs: num('bin', values.bin, { positive: true }) ?? d.binMs,
+    throttleK: num('throttle-k', values['throttle-k'], { min: 1 }) ?? d.throttleK,
+    // The core's throttle takes a window of at least 1 ms.
+    throttleWindowSec:
+      num('throttle-window', values['throttle-window'], { min: 0.001 }) ?? d.throttleWindowSec,
     latency: latencyOf(values),
   };
   const problem = stormLimitProblem(options);
@@ -415,7 +430,8 @@ const stormCommand = async (args: string[], io: CliIo): Promise<number> => {
   io.stdout.write(
     `${s.ratePerSec} req/s for ${s.durationSec} s · capacity ${s.capacityPerSec}/s · outage ${s.outageStartSec}-${s.outageEndSec} s · ` +
       `Retry-After ${s.retryAfterSec ?? 'off'} / ${s.overloadRetryAfterSec ?? 'off'} s · ${s.maxAttempts} attempts · ` +
-      `base ${s.baseMs} ms · cap ${s.capMs} ms · ${s.runs} runs in ${seconds.toFixed(2)} s · ${seedLine(seed, given)}\n`,
+      `base ${s.baseMs} ms · cap ${s.capMs} ms · ${policies.some(stormPolicyThrottles) ? `throttle K ${s.throttleK}, window ${s.throttleWindowSec} s · ` : ''}` +
+      `${s.runs} runs in ${seconds.toFixed(2)} s · ${seedLine(seed, given)}\n`,
   );
   await writeOutputs(
     io,

@@ -46,9 +46,12 @@ export {
   type StormOptions,
   type StormPolicyName,
   type StormPolicyResult,
+  type StormPolicySettings,
   type StormResult,
   type StormRunResult,
   type StormTimeline,
   simulateStorm,
   stormLimitProblem,
+  stormPolicyThrottles,
 } from './storm.ts';
+export { createWarmThrottle } from './storm-throttle.ts';

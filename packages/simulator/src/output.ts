@@ -44,13 +44,23 @@ export const occTable = (result: OccSweepResult): string =>
 /** The storm results as a table: one row per policy. */
 export const stormTable = (result: StormResult): string =>
   formatTable(
-    ['policy', 'amplification', 'during outage', 'goodput/s', 'failed', 'recovery s', 'peak att/s'],
+    [
+      'policy',
+      'amplification',
+      'during outage',
+      'goodput/s',
+      'failed',
+      'throttled',
+      'recovery s',
+      'peak att/s',
+    ],
     result.policies.map((p) => [
       p.policy,
       fixed(p.amplification.mean, 2),
       fixed(p.outageAmplification.mean, 2),
       fixed(p.goodputPerSec.mean, 1),
       `${fixed(100 * p.failedShare.mean, 1)}%`,
+      `${fixed(100 * p.throttledShare.mean, 1)}%`,
       p.notRecovered === p.runs
         ? 'never'
         : `${fixed(p.recoveryMs.mean / 1000, 2)}${p.notRecovered > 0 ? ` (${p.notRecovered} never)` : ''}`,
@@ -107,6 +117,8 @@ export const stormCsv = (result: StormResult): string =>
       'recovery_ms_mean',
       'not_recovered_runs',
       'peak_attempts_per_sec',
+      'throttled',
+      'throttled_share_mean',
     ],
     result.policies.map((p) => [
       p.policy,
@@ -122,6 +134,8 @@ export const stormCsv = (result: StormResult): string =>
       p.recoveryMs.mean,
       p.notRecovered,
       p.peakAttemptsPerSec,
+      p.throttled,
+      p.throttledShare.mean,
     ]),
   );
 

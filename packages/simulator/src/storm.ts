@@ -4,14 +4,18 @@
  * afterwards the server sheds whatever load exceeds its capacity with 503 again.
  *
  * Every request runs under a real `RetryPolicy` from `@jitterbug/core` (`createRetryPolicy`, with
- * the simulation's virtual clock as `now` and a seeded `random`), and each attempt's outcome goes
- * through `RetryRun.next`, exactly as the HTTP adapters do. So the backoff, the `Retry-After`
- * handling and the retry budget are the library's own code, not a model of it.
+ * the simulation's virtual clock as `now` and a seeded `random`): its first attempt passes
+ * `RetryRun.beforeAttempt` and each attempt's outcome goes through `RetryRun.next`, exactly as the
+ * HTTP adapters do. So the backoff, the `Retry-After` handling, the retry budget and the adaptive
+ * throttle are the library's own code, not a model of it.
  */
 import {
+  type AdaptiveThrottle,
   type BackoffStrategyName,
+  createAdaptiveThrottle,
   createRetryBudget,
   createRetryPolicy,
+  DEFAULT_THROTTLE,
   DEFAULTS,
   type HeaderGetter,
   type RandomSource,
@@ -24,6 +28,7 @@ import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
 import { type Summary, summarize } from './stats.ts';
+import { createWarmThrottle, expectThrottled, THROTTLE_WARM_UP_LIMIT } from './storm-throttle.ts';
 
 /** The retry policies compared. */
 export type StormPolicyName =
@@ -31,7 +36,10 @@ export type StormPolicyName =
   | `naive-${BackoffStrategyName}`
   | 'budget'
   | 'retry-after'
-  | 'budget+retry-after';
+  | 'budget+retry-after'
+  | 'throttle'
+  | 'budget+throttle'
+  | 'budget+retry-after+throttle';
 
 /** Every policy the experiment knows. */
 export const STORM_POLICIES: readonly StormPolicyName[] = Object.freeze([
@@ -44,6 +52,9 @@ export const STORM_POLICIES: readonly StormPolicyName[] = Object.freeze([
   'budget',
   'retry-after',
   'budget+retry-after',
+  'throttle',
+  'budget+throttle',
+  'budget+retry-after+throttle',
 ]);
 
 /** The policies of a default run (`naive-constant` only on request). */
@@ -66,7 +77,15 @@ export const STORM_POLICY_DESCRIPTIONS: Readonly<Record<StormPolicyName, string>
   budget: "up to N attempts, full jitter, the core's default retry budget, Retry-After ignored",
   'retry-after': 'up to N attempts, full jitter, no budget, Retry-After honoured',
   'budget+retry-after': "the core's defaults: full jitter, default budget, Retry-After honoured",
+  throttle: 'up to N attempts, full jitter, adaptive throttle, no budget, Retry-After ignored',
+  'budget+throttle':
+    "up to N attempts, full jitter, adaptive throttle, the core's default budget, Retry-After ignored",
+  'budget+retry-after+throttle':
+    "the core's defaults with throttle: adaptive throttle, default budget, Retry-After honoured",
 });
+
+/** Whether a storm policy runs with the adaptive throttle. */
+export const stormPolicyThrottles = (name: StormPolicyName): boolean => name.endsWith('throttle');
 
 /** Options of the storm experiment. Times are in seconds unless the name says ms. */
 export interface StormOptions {
@@ -98,6 +117,14 @@ export interface StormOptions {
   readonly baseMs?: number;
   /** Backoff cap. Default 20 000 ms (the core's default). */
   readonly capMs?: number;
+  /** The adaptive throttle's K (the `*throttle` policies). Default 2 (the core's). */
+  readonly throttleK?: number;
+  /**
+   * The adaptive throttle's sliding window, in seconds. Default 10, scaled to the 15 s outage: the
+   * core's default (120 s, the SRE book's two minutes) is made for overloads of minutes, and after a
+   * whole healthy window it never refuses anything in an outage this short.
+   */
+  readonly throttleWindowSec?: number;
   /** Each message (request, response) takes `|Normal(meanMs, sdMs)|`. Default 10, 2. */
   readonly latency?: LatencyModel;
   /** Width of the timeline's bins. Default 250 ms. */
@@ -122,6 +149,8 @@ export const STORM_DEFAULTS = Object.freeze({
   maxAttempts: 3,
   baseMs: 100,
   capMs: 20_000,
+  throttleK: DEFAULT_THROTTLE.k,
+  throttleWindowSec: 10,
   binMs: 250,
   recoveryThreshold: 0.01,
 });
@@ -140,6 +169,8 @@ export const STORM_LIMITS = Object.freeze({
   maxAttempts: 1000,
   /** Timeline bins: from 0 to the latest time an attempt could be sent, in steps of `binMs`. */
   timelineBins: 1_000_000,
+  /** Requests a throttle is warmed up with: `ratePerSec × throttleWindowSec`. */
+  throttleWarmUp: THROTTLE_WARM_UP_LIMIT,
 });
 
 /** Which setting breaks a {@link STORM_LIMITS} bound, and how. */
@@ -162,7 +193,8 @@ export const stormLimitProblem = (
   options: Pick<
     ResolvedStormOptions,
     'ratePerSec' | 'durationSec' | 'runs' | 'maxAttempts' | 'capMs' | 'binMs' | 'latency'
-  >,
+  > &
+    Partial<Pick<ResolvedStormOptions, 'policies' | 'throttleWindowSec'>>,
 ): StormLimitProblem | undefined => {
   const requests = options.ratePerSec * options.durationSec;
   if (requests > STORM_LIMITS.requests) {
@@ -180,6 +212,17 @@ export const stormLimitProblem = (
       options: ['maxAttempts'],
       asked: `${options.maxAttempts} attempts`,
       limit: `at most ${STORM_LIMITS.maxAttempts}`,
+    };
+  }
+  const warmUp = options.ratePerSec * (options.throttleWindowSec ?? STORM_DEFAULTS.throttleWindowSec);
+  if (
+    (options.policies ?? DEFAULT_STORM_POLICIES).some(stormPolicyThrottles) &&
+    !(warmUp <= THROTTLE_WARM_UP_LIMIT)
+  ) {
+    return {
+      options: ['ratePerSec', 'throttleWindowSec'],
+      asked: `a throttle warmed up with ${warmUp} requests (a whole window of them)`,
+      limit: `at most ${THROTTLE_WARM_UP_LIMIT}`,
     };
   }
   const message = options.latency.meanMs + 10 * options.latency.sdMs;
@@ -208,6 +251,8 @@ export interface StormTimeline {
   readonly binMs: number;
   /** Attempts arriving at the server. */
   readonly attempts: number[];
+  /** First attempts the adaptive throttle refused locally (never sent), by the time they were due. */
+  readonly throttled: number[];
   /** Of those, rejected with 503 (outage or load shedding). */
   readonly rejected: number[];
   /** Of those, served (200). */
@@ -220,16 +265,22 @@ export interface StormTimeline {
 export interface StormRunResult {
   readonly policy: StormPolicyName;
   readonly requests: number;
-  /** Attempts that reached the server; always `requests + retries`. */
+  /** Attempts that reached the server; always `requests − throttled + retries`. */
   readonly attempts: number;
   /** Retries the policy decided to make. */
   readonly retries: number;
+  /** Requests whose first attempt the adaptive throttle refused locally (so never sent). */
+  readonly throttled: number;
   readonly succeeded: number;
   readonly failed: number;
   /** Requests started during the outage, and attempts that arrived during it. */
   readonly outageRequests: number;
   readonly outageAttempts: number;
-  /** Time from the outage's end to the end of the last overloaded bin; `null` if still overloaded when requests stopped. */
+  /**
+   * Time from the outage's end to the end of the last bin in which more than the recovery threshold
+   * of the attempts wanted (sent, or refused locally by the throttle) were shed or refused; `null`
+   * if that was still so when requests stopped.
+   */
   readonly recoveryMs: number | null;
   /** When the last request finished, in ms. */
   readonly endMs: number;
@@ -256,6 +307,8 @@ const resolve = (options: StormOptions): ResolvedStormOptions => {
     maxAttempts: options.maxAttempts ?? d.maxAttempts,
     baseMs: options.baseMs ?? d.baseMs,
     capMs: options.capMs ?? d.capMs,
+    throttleK: options.throttleK ?? d.throttleK,
+    throttleWindowSec: options.throttleWindowSec ?? d.throttleWindowSec,
     latency: options.latency ?? DEFAULT_LATENCY,
     binMs: options.binMs ?? d.binMs,
     recoveryThreshold: options.recoveryThreshold ?? d.recoveryThreshold,
@@ -268,6 +321,11 @@ const resolve = (options: StormOptions): ResolvedStormOptions => {
   positive('serverBurstSec', o.serverBurstSec);
   positive('durationSec', o.durationSec);
   positive('binMs', o.binMs);
+  // The core's throttle takes a window of at least 1 ms.
+  if (!(Number.isFinite(o.throttleWindowSec) && o.throttleWindowSec >= 0.001))
+    throw new RangeError(`throttleWindowSec must be a number >= 0.001, got ${o.throttleWindowSec}`);
+  if (!(Number.isFinite(o.throttleK) && o.throttleK >= 1))
+    throw new RangeError(`throttleK must be a number >= 1, got ${o.throttleK}`);
   if (!Number.isInteger(o.runs) || o.runs < 1)
     throw new RangeError(`runs must be a positive integer, got ${o.runs}`);
   if (!Number.isInteger(o.maxAttempts) || o.maxAttempts < 1) {
@@ -284,25 +342,47 @@ const resolve = (options: StormOptions): ResolvedStormOptions => {
   return o;
 };
 
+/** What {@link createStormPolicy} reads of the storm's settings. */
+export interface StormPolicySettings {
+  readonly maxAttempts: number;
+  readonly baseMs: number;
+  readonly capMs: number;
+  /** For the `*throttle` policies: this throttle, or else a new one with these settings (default the core's). */
+  readonly throttle?: AdaptiveThrottle;
+  readonly throttleK?: number;
+  readonly throttleWindowSec?: number;
+}
+
 /**
  * The core policy for a named storm policy. `now` is the virtual clock and `random` the run's seeded
  * source, so every decision is reproducible.
+ *
+ * The origin-wide cooldown is off (`cooldown: false`) in every policy: the storm models each
+ * request's own waits, not a hold shared by all of them, so it measures the budget and the throttle
+ * alone. (Before the throttle came, the storm never called `beforeAttempt`, where the cooldown
+ * holds requests, so the cooldown had no effect there either.)
  */
 export const createStormPolicy = (
   name: StormPolicyName,
-  settings: { readonly maxAttempts: number; readonly baseMs: number; readonly capMs: number },
+  settings: StormPolicySettings,
   random: RandomSource,
   now: () => number,
 ): RetryPolicy => {
-  const common: RetryOptions = { random, now, maxAttempts: settings.maxAttempts };
+  const common: RetryOptions = { random, now, cooldown: false, maxAttempts: settings.maxAttempts };
   const backoff = (strategy: BackoffStrategyName) => ({
     strategy,
     baseMs: settings.baseMs,
     capMs: settings.capMs,
   });
+  const throttle = () =>
+    settings.throttle ??
+    createAdaptiveThrottle({
+      k: settings.throttleK ?? DEFAULT_THROTTLE.k,
+      windowMs: (settings.throttleWindowSec ?? DEFAULT_THROTTLE.windowMs / 1000) * 1000,
+    });
   switch (name) {
     case 'none':
-      return createRetryPolicy({ random, now, maxAttempts: 1, budget: false, retryAfter: false });
+      return createRetryPolicy({ ...common, maxAttempts: 1, budget: false, retryAfter: false });
     case 'budget':
       return createRetryPolicy({
         ...common,
@@ -314,6 +394,29 @@ export const createStormPolicy = (
       return createRetryPolicy({ ...common, backoff: backoff('full'), budget: false });
     case 'budget+retry-after':
       return createRetryPolicy({ ...common, backoff: backoff('full'), budget: createRetryBudget() });
+    case 'throttle':
+      return createRetryPolicy({
+        ...common,
+        backoff: backoff('full'),
+        budget: false,
+        retryAfter: false,
+        throttle: throttle(),
+      });
+    case 'budget+throttle':
+      return createRetryPolicy({
+        ...common,
+        backoff: backoff('full'),
+        budget: createRetryBudget(),
+        retryAfter: false,
+        throttle: throttle(),
+      });
+    case 'budget+retry-after+throttle':
+      return createRetryPolicy({
+        ...common,
+        backoff: backoff('full'),
+        budget: createRetryBudget(),
+        throttle: throttle(),
+      });
     default: {
       const strategy = name.slice('naive-'.length) as BackoffStrategyName;
       return createRetryPolicy({ ...common, backoff: backoff(strategy), budget: false, retryAfter: false });
@@ -359,7 +462,15 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   const starts = arrivals(seededRandom(deriveSeed(o.seed, 'arrivals')), o.ratePerSec, durationMs);
   const delay = createLatency(seededRandom(deriveSeed(o.seed, 'network')), o.latency);
   let clock = 0;
-  const policy = createStormPolicy(policyName, o, seededRandom(deriveSeed(o.seed, 'jitter')), () => clock);
+  const throttle = stormPolicyThrottles(policyName)
+    ? createWarmThrottle(o.throttleK, o.throttleWindowSec * 1000, o.ratePerSec)
+    : undefined;
+  const policy = createStormPolicy(
+    policyName,
+    throttle ? { ...o, throttle } : o,
+    seededRandom(deriveSeed(o.seed, 'jitter')),
+    () => clock,
+  );
   const outageHeaders = retryAfterHeaders(o.retryAfterSec);
   const overloadHeaders = retryAfterHeaders(o.overloadRetryAfterSec);
 
@@ -375,9 +486,17 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   const depth = o.capacityPerSec * o.serverBurstSec;
   let tokens = depth;
   let refilledAt = 0;
-  const timeline: StormTimeline = { binMs: o.binMs, attempts: [], rejected: [], served: [], started: [] };
+  const timeline: StormTimeline = {
+    binMs: o.binMs,
+    attempts: [],
+    throttled: [],
+    rejected: [],
+    served: [],
+    started: [],
+  };
   let attempts = 0;
   let retries = 0;
+  let throttled = 0;
   let succeeded = 0;
   let failed = 0;
   let outageRequests = 0;
@@ -391,9 +510,24 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     clock = t;
     const k = kind[id];
     if (k === START) {
-      runs[id] = policy.begin(REQUEST);
-      bump(timeline.started, Math.floor(t / o.binMs));
+      const run = policy.begin(REQUEST);
+      const bin = Math.floor(t / o.binMs);
+      bump(timeline.started, bin);
       if (t >= outageStart && t < outageEnd) outageRequests++;
+      // Only a first attempt is asked here: a retry's `beforeAttempt` checks just the cooldown (off);
+      // the throttle judges retries in `next`. So the storm calls it where it can refuse.
+      const held = run.beforeAttempt();
+      if (held) {
+        expectThrottled(held);
+        throttled++;
+        failed++;
+        bump(timeline.throttled, bin);
+        stopReasons.throttled = (stopReasons.throttled ?? 0) + 1;
+        endMs = Math.max(endMs, t);
+        heap.pop();
+        continue;
+      }
+      runs[id] = run;
       kind[id] = ARRIVE;
       heap.replaceTop(t + delay());
     } else if (k === ARRIVE) {
@@ -441,15 +575,24 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     }
   }
 
-  // Recovery: the last bin at or after the outage's end in which the server shed more than the
-  // threshold share of its attempts.
-  const bins = timeline.attempts.length;
-  for (const series of [timeline.rejected, timeline.served, timeline.started])
+  // Recovery: the last bin at or after the outage's end in which more than the threshold share of
+  // the attempts the clients wanted to make failed, shed by the server or refused by the throttle.
+  // Without a throttle that is the server's shedding alone; with one, a client still refusing
+  // locally after the server is well again has not recovered either.
+  const bins = Math.max(timeline.attempts.length, timeline.throttled.length, timeline.started.length);
+  for (const series of [
+    timeline.attempts,
+    timeline.throttled,
+    timeline.rejected,
+    timeline.served,
+    timeline.started,
+  ])
     while (series.length < bins) series.push(0);
   let lastOverloaded = -1;
   for (let b = Math.ceil(outageEnd / o.binMs); b < bins; b++) {
-    const total = timeline.attempts[b]!;
-    if (total > 0 && timeline.rejected[b]! > o.recoveryThreshold * total) lastOverloaded = b;
+    const wanted = timeline.attempts[b]! + timeline.throttled[b]!;
+    const refused = timeline.rejected[b]! + timeline.throttled[b]!;
+    if (wanted > 0 && refused > o.recoveryThreshold * wanted) lastOverloaded = b;
   }
   const overloadEnd = (lastOverloaded + 1) * o.binMs;
   const recoveryMs = lastOverloaded < 0 ? 0 : overloadEnd >= durationMs ? null : overloadEnd - outageEnd;
@@ -459,6 +602,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     requests: n,
     attempts,
     retries,
+    throttled,
     succeeded,
     failed,
     outageRequests,
@@ -480,6 +624,8 @@ export interface StormPolicyResult {
   readonly attempts: number;
   readonly retries: number;
   readonly failed: number;
+  /** Requests whose first attempt the throttle refused locally. */
+  readonly throttled: number;
   /** Attempts ÷ requests over the whole run. */
   readonly amplification: Summary;
   /** Attempts arriving during the outage ÷ requests started during it. */
@@ -488,6 +634,8 @@ export interface StormPolicyResult {
   readonly goodputPerSec: Summary;
   /** Requests that finally failed ÷ requests. */
   readonly failedShare: Summary;
+  /** Requests refused locally by the throttle (first attempt never sent) ÷ requests. */
+  readonly throttledShare: Summary;
   /** Over the runs that recovered before requests stopped. */
   readonly recoveryMs: Summary;
   /** Runs that were still overloaded when requests stopped. */
@@ -500,6 +648,8 @@ export interface StormPolicyResult {
   readonly timeline: {
     readonly binMs: number;
     readonly attemptsPerSec: readonly number[];
+    /** First attempts refused locally by the throttle, per second. */
+    readonly throttledPerSec: readonly number[];
     readonly rejectedPerSec: readonly number[];
     readonly servedPerSec: readonly number[];
     readonly startedPerSec: readonly number[];
@@ -565,12 +715,14 @@ export const runStorm = (options: StormOptions): StormResult => {
       attempts: sum((r) => r.attempts),
       retries: sum((r) => r.retries),
       failed: sum((r) => r.failed),
+      throttled: sum((r) => r.throttled),
       amplification: summarize(runs.map((r) => r.attempts / r.requests)),
       outageAmplification: summarize(
         runs.map((r) => (r.outageRequests ? r.outageAttempts / r.outageRequests : 0)),
       ),
       goodputPerSec: summarize(runs.map((r) => r.succeeded / o.durationSec)),
       failedShare: summarize(runs.map((r) => r.failed / r.requests)),
+      throttledShare: summarize(runs.map((r) => r.throttled / r.requests)),
       recoveryMs: summarize(recovered),
       notRecovered: runs.length - recovered.length,
       peakAttemptsPerSec: Math.max(0, ...attemptsPerSec),
@@ -578,6 +730,7 @@ export const runStorm = (options: StormOptions): StormResult => {
       timeline: {
         binMs: o.binMs,
         attemptsPerSec,
+        throttledPerSec: meanSeries(runs, (t) => t.throttled, o.binMs),
         rejectedPerSec: meanSeries(runs, (t) => t.rejected, o.binMs),
         servedPerSec: meanSeries(runs, (t) => t.served, o.binMs),
         startedPerSec: meanSeries(runs, (t) => t.started, o.binMs),

@@ -56,6 +56,12 @@ describe('jitterbug-sim (spawned)', () => {
     ],
     [['storm', '--attempts', '1001'], /--attempts must be a positive integer <= 1000/],
     [['storm', '--runs', '10001'], /--runs must be a positive integer <= 10000/],
+    [['storm', '--throttle-k', '0.5'], /--throttle-k must be a number >= 1, got "0.5"/],
+    [['storm', '--throttle-window', '0'], /--throttle-window must be a number >= 0.001/],
+    [
+      ['storm', '--rate', '1000', '--duration', '1', '--outage', '0:1', '--throttle-window', '1e6'],
+      /--rate \/ --throttle-window: a throttle warmed up with 1000000000 requests .* at most 10000000/,
+    ],
     [['frobnicate'], /unknown command "frobnicate"/],
     [[], /Usage: jitterbug-sim/],
   ];
@@ -120,6 +126,20 @@ describe('runCli (in process)', () => {
     const svg = readFileSync(join(out, 'occ-calls.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
     expect(c.text().out).toContain('occ-writes.svg');
+  });
+
+  it('storm writes the throttle chart when a throttle refused something', async () => {
+    const c = capture();
+    const out = join(dir, 'storm-charts');
+    const args = ['storm', '--seed', '2', '--runs', '1', '--duration', '20', '--outage', '5:10'];
+    expect(
+      await runCli(
+        [...args, '--policies', 'budget,budget+throttle', '--throttle-window', '2', '--out', out],
+        c.io,
+      ),
+    ).toBe(0);
+    expect(c.text().out).toContain('throttle K 2, window 2 s');
+    expect(readFileSync(join(out, 'storm-throttled.svg'), 'utf8')).toContain('refused locally');
   });
 
   it('parses client specs', () => {

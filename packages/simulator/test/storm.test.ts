@@ -1,5 +1,7 @@
+import { createAdaptiveThrottle } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import {
+  createWarmThrottle,
   DEFAULT_LATENCY,
   DEFAULT_STORM_POLICIES,
   runStorm,
@@ -8,15 +10,19 @@ import {
   STORM_POLICIES,
   simulateStorm,
   stormLimitProblem,
+  stormPolicyThrottles,
 } from '../src/index.ts';
 
 const small = { seed: 9, durationSec: 20, outageStartSec: 5, outageEndSec: 10, runs: 2 } as const;
 
 describe('simulateStorm accounting', () => {
   for (const policy of STORM_POLICIES) {
-    it(`${policy}: attempts = requests + retries, and every request ends once`, () => {
+    it(`${policy}: attempts = requests − throttled + retries, and every request ends once`, () => {
       const r = simulateStorm(policy, small);
-      expect(r.attempts).toBe(r.requests + r.retries);
+      expect(r.attempts).toBe(r.requests - r.throttled + r.retries);
+      if (!stormPolicyThrottles(policy)) expect(r.throttled).toBe(0);
+      expect(r.timeline.throttled.reduce((a, b) => a + b, 0)).toBe(r.throttled);
+      expect(r.stopReasons.throttled ?? 0).toBeGreaterThanOrEqual(r.throttled);
       expect(r.succeeded + r.failed).toBe(r.requests);
       expect(Object.values(r.stopReasons).reduce((a, b) => a + b, 0)).toBe(r.requests);
       expect(r.timeline.attempts.reduce((a, b) => a + b, 0)).toBe(r.attempts);
@@ -75,6 +81,92 @@ describe('simulateStorm accounting', () => {
   });
 });
 
+describe('adaptive throttling in the storm', () => {
+  // A 2 s window in a 5 s outage: long enough outage for the throttle to engage.
+  const short = { ...small, throttleWindowSec: 2 };
+
+  it("with the core's two-minute window a short outage refuses nothing: the same run as without it", () => {
+    // The throttle starts with a whole window of accepted requests behind it, so a 5 s outage never
+    // brings requests − 2·accepts above 0, and no random number is drawn: the runs are identical.
+    const long = { ...small, throttleWindowSec: 120 };
+    for (const [plain, throttled] of [
+      ['naive-full', 'throttle'],
+      ['budget', 'budget+throttle'],
+      ['budget+retry-after', 'budget+retry-after+throttle'],
+    ] as const) {
+      const a = simulateStorm(plain, long);
+      const b = simulateStorm(throttled, long);
+      expect(b.throttled).toBe(0);
+      expect({ ...b, policy: plain }).toEqual({
+        ...a,
+        timeline: { ...a.timeline, throttled: b.timeline.throttled },
+      });
+    }
+  });
+
+  it('a window shorter than the outage refuses first attempts locally and cuts the load during it', () => {
+    const naive = simulateStorm('naive-full', short);
+    const throttle = simulateStorm('throttle', short);
+    const budget = simulateStorm('budget', short);
+    const both = simulateStorm('budget+throttle', short);
+    expect(throttle.throttled).toBeGreaterThan(0);
+    expect(throttle.stopReasons.throttled).toBeGreaterThanOrEqual(throttle.throttled);
+    expect(throttle.outageAttempts).toBeLessThan(naive.outageAttempts / 2);
+    // The budget lets every first attempt through (1.1 per request); the throttle goes below 1.
+    expect(budget.outageAttempts / budget.outageRequests).toBeGreaterThan(1);
+    expect(both.outageAttempts / both.outageRequests).toBeLessThan(0.9);
+  });
+
+  it('a client still refusing locally after the outage has not recovered', () => {
+    const budget = simulateStorm('budget', short);
+    const both = simulateStorm('budget+throttle', short);
+    expect(budget.recoveryMs).toBe(0);
+    const outageEndBin = Math.ceil(10_000 / both.timeline.binMs);
+    expect(both.timeline.throttled.slice(outageEndBin).some((n) => n > 0)).toBe(true);
+    expect(both.recoveryMs === null || both.recoveryMs > 0).toBe(true);
+  });
+
+  it('starts warm: a whole window of accepted requests behind it', () => {
+    const warm = createWarmThrottle(2, 10_000, 100);
+    expect(warm.rejectProbability(0)).toBe(0);
+    const never = () => {
+      throw new Error('no random number may be drawn while the probability is 0');
+    };
+    // About 1000 accepts in the window (its buckets keep 11 to 12 twelfths of it): 800 requests the
+    // server refuses stay below K·accepts, where a cold throttle would refuse nearly all of them.
+    for (let i = 0; i < 800; i++) expect(warm.shouldReject(i, never)).toBe(false);
+    expect(warm.rejectProbability(800)).toBe(0);
+    const cold = createAdaptiveThrottle({ k: 2, windowMs: 10_000 });
+    for (let i = 0; i < 800; i++) cold.shouldReject(i, () => 0.5);
+    expect(cold.rejectProbability(800)).toBeGreaterThan(0.99);
+  });
+
+  it('refuses a warm-up that could not end', () => {
+    const huge = { ...small, ratePerSec: 100_000, durationSec: 1, outageStartSec: 0.2, outageEndSec: 0.5 };
+    expect(
+      stormLimitProblem({ ...STORM_DEFAULTS, ...huge, latency: DEFAULT_LATENCY, throttleWindowSec: 1e6 }),
+    ).toMatchObject({
+      options: ['ratePerSec', 'throttleWindowSec'],
+      asked: 'a throttle warmed up with 100000000000 requests (a whole window of them)',
+    });
+    expect(() => runStorm({ ...huge, throttleWindowSec: 1e6 })).toThrow(/ratePerSec \/ throttleWindowSec/);
+    // Without a throttled policy there is nothing to warm up.
+    expect(
+      stormLimitProblem({
+        ...STORM_DEFAULTS,
+        ...huge,
+        latency: DEFAULT_LATENCY,
+        throttleWindowSec: 1e6,
+        policies: ['budget'],
+      }),
+    ).toBeUndefined();
+    expect(() => simulateStorm('throttle', { ...small, throttleK: 0.5 })).toThrow(
+      /throttleK must be a number >= 1/,
+    );
+    expect(() => simulateStorm('throttle', { ...small, throttleWindowSec: 0 })).toThrow(/throttleWindowSec/);
+  });
+});
+
 describe('runStorm', () => {
   it('is deterministic under a seed', () => {
     expect(runStorm(small)).toEqual(runStorm(small));
@@ -84,8 +176,10 @@ describe('runStorm', () => {
     const r = runStorm(small);
     expect(r.policies.map((p) => p.policy)).toEqual([...DEFAULT_STORM_POLICIES]);
     for (const p of r.policies) {
-      expect(p.attempts).toBe(p.requests + p.retries);
-      expect(p.amplification.mean).toBeGreaterThanOrEqual(1);
+      expect(p.attempts).toBe(p.requests - p.throttled + p.retries);
+      // Only a request the throttle refused before sending has no attempt at all.
+      expect(p.amplification.mean).toBeGreaterThanOrEqual(1 - p.throttledShare.mean);
+      if (!stormPolicyThrottles(p.policy)) expect(p.throttledShare.mean).toBe(0);
       expect(p.failedShare.mean).toBeGreaterThanOrEqual(0);
       expect(p.failedShare.mean).toBeLessThanOrEqual(1);
       expect(p.timeline.attemptsPerSec.length).toBeGreaterThan(0);
