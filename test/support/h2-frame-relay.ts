@@ -58,7 +58,7 @@ export class FrameRelay {
   readonly #outer: Duplex;
   #pending: Buffer = Buffer.alloc(0);
   #framesOut = 0;
-  #injected: Buffer[] = [];
+  readonly #injected: Buffer[] = [];
   /** Streams this relay reset itself: the session's later frames for them are not sent. */
   readonly #cut = new Set<number>();
   /** The last stream id of the GOAWAY this relay sent itself, which later GOAWAYs must not exceed. */
