@@ -38,12 +38,16 @@ export const runDemo = async (outDir: string, seed = 1): Promise<DemoResult> => 
     '',
     `Retry storm, ${storm.settings.ratePerSec} req/s, capacity ${storm.settings.capacityPerSec}/s, outage ${storm.settings.outageStartSec}-${storm.settings.outageEndSec} s (mean of 3 runs):`,
     formatTable(
-      ['policy', 'attempts/request', 'during outage', 'failed'],
+      ['policy', 'attempts/request', 'during outage', 'failed', 'recovery'],
       storm.policies.map((p) => [
         p.policy,
         p.amplification.mean.toFixed(2),
         p.outageAmplification.mean.toFixed(2),
         `${(100 * p.failedShare.mean).toFixed(1)}%`,
+        // The throttle's cost shows here: clients that keep refusing locally after the outage.
+        p.notRecovered === p.runs
+          ? 'never'
+          : `${(p.recoveryMs.mean / 1000).toFixed(1)} s${p.notRecovered > 0 ? ` (${p.notRecovered} never)` : ''}`,
       ]),
     ),
   ].join('\n');
