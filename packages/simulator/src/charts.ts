@@ -14,7 +14,7 @@ import type {
 } from 'echarts/components';
 import type { ComposeOption } from 'echarts/core';
 import type { OccSweepResult } from './occ.ts';
-import type { StormResult } from './storm.ts';
+import { type StormResult, stormPolicyThrottles } from './storm.ts';
 
 type ChartOption = ComposeOption<
   | LineSeriesOption
@@ -185,7 +185,25 @@ export const occCharts = async (result: OccSweepResult, size: ChartSize = {}): P
   return charts;
 };
 
-/** Attempts per second (and served requests per second) over time, one line per policy. */
+/** Eleven distinct colours (ECharts' default palette has nine, and the storm has eleven policies). */
+const STORM_PALETTE = [
+  '#5470c6',
+  '#91cc75',
+  '#fac858',
+  '#ee6666',
+  '#73c0de',
+  '#3ba272',
+  '#fc8452',
+  '#9a60b4',
+  '#ea7ccc',
+  '#2f4554',
+  '#8c564b',
+];
+
+/**
+ * Attempts per second (and served requests per second) over time, one line per policy; with a
+ * throttle, the requests it refused locally per second.
+ */
 export const stormCharts = async (result: StormResult, size: ChartSize = {}): Promise<Chart[]> => {
   const width = size.width ?? 1000;
   const height = size.height ?? 560;
@@ -204,25 +222,32 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
     label: { formatter: 'capacity', position: 'insideEndTop', ...FONT },
     data: [{ yAxis: s.capacityPerSec }],
   };
+  // Each policy keeps its colour in every chart, even in one that shows only some of them.
+  const colourOf = (policy: string): string =>
+    STORM_PALETTE[result.policies.findIndex((p) => p.policy === policy) % STORM_PALETTE.length]!;
   const chart = (
     heading: string,
     yName: string,
     pick: (p: StormResult['policies'][number]) => readonly number[],
+    policies = result.policies,
+    showCapacity = true,
   ) =>
     renderSvg(
       {
         title: title(heading, sub),
         legend: legend(),
-        grid: { left: 80, right: 40, top: 70, bottom: 80 },
+        // A legend of more than about eight policies takes two lines.
+        grid: { left: 80, right: 40, top: 70, bottom: policies.length > 8 ? 100 : 80 },
         xAxis: { type: 'value', min: 0, ...axisName('time, s') },
         yAxis: { type: 'value', ...axisName(yName), nameGap: 50 },
-        series: result.policies.map((p, i) => ({
+        series: policies.map((p, i) => ({
           type: 'line',
           name: p.policy,
+          color: colourOf(p.policy),
           showSymbol: false,
           lineStyle: { width: 1.5 },
           data: pick(p).map((v, bin) => [(bin * p.timeline.binMs) / 1000, Math.round(v * 10) / 10]),
-          ...(i === 0 ? { markArea: outage, markLine: capacity } : {}),
+          ...(i === 0 ? { markArea: outage, ...(showCapacity ? { markLine: capacity } : {}) } : {}),
         })),
       },
       width,
@@ -244,13 +269,16 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
   ];
   // Requests the adaptive throttle refused before sending: how long a client keeps refusing after
   // the server is well again is the throttle's cost, and only this chart shows it.
-  if (result.policies.some((p) => p.throttled > 0)) {
+  const throttled = result.policies.filter((p) => stormPolicyThrottles(p.policy));
+  if (throttled.some((p) => p.throttled > 0)) {
     charts.push({
       file: 'storm-throttled.svg',
       svg: await chart(
         `Requests refused locally by the adaptive throttle (K ${s.throttleK}, window ${s.throttleWindowSec} s)`,
         'refused/s',
         (p) => p.timeline.throttledPerSec,
+        throttled,
+        false,
       ),
     });
   }
