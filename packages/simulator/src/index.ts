@@ -54,4 +54,4 @@ export {
   stormLimitProblem,
   stormPolicyThrottles,
 } from './storm.ts';
-export { createWarmThrottle } from './storm-throttle.ts';
+export { createWarmThrottle, refusesFirstAttempt } from './storm-throttle.ts';

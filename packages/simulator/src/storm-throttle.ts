@@ -1,8 +1,8 @@
 /**
  * The storm's adaptive throttle: the core's own `createAdaptiveThrottle`, warmed up before the run,
- * and the check of what `RetryRun.beforeAttempt` returns when it refuses a first attempt.
+ * and the check of a first attempt that `RetryRun.beforeAttempt` makes with it.
  */
-import { type AdaptiveThrottle, createAdaptiveThrottle, ThrottledError } from '@jitterbug/core';
+import { type AdaptiveThrottle, createAdaptiveThrottle, type RandomSource } from '@jitterbug/core';
 
 /** Largest number of warm-up requests (`ratePerSec × throttleWindowSec`), so a warm-up always ends. */
 export const THROTTLE_WARM_UP_LIMIT = 10_000_000;
@@ -34,17 +34,11 @@ export const createWarmThrottle = (k: number, windowMs: number, ratePerSec: numb
 };
 
 /**
- * What `beforeAttempt` returned for a first attempt refused by the throttle: a promise that rejects
- * with a `ThrottledError` once the run has finished. Anything else (a hold, another error) would be
- * a change in the core that the storm does not model, so it is rethrown, unhandled, to be seen.
+ * Whether the throttle refuses a request's first attempt at `nowMs`: the check `RetryRun.beforeAttempt`
+ * makes (with the policy's clock and random source), without the rejected promise it returns.
  */
-export const expectThrottled = (held: Promise<void>): void => {
-  held.then(
-    () => {
-      throw new Error('storm: beforeAttempt held a request, which only a cooldown does (it is off)');
-    },
-    (error: unknown) => {
-      if (!(error instanceof ThrottledError)) throw error;
-    },
-  );
-};
+export const refusesFirstAttempt = (
+  throttle: AdaptiveThrottle,
+  nowMs: number,
+  random: RandomSource,
+): boolean => throttle.shouldReject(nowMs, random);

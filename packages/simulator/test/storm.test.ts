@@ -1,9 +1,11 @@
-import { createAdaptiveThrottle } from '@jitterbug/core';
+import { createAdaptiveThrottle, seededRandom, ThrottledError } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import {
+  createStormPolicy,
   createWarmThrottle,
   DEFAULT_LATENCY,
   DEFAULT_STORM_POLICIES,
+  refusesFirstAttempt,
   runStorm,
   STORM_DEFAULTS,
   STORM_LIMITS,
@@ -124,6 +126,43 @@ describe('adaptive throttling in the storm', () => {
     const outageEndBin = Math.ceil(10_000 / both.timeline.binMs);
     expect(both.timeline.throttled.slice(outageEndBin).some((n) => n > 0)).toBe(true);
     expect(both.recoveryMs === null || both.recoveryMs > 0).toBe(true);
+  });
+
+  it("refuses exactly the first attempts the core's RetryRun.beforeAttempt refuses", async () => {
+    // Two identical clients; one asks beforeAttempt as the adapters do, the other the throttle as
+    // the storm does. Healthy, then refused by the server, then healthy again.
+    const client = () => {
+      let clock = 0;
+      const throttle = createAdaptiveThrottle({ k: 2, windowMs: 2000 });
+      const random = seededRandom(3);
+      const settings = { maxAttempts: 3, baseMs: 100, capMs: 1000, throttle };
+      const policy = createStormPolicy('budget+throttle', settings, random, () => clock);
+      return { policy, throttle, random, at: (t: number) => (clock = t) };
+    };
+    const core = client();
+    const storm = client();
+    const refusedByCore: boolean[] = [];
+    const refusedByStorm: boolean[] = [];
+    const rejections: Promise<void>[] = [];
+    const unavailable = { status: 503, headers: () => undefined };
+    for (let i = 0; i < 3000; i++) {
+      const t = i * 5;
+      const outcome = i >= 1000 && i < 2000 ? unavailable : { status: 200 };
+      core.at(t);
+      const a = core.policy.begin({ method: 'GET', url: 'http://server.invalid/' });
+      const held = a.beforeAttempt();
+      refusedByCore.push(held !== undefined);
+      if (held) rejections.push(held);
+      else a.next(outcome);
+      storm.at(t);
+      const b = storm.policy.begin({ method: 'GET', url: 'http://server.invalid/' });
+      const refused = refusesFirstAttempt(storm.throttle, t, storm.random);
+      refusedByStorm.push(refused);
+      if (!refused) b.next(outcome);
+    }
+    expect(refusedByStorm).toEqual(refusedByCore);
+    expect(refusedByCore.filter(Boolean).length).toBeGreaterThan(100);
+    for (const held of rejections) await expect(held).rejects.toBeInstanceOf(ThrottledError);
   });
 
   it('starts warm: a whole window of accepted requests behind it', () => {
