@@ -209,13 +209,16 @@ export class RetryRun {
   /** Waits out the origin's cooldown, or refuses a wait the options do not allow. */
   private async holdFor(origin: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
     const o = this.options;
+    const limit = o.retryAfter ? o.retryAfter.maxMs : Number.POSITIVE_INFINITY;
+    // A hold past maxMs is what the request would get as a retry: refused, or cut to maxMs with 'cap'.
+    const waitMs = ms > limit && o.retryAfter && o.retryAfter.whenLonger === 'cap' ? limit : ms;
     const reason: StopReason | undefined =
-      o.retryAfter && ms > o.retryAfter.maxMs
+      waitMs > limit
         ? 'retry-after-too-long'
-        : o.deadlineMs !== undefined && !(this.elapsedMs() + ms <= o.deadlineMs)
+        : o.deadlineMs !== undefined && !(this.elapsedMs() + waitMs <= o.deadlineMs)
           ? 'deadline'
           : undefined;
-    return reason ? this.refuse(reason, new CooldownError(origin, ms), ms) : this.wait(ms, signal);
+    return reason ? this.refuse(reason, new CooldownError(origin, ms), ms) : this.wait(waitMs, signal);
   }
 
   /** Ends the run before an attempt is sent, and rejects with `error`. */

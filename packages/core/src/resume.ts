@@ -44,8 +44,9 @@ export const resumeHeaders = (from: number, validator: string): { range: string;
 const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
 
 /**
- * Whether the answer to a resuming request continues the body at byte `from`, as the same
- * representation: `undefined` when it does, else the `ResumeError` to end the body with.
+ * Whether the answer to a resuming request continues the body at byte `from` to its end, as the same
+ * representation without a content coding: `undefined` when it does, else the `ResumeError` to end
+ * the body with.
  */
 export const checkResumed = (
   status: number,
@@ -64,6 +65,15 @@ export const checkResumed = (
     return new ResumeError(
       `the rest of the body does not start at byte ${from} (Content-Range: ${headers('content-range') ?? 'none'})`,
     );
+  }
+  // A part that stops before the end would end the caller's body short, without an error.
+  if (range[3] !== '*' && Number(range[2]) !== Number(range[3]) - 1) {
+    return new ResumeError(`the rest of the body stops before its end (Content-Range: ${range[0]})`);
+  }
+  // The bytes spliced on must be the same encoding as those delivered (the first answer had none).
+  const coding = headers('content-encoding')?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
+    return new ResumeError(`the rest of the body came with Content-Encoding: ${coding}`);
   }
   const etag = headers('etag')?.trim();
   if (validator.startsWith('"') && etag !== undefined && etag !== validator) {

@@ -78,6 +78,16 @@ describe('cooldown', () => {
     expect(giveUps.at(-1)).toMatchObject({ reason: 'retry-after-too-long' });
   });
 
+  it("with whenLonger: 'cap', a hold longer than maxMs is cut to maxMs and the request is then sent", async () => {
+    const { waits, begin } = setup({ retryAfter: { maxMs: 5_000, whenLonger: 'cap' } });
+    decided(begin().next(limited('3600')));
+    const held = begin();
+    await held.beforeAttempt();
+    expect(waits.at(-1)).toBe(5_000);
+    // Waited for this hold (cut short): the next call sends.
+    expect(held.beforeAttempt()).toBeUndefined();
+  });
+
   it('a hold past the deadline fails at once with reason deadline', async () => {
     const { begin } = setup({ deadlineMs: 1_000 });
     decided(begin().next(limited('2')));

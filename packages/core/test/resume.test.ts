@@ -41,7 +41,7 @@ describe('resumeHeaders and checkResumed', () => {
     expect(resumeHeaders(1000, '"v1"')).toEqual({ range: 'bytes=1000-', 'if-range': '"v1"' });
   });
 
-  it('accepts only a 206 that starts at that byte, for the same ETag', () => {
+  it('accepts only a 206 from that byte to the end, for the same ETag, without a content coding', () => {
     expect(
       checkResumed(206, headers({ 'content-range': 'bytes 1000-1999/2000', etag: '"v1"' }), 1000, '"v1"'),
     ).toBeUndefined();
@@ -54,6 +54,10 @@ describe('resumeHeaders and checkResumed', () => {
       [206, { 'content-range': 'bytes 0-1999/2000' }],
       [206, {}],
       [206, { 'content-range': 'bytes 1000-1999/2000', etag: '"v2"' }],
+      // stops short of the end: the caller's body would end early without an error
+      [206, { 'content-range': 'bytes 1000-1499/2000' }],
+      // a content coding on the part: its bytes are not those of the body delivered so far
+      [206, { 'content-range': 'bytes 1000-1999/2000', 'content-encoding': 'gzip' }],
     ] as const) {
       expect(checkResumed(status, headers(values), 1000, '"v1"')).toBeInstanceOf(ResumeError);
     }
