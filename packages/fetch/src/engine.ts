@@ -16,8 +16,6 @@ import { tagged } from './tagged.ts';
 
 /** How a client on the engine differs from plain fetch. */
 export interface EngineSettings {
-  /** `attemptTimeoutMs` when the policy sets none (ky keeps its own 10 s per attempt). */
-  readonly attemptTimeoutMs?: number | undefined;
   /** The error the caller gets for one the last attempt ended with (ky: its own `TimeoutError`). */
   readonly finalError?: ((error: unknown, call: Call) => unknown) | undefined;
 }
@@ -101,7 +99,7 @@ export const execute = async (
     // An origin in a cooldown holds the attempt (in order, released with jitter) or refuses it.
     const turn = awaitTurn(run, signal ?? undefined);
     if (turn) await turn;
-    const timeoutMs = run.options.attemptTimeoutMs ?? settings.attemptTimeoutMs;
+    const timeoutMs = run.options.attemptTimeoutMs;
     const hedgeMs = run.hedgeDelay(1);
     const sent =
       hedgeMs === undefined

@@ -18,7 +18,7 @@ import * as kyModule from 'ky';
 import { beforeRequestArgs, beforeRetryArgs, type KyOptionsView } from './hook-args.ts';
 
 /** What `kyRetry` returns: spread it into `ky.create()` or pass it to `.extend()`. */
-export type KyRetryOptions = Required<Pick<Options, 'fetch' | 'retry' | 'timeout' | 'hooks'>>;
+export type KyRetryOptions = Required<Pick<Options, 'fetch' | 'retry' | 'hooks'>>;
 
 /** Settings of the ky adapter itself (retry behaviour is configured by the policy). */
 export interface KyAdapterOptions {
@@ -27,16 +27,7 @@ export interface KyAdapterOptions {
    * interceptors see it). Give yours here, not as ky's `fetch` option: that would replace jitterbug's.
    */
   readonly fetch?: (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
-  /**
-   * Each attempt's timeout, until its response headers arrive, when the policy sets no
-   * `attemptTimeoutMs`: ky's own default, 10 000 ms, is kept per attempt. `false`: none. ky's
-   * `timeout` option is set to `false`: set it yourself and it bounds the whole call, waits included.
-   */
-  readonly timeout?: number | false;
 }
-
-/** ky's default per-attempt timeout, kept for the attempts jitterbug makes. */
-const KY_TIMEOUT_MS = 10_000;
 
 /** One ky call: the body's kind as ky's options hold it, and the run once the first attempt began. */
 interface CallState {
@@ -49,24 +40,23 @@ interface CallState {
 const byContext = privateSlot<CallState>();
 const byRequest = privateSlot<CallState>();
 
-const checkAdapterOptions = (
-  options: KyAdapterOptions,
-): { fetch: FetchFunction | undefined; timeout: number | undefined } => {
+const checkAdapterOptions = (options: KyAdapterOptions): FetchFunction | undefined => {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('jitterbug: the ky adapter options must be an object');
   }
   for (const key of Object.keys(options)) {
-    if (key !== 'fetch' && key !== 'timeout')
-      throw new TypeError(`jitterbug: unknown ky adapter option "${key}"`);
+    if (key === 'timeout') {
+      throw new TypeError(
+        'jitterbug: the ky adapter has no option "timeout": ky\'s own `timeout` bounds the whole call, and the policy\'s `attemptTimeoutMs` each attempt',
+      );
+    }
+    if (key !== 'fetch') throw new TypeError(`jitterbug: unknown ky adapter option "${key}"`);
   }
-  const { fetch, timeout = KY_TIMEOUT_MS } = options;
+  const { fetch } = options;
   if (fetch !== undefined && typeof fetch !== 'function') {
     throw new TypeError('jitterbug: option "fetch" must be a function');
   }
-  if (timeout !== false && !(typeof timeout === 'number' && timeout >= 1 && timeout <= 2_147_483_647)) {
-    throw new TypeError('jitterbug: option "timeout" must be false or a number from 1 to 2147483647');
-  }
-  return { fetch: fetch as FetchFunction | undefined, timeout: timeout === false ? undefined : timeout };
+  return fetch as FetchFunction | undefined;
 };
 
 const bodyOf = (options: KyOptionsView): BodyKind | undefined =>
@@ -115,9 +105,9 @@ export const kyRetry = (
   adapterOptions: KyAdapterOptions = {},
 ): KyRetryOptions => {
   const policy = toRetryPolicy(optionsOrPolicy);
-  const { fetch: inner, timeout } = checkAdapterOptions(adapterOptions);
+  const inner = checkAdapterOptions(adapterOptions);
   const send: FetchFunction = inner ?? ((input, init) => globalThis.fetch(input, init));
-  const settings = { attemptTimeoutMs: timeout, finalError: asKyTimeout };
+  const settings = { finalError: asKyTimeout };
 
   const fetch = (input: Request | URL | string, init?: FetchInit): Promise<Response> => {
     try {
@@ -126,7 +116,12 @@ export const kyRetry = (
       let run = state?.run;
       if (!run) {
         run = policy.begin(
-          { method: call.method, url: call.url, headers: call.headers, body: call.body },
+          {
+            method: call.method,
+            url: call.url,
+            headers: call.headers,
+            body: call.body,
+          },
           init?.jitterbug,
         );
         if (state) state.run = run;
@@ -184,8 +179,8 @@ export const kyRetry = (
   const limit = Math.max(policy.options.maxAttempts, ...policy.routeOptions.map((o) => o.maxAttempts));
   return {
     fetch: fetch as KyRetryOptions['fetch'],
-    retry: { limit, methods: [], statusCodes: [], afterStatusCodes: [], delay: () => 0 },
-    timeout: false,
+    // No methods: ky's own retry never starts on a status or an error (it checks the method first).
+    retry: { limit, methods: [], delay: () => 0 },
     hooks: {
       beforeRequest: [beforeRequest],
       beforeRetry: [beforeRetry],

@@ -257,6 +257,7 @@ describe.each(kys)('%s', (_name, ky) => {
         onFinish: (s) => summaries.push(s),
       }),
       dispatcher: agent,
+      timeout: false, // the 30 s wait would otherwise be past ky's 10 s limit on the call
     } as Options);
     const controller = new AbortController();
     const reason = new Error('caller gave up');
@@ -305,6 +306,40 @@ describe.each(kys)('%s', (_name, ky) => {
     );
     expect(error).toMatchObject({ name: 'TimeoutError' });
     expect(summaries).toMatchObject([{ attempts: 2, reason: 'aborted' }]);
+  });
+
+  it("ky's timeout bounds the whole call, waits included: it ends a Retry-After wait with ky's TimeoutError", async () => {
+    server.route('/retry-after-30', [{ status: 429, headers: { 'retry-after': '30' } }, { status: 200 }]);
+    const summaries: RetryInfo[] = [];
+    const held: number[] = [];
+    // A wait that only an abort ends: what ends it here is ky's own timer (300 ms of real time).
+    const holdingSleep = (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((_resolve, reject) => {
+        held.push(ms);
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    const error = await errorOf(
+      client(
+        { random: () => 0, sleep: holdingSleep, onFinish: (s) => summaries.push(s) },
+        { timeout: 300 },
+      ).get(url('/retry-after-30')),
+    );
+    expect(error).toMatchObject({ name: 'TimeoutError' });
+    expect(held).toEqual([30_000]);
+    expect(summaries).toMatchObject([{ attempts: 1, reason: 'aborted' }]);
+    expect(server.seen('/retry-after-30')).toHaveLength(1);
+  });
+
+  it("the policy's deadlineMs below ky's timeout: a wait past it is not started, the last answer at once (HTTPError)", async () => {
+    server.route('/retry-after-long', [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200 }]);
+    const summaries: RetryInfo[] = [];
+    const error = await errorOf(
+      client({ deadlineMs: 1_000, onFinish: (s) => summaries.push(s) }).get(url('/retry-after-long')),
+    );
+    expect(error).toMatchObject({ name: 'HTTPError', response: { status: 503 } });
+    expect(summaries).toMatchObject([{ attempts: 1, outcome: 'failure', reason: 'deadline', status: 503 }]);
+    expect(waits).toEqual([]);
+    expect(server.seen('/retry-after-long')).toHaveLength(1);
   });
 
   it('abort during the attempt after one attempt timed out: the run ends aborted after 2 attempts', async () => {

@@ -1,6 +1,7 @@
-/** Reading ky 1 and ky 2 hook arguments alike. */
+/** Reading ky 1 and ky 2 hook arguments alike, and checking the adapter's own options. */
 import { describe, expect, it } from 'vitest';
 import { beforeRequestArgs, beforeRetryArgs } from '../src/hook-args.ts';
+import { kyRetry } from '../src/ky-retry.ts';
 
 const request = new Request('http://x.test/a');
 const options = { context: {} };
@@ -15,5 +16,23 @@ describe('hook arguments', () => {
       options,
       error,
     });
+  });
+});
+
+describe('kyRetry adapter options', () => {
+  it.each([
+    [null, 'the ky adapter options must be an object'],
+    [{ fetch: 'no' }, 'option "fetch" must be a function'],
+    [{ retries: 2 }, 'unknown ky adapter option "retries"'],
+    [{ timeout: 5_000 }, 'the ky adapter has no option "timeout"'],
+  ])('%j: a TypeError naming it', (options, message) => {
+    expect(() => kyRetry({}, options as never)).toThrow(TypeError);
+    expect(() => kyRetry({}, options as never)).toThrow(message);
+  });
+
+  it('returns only fetch, retry and hooks: ky keeps its own timeout, which then bounds the whole call', () => {
+    const options = kyRetry();
+    expect(Object.keys(options).sort()).toEqual(['fetch', 'hooks', 'retry']);
+    expect(options.retry).toMatchObject({ methods: [] });
   });
 });
