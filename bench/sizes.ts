@@ -13,6 +13,8 @@ import { build } from 'esbuild';
 import { table } from './table.ts';
 
 interface Entry {
+  /** A short key for tests (`test/size/`). */
+  readonly id: string;
   readonly name: string;
   readonly what: string;
   /** The module's source: one import, re-exported so that tree-shaking keeps it. */
@@ -22,27 +24,50 @@ interface Entry {
 
 const ENTRIES: readonly Entry[] = [
   {
+    id: 'withRetry',
     name: '`withRetry` (`@jitterbug/fetch`, with the core)',
     what: 'jitterbug',
     source: "export { withRetry } from '@jitterbug/fetch';",
     external: [],
   },
   {
+    id: 'kyRetry',
     name: '`kyRetry` (`@jitterbug/ky`)',
     what: 'jitterbug',
     source: "export { kyRetry } from '@jitterbug/ky';",
     external: ['ky'],
   },
   {
+    id: 'attachRetry',
     name: '`attachRetry` (`@jitterbug/axios`, browser build)',
     what: 'jitterbug',
     source: "export { attachRetry } from '@jitterbug/axios';",
     external: ['axios'],
   },
-  { name: 'ky 2 itself', what: 'peer', source: "export { default } from 'ky';", external: [] },
-  { name: 'fetch-retry 6', what: 'peer', source: "export { default } from 'fetch-retry';", external: [] },
-  { name: 'p-retry 9', what: 'peer', source: "export { default } from 'p-retry';", external: [] },
   {
+    id: 'createRetryPolicy',
+    name: '`createRetryPolicy` (`@jitterbug/core`, routes included)',
+    what: 'jitterbug',
+    source: "export { createRetryPolicy } from '@jitterbug/core';",
+    external: [],
+  },
+  { id: 'ky', name: 'ky 2 itself', what: 'peer', source: "export { default } from 'ky';", external: [] },
+  {
+    id: 'fetch-retry',
+    name: 'fetch-retry 6',
+    what: 'peer',
+    source: "export { default } from 'fetch-retry';",
+    external: [],
+  },
+  {
+    id: 'p-retry',
+    name: 'p-retry 9',
+    what: 'peer',
+    source: "export { default } from 'p-retry';",
+    external: [],
+  },
+  {
+    id: 'axios-retry',
     name: 'axios-retry 4',
     what: 'peer',
     source: "export { default } from 'axios-retry';",
@@ -51,11 +76,14 @@ const ENTRIES: readonly Entry[] = [
 ];
 
 export interface SizeRow {
+  readonly id: string;
   readonly name: string;
   readonly what: string;
   readonly minified?: number;
   readonly gzip?: number;
   readonly error?: string;
+  /** The source files in the bundle, relative to the repository (tree-shaking checks). */
+  readonly inputs?: readonly string[];
 }
 
 const bundle = async (entry: Entry): Promise<SizeRow> => {
@@ -70,9 +98,13 @@ const bundle = async (entry: Entry): Promise<SizeRow> => {
       conditions: ['@jitterbug/source'],
       external: [...entry.external],
       logLevel: 'silent',
+      metafile: true,
     });
     const code = result.outputFiles[0]!.contents;
+    const output = Object.values(result.metafile.outputs)[0];
     return {
+      id: entry.id,
+      inputs: Object.keys(output?.inputs ?? {}),
       name: entry.name,
       what: entry.what,
       minified: code.byteLength,
@@ -80,7 +112,7 @@ const bundle = async (entry: Entry): Promise<SizeRow> => {
     };
   } catch (error) {
     const first = (error as { errors?: { text: string }[] }).errors?.[0]?.text ?? (error as Error).message;
-    return { name: entry.name, what: entry.what, error: first.split('\n')[0] ?? first };
+    return { id: entry.id, name: entry.name, what: entry.what, error: first.split('\n')[0] ?? first };
   }
 };
 
@@ -102,7 +134,7 @@ export const sizesTable = (rows: readonly SizeRow[]): string =>
 export const SIZES_NOTE =
   "esbuild (JS API, `platform: 'browser'`, ESM, `minify`, tree-shaken), each entry a one-line module " +
   're-exporting the function; the HTTP client it plugs into (`ky`, `axios`) is external, and ' +
-  "jitterbug's packages are bundled from source (`bench/sizes.ts`). gzip at level 9. A budget check " +
-  'is not part of this section.';
+  "jitterbug's packages are bundled from source (`bench/sizes.ts`). gzip at level 9. Ceilings and " +
+  'tree-shaking checks: `test/size/size.test.ts` in `make test`.';
 
 if (import.meta.main) console.log(sizesTable(await measureSizes()));
