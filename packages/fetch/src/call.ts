@@ -81,6 +81,11 @@ export class Call {
       requestBodiesAreStreams ? request.body === null : this.method === 'GET' || this.method === 'HEAD'
     ) {
       this.body = 'none';
+    } else if (bodyHint === 'stream') {
+      // The caller's body was a stream (ky says so): sent once, even where the `Request` holds it in
+      // memory. Firefox turns a stream into the text "[object ReadableStream]": what the caller
+      // meant to send is not there to send again, and every client must leave it at one attempt.
+      this.body = 'stream';
     } else if (bodyHint === 'replayable' || !requestBodiesAreStreams) {
       this.body = 'replayable';
       this.replay = 'clone';
