@@ -109,11 +109,27 @@ export class Call {
     // A stream body may be locked by the failed attempt; it is never retried anyway.
     if (this.body === 'stream') return false;
     try {
-      new Request(this.input, this.replay === 'bytes' ? { ...this.init, body: this.bytes! } : this.init);
+      new Request(
+        this.checkable(),
+        this.replay === 'bytes' ? { ...this.init, body: this.bytes! } : this.init,
+      );
       return false;
     } catch {
       return true;
     }
+  }
+
+  /**
+   * The input to check in place of the caller's: `new Request(request)` takes a `Request`'s body
+   * (the original would then be used up, and the next attempt could not send it), and an attempt
+   * that sent the original used it already. A `Request` was checked when it was made, so a copy
+   * with an empty body in place of its own (none when it has none) stands in for it.
+   */
+  private checkable(): FetchInput {
+    const input = this.input;
+    if (!isRequest(input)) return input;
+    const body = this.body === 'none' || input.method === 'GET' || input.method === 'HEAD' ? null : '';
+    return new Request(input.url, { method: input.method, headers: input.headers, body });
   }
 
   /** The stream body to read into memory, if the body is one. */

@@ -1,0 +1,83 @@
+/**
+ * A `Request` input with a body that ky replays by cloning (ky's adapter says the body is
+ * replayable), when the connection is lost without an error code as in a browser: the attempt that
+ * sends the original `Request` uses its body, and a used `Request` cannot be copied. That must not
+ * make the failure look like the caller's malformed request. Node's fetch sends for real to a
+ * loopback server that destroys the connection; its error is then reported as a browser reports it.
+ */
+import { createRetryPolicy, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
+import { Agent } from 'undici7';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { Call, execute, type FetchFunction } from '../src/engine-entry.ts';
+import { getRetryInfo } from '../src/index.ts';
+
+let server: ScriptedServer;
+let agent: Agent;
+beforeAll(async () => {
+  server = await startScriptedServer();
+  agent = new Agent();
+});
+afterAll(async () => {
+  await agent.close();
+  await server.close();
+});
+
+/** Node's fetch, failing as a browser's does: a bare `TypeError`, no code, no cause. */
+const browserLike: FetchFunction = async (input, init) => {
+  try {
+    return await fetch(input, { ...init, dispatcher: agent } as RequestInit);
+  } catch {
+    throw new TypeError('Failed to fetch');
+  }
+};
+
+const send = async (request: Request, init?: RequestInit, options: RetryPolicyOptions = {}) => {
+  const policy = createRetryPolicy({
+    random: () => 0,
+    sleep: (_ms, signal) => realSleep(0, signal),
+    ...options,
+  });
+  const call = new Call(request, init, 'replayable');
+  const run = policy.begin({ method: call.method, url: call.url, headers: call.headers, body: call.body });
+  try {
+    await execute(browserLike, call, run);
+  } catch (error) {
+    return { error, used: request.bodyUsed };
+  }
+  throw new Error('expected a rejection');
+};
+
+describe('a lost connection after the original Request was sent', () => {
+  it('a POST without an idempotency key: not retried by the method rule', async () => {
+    server.route('/charge', () => ({ destroy: 'before-headers' }));
+    const { error, used } = await send(new Request(`${server.url}/charge`, { method: 'POST', body: 'x' }));
+    expect(used).toBe(true);
+    expect(error).toBeInstanceOf(TypeError);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 1, reason: 'method-not-idempotent' });
+    expect(server.seen('/charge')).toHaveLength(1);
+  });
+
+  it('a PUT: clones first, the original last, and the run ends at max-attempts', async () => {
+    server.route('/item', () => ({ destroy: 'before-headers' }));
+    const request = new Request(`${server.url}/item`, { method: 'PUT', body: 'v=1' });
+    const { error, used } = await send(request, undefined, { maxAttempts: 2 });
+    expect(used).toBe(true);
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 2, retries: ['error'], reason: 'max-attempts' });
+    expect(server.seen('/item').map((r) => r.body.toString())).toEqual(['v=1', 'v=1']);
+  });
+
+  it.each([
+    ['a bad header name', { headers: { 'bad header': 'x' } }],
+    ['GET over a Request that has a body', { method: 'GET' }],
+  ])(
+    "still tells the caller's malformed init apart: %s (fetch refuses it before sending)",
+    async (_what, init) => {
+      const request = new Request(`${server.url}/never`, { method: 'PUT', body: 'x' });
+      const { error, used } = await send(request, init);
+      expect(used).toBe(false);
+      expect(getRetryInfo(error)).toMatchObject({ attempts: 1, reason: 'error-not-retryable' });
+      expect(server.seen('/never')).toEqual([]);
+    },
+  );
+});
