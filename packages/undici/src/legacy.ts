@@ -8,6 +8,8 @@
 import type { Duplex } from 'node:stream';
 import type { Controller, HeaderRecord, LegacyHandler, NewHandler, RawHeaders } from './types.ts';
 
+type ResponseStartArgs = Parameters<NonNullable<NewHandler['onResponseStart']>>;
+
 const rawValue = (value: string | string[]): Buffer | Buffer[] =>
   Array.isArray(value) ? value.map((v) => Buffer.from(v, 'latin1')) : Buffer.from(value, 'latin1');
 
@@ -51,14 +53,14 @@ export class LegacyHandlerAdapter implements NewHandler {
     this.#handler.onUpgrade?.(statusCode, toRawHeaders(controller.rawHeaders, headers), socket);
   }
 
-  onResponseStart(
-    controller: Controller,
-    statusCode: number,
-    headers: HeaderRecord,
-    statusMessage?: string,
-  ): void {
-    const raw = toRawHeaders(controller.rawHeaders, headers);
-    const goOn = this.#handler.onHeaders?.(statusCode, raw, () => controller.resume(), statusMessage);
+  // Typed from `NewHandler`'s declaration, not spelt out a third time (it was a copy of
+  // `AttemptEvents.onResponseStart`'s list). A legacy handler is Node's global fetch's, where the
+  // array of the rest parameter (about 25 ns until V8 optimises this) is lost in fetch's own cost.
+  onResponseStart(...head: ResponseStartArgs): void {
+    const controller = head[0];
+    const statusCode = head[1];
+    const raw = toRawHeaders(controller.rawHeaders, head[2]);
+    const goOn = this.#handler.onHeaders?.(statusCode, raw, () => controller.resume(), head[3]);
     // An interim (1xx) answer is not the response: pausing on it would stall the real one.
     if (goOn === false && statusCode >= 200) controller.pause();
   }
