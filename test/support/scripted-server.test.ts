@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ScriptedServer, startScriptedServer } from './scripted-server.ts';
+import { type HttpScriptedServer, type ScriptedServer, startScriptedServer } from './scripted-server.ts';
 
 // The conformance and reliability suites trust this server's log; check the log itself.
 describe('scripted server', () => {
@@ -44,5 +44,57 @@ describe('scripted server', () => {
     const res = await fetch(`${server.url}/big`);
     expect((await res.arrayBuffer()).byteLength).toBe(1_000_000);
     expect(server.responses.at(-1)?.bytesWritten).toBe(1_000_000);
+  });
+});
+
+// The runtime suites (test/runtimes/) call it from browser pages on another origin.
+describe('scripted server with cors and keepAlive: false', () => {
+  let server: HttpScriptedServer;
+  beforeAll(async () => {
+    server = await startScriptedServer({ cors: true, keepAlive: false });
+  });
+  afterAll(() => server.close());
+
+  it('answers a preflight without counting it as a request or taking a step', async () => {
+    server.route('/pay', [{ status: 503 }, { status: 201, body: 'made' }]);
+    const preflight = await fetch(`${server.url}/pay`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://127.0.0.1:1',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'Idempotency-Key,content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
+    // axios' fetch adapter sends User-Agent from Firefox pages.
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('user-agent');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+    await preflight.arrayBuffer();
+    expect(server.preflights).toEqual([
+      { path: '/pay', method: 'POST', headers: ['idempotency-key', 'content-type'] },
+    ]);
+    expect(server.seen('/pay')).toEqual([]);
+    const first = await fetch(`${server.url}/pay`, { method: 'POST', body: 'x' });
+    expect(first.status).toBe(503);
+    await first.arrayBuffer();
+    expect(server.seen('/pay').map((r) => r.nth)).toEqual([0]);
+  });
+
+  it('counts a plain OPTIONS request (no Access-Control-Request-Method) as a request', async () => {
+    const res = await fetch(`${server.url}/opt`, { method: 'OPTIONS' });
+    await res.arrayBuffer();
+    expect(server.seen('/opt').map((r) => r.method)).toEqual(['OPTIONS']);
+  });
+
+  it('exposes Retry-After to pages and closes each connection after its answer', async () => {
+    server.route('/limited', [{ status: 429, headers: { 'retry-after': '2' } }]);
+    const res = await fetch(`${server.url}/limited`);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toContain('retry-after');
+    expect(res.headers.get('connection')).toBe('close');
+    await res.arrayBuffer();
+    expect(await server.waitForIdle(2_000)).toBe(0);
   });
 });

@@ -3,6 +3,9 @@
  * statuses, Retry-After, resets before headers or in the middle of a body, slow headers, huge
  * bodies. It records what it saw (method, path, headers, body) so tests assert on the server's own
  * log, and tracks its sockets so tests can check that clients leave none open.
+ *
+ * Options for clients in other runtimes (`test/runtimes/`): `cors` makes it a cross-origin API a
+ * browser page may call, and `keepAlive: false` closes every connection after its answer.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -74,6 +77,56 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
+export interface ScriptedServerOptions {
+  /**
+   * Answer as a cross-origin API that a page on another origin may call: CORS headers on every
+   * answer (the request headers jitterbug's scenarios send allowed, `Retry-After` and the rate-limit
+   * headers exposed), and CORS preflights answered at once. A preflight is the browser's, not the
+   * client's: it is logged in `preflights`, never in `requests`/`seen()`, and takes no step.
+   */
+  readonly cors?: boolean;
+  /**
+   * `false`: every answer says `Connection: close` and its connection is closed after it, so no
+   * request is ever sent on a reused connection. Browsers, Deno and Bun send a request again on
+   * their own when a *reused* connection closes before any response byte (a POST too), which would
+   * hide from a test what a lost connection does to the client under test. Default `true`.
+   */
+  readonly keepAlive?: boolean;
+}
+
+/** A CORS preflight the server answered (with `cors`). */
+export interface SeenPreflight {
+  readonly path: string;
+  /** `Access-Control-Request-Method`. */
+  readonly method: string;
+  /** `Access-Control-Request-Headers`, lower case, as the browser listed them. */
+  readonly headers: readonly string[];
+}
+
+/** The HTTP/1.1 scripted server: the shared shape plus what only it has. */
+export interface HttpScriptedServer extends ScriptedServer {
+  /** CORS preflights answered (empty without `cors`). */
+  readonly preflights: SeenPreflight[];
+}
+
+/**
+ * Request headers a cross-origin page may send (besides the CORS-safelisted ones). `user-agent`:
+ * axios' fetch adapter sets `User-Agent: axios/<version>` in browsers too; Chromium drops it, but
+ * Firefox sends it, so Firefox preflights every axios call and fails it unless this allows it.
+ */
+const CORS_ALLOW_HEADERS = 'content-type, idempotency-key, user-agent';
+/** Response headers a cross-origin page may read: what jitterbug reads for its delays. */
+const CORS_EXPOSE_HEADERS = 'retry-after, ratelimit-reset, x-ratelimit-reset, content-length';
+const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+const corsHeaders = (): Record<string, string> => ({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+});
+
+const isPreflight = (req: IncomingMessage): boolean =>
+  req.method === 'OPTIONS' && typeof req.headers['access-control-request-method'] === 'string';
+
 const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 
 const readBody = (req: IncomingMessage, seen: SeenRequest): Promise<void> =>
@@ -118,15 +171,48 @@ const writeBody = async (res: ServerResponse, bytes: number, sent: SentResponse)
 };
 
 /** Starts a scripted server. Unscripted paths answer `200 ok`. */
-export const startScriptedServer = async (): Promise<ScriptedServer> => {
+export const startScriptedServer = async (
+  options: ScriptedServerOptions = {},
+): Promise<HttpScriptedServer> => {
+  const { cors = false, keepAlive = true } = options;
   const scripts = new Map<string, readonly Step[] | Script>();
   const requests: SeenRequest[] = [];
   const responses: SentResponse[] = [];
+  const preflights: SeenPreflight[] = [];
   const sockets = new Set<Socket>();
   const perPath = new Map<string, number>();
+  // Headers every answer carries, besides its step's own.
+  const common: Record<string, string> = {
+    ...(cors ? corsHeaders() : {}),
+    ...(keepAlive ? {} : { connection: 'close' }),
+  };
+
+  const answerPreflight = (req: IncomingMessage, res: ServerResponse, path: string): void => {
+    const requested = req.headers['access-control-request-headers'] ?? '';
+    preflights.push({
+      path,
+      method: String(req.headers['access-control-request-method']),
+      headers: requested
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h !== ''),
+    });
+    req.resume();
+    res.writeHead(204, {
+      ...common,
+      'access-control-allow-methods': CORS_ALLOW_METHODS,
+      'access-control-allow-headers': CORS_ALLOW_HEADERS,
+      'access-control-max-age': '600',
+    });
+    res.end();
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (cors && isPreflight(req)) {
+      answerPreflight(req, res, path);
+      return;
+    }
     const nth = perPath.get(path) ?? 0;
     perPath.set(path, nth + 1);
     const seen: SeenRequest = {
@@ -154,7 +240,11 @@ export const startScriptedServer = async (): Promise<ScriptedServer> => {
         return;
       }
       const total = step.declaredBytes ?? 1000;
-      res.writeHead(step.status ?? 200, { 'content-type': 'text/plain', 'content-length': String(total) });
+      res.writeHead(step.status ?? 200, {
+        ...common,
+        'content-type': 'text/plain',
+        'content-length': String(total),
+      });
       const part = Buffer.alloc(step.sentBytes ?? Math.floor(total / 2), 0x62);
       sent.bytesWritten = part.length;
       res.write(part, () => setTimeout(() => req.socket.destroy(), 5));
@@ -164,7 +254,7 @@ export const startScriptedServer = async (): Promise<ScriptedServer> => {
       await sleep(step.delayMs);
       if (res.destroyed || req.socket.destroyed) return;
     }
-    const headers: Record<string, string> = { 'content-type': 'text/plain', ...step.headers };
+    const headers: Record<string, string> = { ...common, 'content-type': 'text/plain', ...step.headers };
     if (step.bodyBytes !== undefined) {
       if (!step.chunked) headers['content-length'] = String(step.bodyBytes);
       res.writeHead(step.status, headers);
@@ -199,6 +289,7 @@ export const startScriptedServer = async (): Promise<ScriptedServer> => {
     url: `http://127.0.0.1:${port}`,
     requests,
     responses,
+    preflights,
     seen: (path) => requests.filter((r) => r.path === path),
     route(path, steps) {
       scripts.set(path, steps);
@@ -213,6 +304,7 @@ export const startScriptedServer = async (): Promise<ScriptedServer> => {
       scripts.clear();
       requests.length = 0;
       responses.length = 0;
+      preflights.length = 0;
       perPath.clear();
     },
     async close() {
