@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the toolchain this repo needs into .tools/ (project-local, nothing global):
-# Node 24 when the Node on PATH is older than 22.19, and the pnpm pinned in package.json.
+# Node 24 when the Node on PATH is older than 22.19, and the pnpm pinned in package.json; and,
+# through scripts/install-browsers.sh, Debian's Chromium and Firefox for the runtime tests.
 # One `npm install --prefix .tools` call: two separate --prefix installs remove each other's packages.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,6 +12,10 @@ node_pkg_version=24.21.0
 node22_version=22.23.3
 pnpm_version=$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' "$root/package.json")
 stamp="$tools/.stamp-node$node_pkg_version-node$node22_version-pnpm$pnpm_version"
+
+# The browsers come from Debian, not npm: checked on every run (a file check when they are there),
+# since a machine can lose them while .tools/ stays.
+sh "$root/scripts/install-browsers.sh"
 
 [ -f "$stamp" ] && exit 0
 
