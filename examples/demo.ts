@@ -1,11 +1,13 @@
 /**
  * `make demo`: jitterbug in one run. The core's delays per strategy; then every example against the
  * local flaky server, each request printed as a timeline (attempt, status or error, chosen delay
- * and why, outcome); then Brooker's experiment and a retry storm from the simulator, as charts.
+ * and why, outcome); then Brooker's experiment and a retry storm from the simulator, as charts;
+ * then the browser example in headless Chromium, its page's timeline printed here.
  */
 import { resolve } from 'node:path';
 import { DEMO_OUT_DIR, runDemo } from '@jitterbug/simulator';
 import { main as axiosInterceptor } from './axios-interceptor.ts';
+import { main as browserExample } from './browser/run.ts';
 import { printCoreDelays } from './core-delays.ts';
 import { main as fetchDispatcher } from './fetch-dispatcher.ts';
 import { main as fetchRetry } from './fetch-retry.ts';
@@ -50,3 +52,18 @@ console.log(result.table);
 console.log(`\nCharts written to ${outDir}:`);
 for (const file of result.files) console.log(`  ${file}`);
 console.log('\nMore: jitterbug-sim occ --help, jitterbug-sim storm --help (packages/simulator/README.md).');
+
+heading('4. In a browser: examples/browser/ in headless Chromium');
+const browserServer = await startFlakyServer();
+console.log(`examples/browser/ — withRetry(fetch) in a page  [server ${browserServer.url}]`);
+try {
+  await browserExample(browserServer, log);
+} catch (error) {
+  // Loud, and the demo fails: a browser that cannot start is never passed over in silence.
+  console.error(
+    `\nThe browser example could not run: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  process.exitCode = 1;
+} finally {
+  await browserServer.close();
+}

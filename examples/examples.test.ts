@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as axiosInterceptor } from './axios-interceptor.ts';
+import { main as browserExample } from './browser/run.ts';
 import { main as fetchDispatcher } from './fetch-dispatcher.ts';
 import { main as fetchRetry } from './fetch-retry.ts';
 import { type FlakyServer, startFlakyServer } from './flaky-server.ts';
@@ -74,5 +75,19 @@ describe('examples', () => {
     expect(downHits).toHaveLength(12);
     expect(attempts).toBe(17);
     expect(lines.join('\n')).toContain('budget-exhausted');
+  });
+
+  // A real page in Debian's headless Chromium (a missing browser fails the test, saying how to install it).
+  it('browser: the page retries GETs (a reset as ERR_NETWORK), waits out Retry-After, sends the POST once', async () => {
+    await browserExample(server, log);
+    expect(server.hits.get('GET /orders/7')).toBe(3);
+    expect(server.hits.get('GET /flaky-connection')).toBe(2);
+    expect(server.hits.get('GET /rate-limited')).toBe(2);
+    expect(server.hits.get('POST /payments/p-3')).toBe(1);
+    const text = lines.join('\n');
+    expect(text).toContain('HeadlessChrome/');
+    expect(text).toContain('attempt 1: TypeError');
+    expect(text).toContain('(retry-after');
+    expect(text).toContain('-> 503 {"error":"busy"}');
   });
 });

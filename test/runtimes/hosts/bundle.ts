@@ -1,7 +1,7 @@
 /**
  * Bundles in-runtime code with esbuild, for the runtimes that cannot load the packages' TypeScript
  * sources themselves (browser pages, workerd): ESM, the packages' `@jitterbug/source` condition
- * plus the platform's own conditions.
+ * plus the platform's own conditions. The browser example (examples/browser/) bundles its page here too.
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -9,26 +9,30 @@ import { build } from 'esbuild';
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface BundleSpec {
-  /** The entry, relative to `test/runtimes/in-runtime/entries/`. */
+  /** The entry's absolute path. */
   readonly entry: string;
   readonly conditions: readonly string[];
 }
 
-/** Browsers: `browser` (axios' browser build, the packages' web code). */
+const ENTRIES = new URL('../in-runtime/entries/', import.meta.url);
+
+/** What a browser page resolves: `browser` (axios' browser build, the packages' web code). */
+export const BROWSER_CONDITIONS: readonly string[] = ['@jitterbug/source', 'browser'];
+
 export const BROWSER_BUNDLE: BundleSpec = {
-  entry: 'browser.ts',
-  conditions: ['@jitterbug/source', 'browser'],
+  entry: fileURLToPath(new URL('browser.ts', ENTRIES)),
+  conditions: BROWSER_CONDITIONS,
 };
 /** workerd: as wrangler resolves for it. */
 export const WORKERD_BUNDLE: BundleSpec = {
-  entry: 'worker.ts',
+  entry: fileURLToPath(new URL('worker.ts', ENTRIES)),
   conditions: ['@jitterbug/source', 'workerd', 'worker', 'browser'],
 };
 
 /** The bundle's code; an error names what could not be bundled (esbuild's messages). */
 export const bundle = async (spec: BundleSpec): Promise<string> => {
   const result = await build({
-    entryPoints: [fileURLToPath(new URL(`../in-runtime/entries/${spec.entry}`, import.meta.url))],
+    entryPoints: [spec.entry],
     absWorkingDir: ROOT,
     bundle: true,
     write: false,
