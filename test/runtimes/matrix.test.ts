@@ -16,10 +16,11 @@ describe('formatMatrix', () => {
 
   it('counts per runtime and client, names failures and runtimes that did not start, lists what was left out and found', () => {
     const suites: MatrixSuiteMeta[] = [
-      { runtime: 'bun', label: 'Bun', notApplicable: [] },
+      { runtime: 'bun', label: 'Bun', clientScenarios: [], notApplicable: [] },
       {
         runtime: 'chromium',
         label: 'Chromium',
+        clientScenarios: [{ scenario: 'forced-retry', clients: ['ky'] }],
         notApplicable: [{ client: 'axios-xhr', scenario: 'stream-body', why: 'no reason at all' }],
       },
     ];
@@ -32,10 +33,11 @@ describe('formatMatrix', () => {
     ];
     expect(formatMatrix(tests, suites).split('\n')).toEqual([
       'Runtime matrix: scenarios passed/run per runtime and client (2 of 5 passed)',
-      'runtime   fetch         ky   axios-xhr               axios-fetch  version',
-      '--------  ------------  ---  ----------------------  -----------  -------------',
-      'bun       1/2 1 FAILED  1/1  -                       -            Bun/1.4.5',
-      'chromium  -             -    0/2 1 FAILED 1 not run  -            did not start',
+      'runtime   fetch         ky   axios-xhr               axios-fetch  all                     version',
+      '--------  ------------  ---  ----------------------  -----------  ----------------------  -------------',
+      'bun       1/2 1 FAILED  1/1  -                       -            2/3 1 FAILED            Bun/1.4.5',
+      'chromium  -             -    0/2 1 FAILED 1 not run  -            0/2 1 FAILED 1 not run  did not start',
+      'Scenarios for some clients only: forced-retry (ky)',
       '',
       'Left out (the scenario cannot apply there):',
       '  chromium/axios-xhr stream-body: no reason at all',

@@ -18,6 +18,8 @@ export interface MatrixTestMeta {
 export interface MatrixSuiteMeta {
   readonly runtime: RuntimeName;
   readonly label: string;
+  /** Scenarios written for some clients only (ky's `ky.retry()`): why the counts differ. */
+  readonly clientScenarios: readonly { readonly scenario: string; readonly clients: readonly ClientName[] }[];
   readonly notApplicable: readonly {
     readonly client: ClientName;
     readonly scenario: string;
@@ -45,8 +47,8 @@ const pad = (text: string, width: number): string => text + ' '.repeat(Math.max(
 export const formatMatrix = (tests: readonly MatrixTest[], suites: readonly MatrixSuiteMeta[]): string => {
   if (tests.length === 0) return '';
   const runtimes = [...new Set([...suites.map((s) => s.runtime), ...tests.map((t) => t.meta.runtime)])];
-  const cell = (runtime: RuntimeName, client: ClientName): string => {
-    const mine = tests.filter((t) => t.meta.runtime === runtime && t.meta.client === client);
+  const cell = (runtime: RuntimeName, client?: ClientName): string => {
+    const mine = tests.filter((t) => t.meta.runtime === runtime && (!client || t.meta.client === client));
     if (mine.length === 0) return '-';
     const passed = mine.filter((t) => t.state === 'passed').length;
     const failed = mine.filter((t) => t.state === 'failed').length;
@@ -58,9 +60,10 @@ export const formatMatrix = (tests: readonly MatrixTest[], suites: readonly Matr
   const rows = runtimes.map((runtime) => [
     runtime,
     ...CLIENTS.map((c) => cell(runtime, c)),
+    cell(runtime),
     versionOf(runtime),
   ]);
-  const header = ['runtime', ...CLIENTS, 'version'];
+  const header = ['runtime', ...CLIENTS, 'all', 'version'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]): string =>
     cells
@@ -74,6 +77,11 @@ export const formatMatrix = (tests: readonly MatrixTest[], suites: readonly Matr
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),
   ];
+  const only = new Map(suites.flatMap((s) => s.clientScenarios.map((c) => [c.scenario, c.clients] as const)));
+  if (only.size > 0) {
+    const list = [...only].map(([scenario, clients]) => `${scenario} (${clients.join(', ')})`);
+    out.push(`Scenarios for some clients only: ${list.join('; ')}`);
+  }
   const left = suites.flatMap((s) => s.notApplicable.map((n) => ({ ...n, runtime: s.runtime })));
   if (left.length > 0) {
     out.push('', 'Left out (the scenario cannot apply there):');

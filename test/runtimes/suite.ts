@@ -36,6 +36,7 @@ export const describeRuntime = (runtime: RuntimeName): void => {
   const suiteMeta: MatrixSuiteMeta = {
     runtime,
     label: spec.label,
+    clientScenarios: scenarios.flatMap((s) => (s.clients ? [{ scenario: s.id, clients: s.clients }] : [])),
     notApplicable: leftOut(runtime, spec.clients),
   };
 
