@@ -5,7 +5,7 @@ import { expectFinalStatus, onlyCall } from './final-status.ts';
  * A GET with no header of the caller's needs no CORS preflight. axios' fetch adapter sets
  * `User-Agent: axios/<version>` on every request: Chromium drops it (the browser's own stays),
  * Firefox sends it, so there each of axios' calls is asked about first, and fails as a network
- * error where the server does not allow `user-agent`.
+ * error where the server does not allow `user-agent` (the scripted server allows it).
  */
 const checkPreflight = (ctx: CheckContext): void => {
   const { expect, runtime, client } = ctx;
@@ -18,7 +18,8 @@ const checkPreflight = (ctx: CheckContext): void => {
   expect(asked[0]?.headers).toEqual(['user-agent']);
   ctx.report(
     `CORS: firefox/axios-fetch preflights a plain GET (Access-Control-Request-Headers: ${asked[0]?.headers.join(', ')}): ` +
-      `axios' fetch adapter sets User-Agent, which Firefox sends and Chromium drops; a server that does not allow it fails every call with "Network Error"`,
+      `axios' fetch adapter (since axios 1.16, axios/axios#10772) sets User-Agent, which Firefox sends and Chromium drops; ` +
+      `a server that does not allow it fails every call with "Network Error" (axios' way out: headers { 'User-Agent': false })`,
   );
 };
 
