@@ -15,6 +15,8 @@ import type {
 import type { ComposeOption } from 'echarts/core';
 import type { OccSweepResult } from './occ.ts';
 import { type StormResult, stormPolicyThrottles } from './storm.ts';
+import type { TailPoint, TailResult } from './tail.ts';
+import { TAIL_VARIANTS } from './tail-options.ts';
 
 type ChartOption = ComposeOption<
   | LineSeriesOption
@@ -283,6 +285,75 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
     });
   }
   return charts;
+};
+
+/**
+ * The tail experiment: p50, p99 and p99.9 latency against offered load (log scale: a collapsed
+ * variant's seconds would flatten the others' milliseconds), one line per variant, and the extra
+ * load the hedges added, with the hedge budget's ratio dashed.
+ */
+export const tailCharts = async (result: TailResult, size: ChartSize = {}): Promise<Chart[]> => {
+  const width = size.width ?? 900;
+  const height = size.height ?? 520;
+  const s = result.settings;
+  const sv = s.service;
+  const budget =
+    s.hedgeBurst === undefined ? "the core's hedge budget" : `a hedge budget ${s.hedgeBurst} deep`;
+  const sub =
+    `${s.workers} workers · ${100 * sv.slowShare}% slow (${sv.slowMinMs}–${sv.slowMaxMs} ms), others ~${sv.fastMedianMs} ms · ` +
+    `fixed delay ${s.delayMs} ms · ${budget} · ${s.runs} × ${s.requests} requests per point · seed ${result.seed}`;
+  // Each variant keeps its colour whichever variants were run.
+  const colourOf = (variant: string): string =>
+    STORM_PALETTE[(TAIL_VARIANTS as readonly string[]).indexOf(variant) % STORM_PALETTE.length]!;
+  const grid: GridComponentOption = { left: 80, right: 40, top: 70, bottom: 80 };
+  const lines = (pick: (p: TailPoint) => number): LineSeriesOption[] =>
+    s.variants.map((variant) => ({
+      type: 'line',
+      name: variant,
+      color: colourOf(variant),
+      symbolSize: 5,
+      data: result.points.filter((p) => p.variant === variant).map((p) => [p.load, pick(p)]),
+    }));
+  const xAxis = { type: 'value' as const, ...axisName('offered load (share of capacity without hedging)') };
+  const latency = (label: string, pick: (p: TailPoint) => number) =>
+    renderSvg(
+      {
+        title: title(`${label} latency against load (log scale)`, sub),
+        legend: legend(),
+        grid,
+        xAxis,
+        yAxis: { type: 'log', ...axisName(`${label}, ms`), nameGap: 50 },
+        series: lines(pick),
+      },
+      width,
+      height,
+    );
+  const ratio: MarkLineComponentOption = {
+    silent: true,
+    symbol: 'none',
+    lineStyle: { type: 'dashed', color: '#555' },
+    label: { formatter: `hedge budget ratio (${100 * s.hedgeRatio}%)`, position: 'insideEndTop', ...FONT },
+    data: [{ yAxis: 100 * s.hedgeRatio }],
+  };
+  const extraSeries = lines((p) => Math.round(1000 * p.extraLoad) / 10);
+  const extra = await renderSvg(
+    {
+      title: title('Extra load: hedged copies per 100 requests', sub),
+      legend: legend(),
+      grid,
+      xAxis,
+      yAxis: { type: 'value', ...axisName('extra requests, %'), nameGap: 50 },
+      series: extraSeries.map((series, i) => (i === 0 ? { ...series, markLine: ratio } : series)),
+    },
+    width,
+    height,
+  );
+  return [
+    { file: 'tail-p50.svg', svg: await latency('p50', (p) => p.p50Ms) },
+    { file: 'tail-p99.svg', svg: await latency('p99', (p) => p.p99Ms) },
+    { file: 'tail-p999.svg', svg: await latency('p99.9', (p) => p.p999Ms) },
+    { file: 'tail-extra.svg', svg: extra },
+  ];
 };
 
 /** Writes charts into `dir` (created if needed) and returns their paths. */

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_THROTTLE } from '@jitterbug/core';
-import { type Chart, occCharts, stormCharts, writeCharts } from './charts.ts';
+import { type Chart, occCharts, stormCharts, tailCharts, writeCharts } from './charts.ts';
 import { DEFAULT_LATENCY } from './normal.ts';
 import {
   DEFAULT_OCC_STRATEGIES,
@@ -17,9 +17,21 @@ import {
   occNeverSleeps,
   runOcc,
 } from './occ.ts';
-import { occCsv, occJson, occTable, stormCsv, stormJson, stormTable, writeText } from './output.ts';
+import {
+  occCsv,
+  occJson,
+  occTable,
+  stormCsv,
+  stormJson,
+  stormTable,
+  tailCsv,
+  tailJson,
+  tailTable,
+  writeText,
+} from './output.ts';
 import { createProgress, type ProgressStream } from './progress.ts';
 import { randomSeed } from './seeds.ts';
+import { DEFAULT_SERVICE_TIME } from './service-time.ts';
 import {
   DEFAULT_STORM_POLICIES,
   isStormPolicy,
@@ -32,6 +44,19 @@ import {
   stormLimitProblem,
   stormPolicyThrottles,
 } from './storm.ts';
+import { runTail } from './tail.ts';
+import {
+  isTailVariant,
+  isTailWindowFeed,
+  TAIL_DEFAULTS,
+  TAIL_LIMITS,
+  TAIL_VARIANTS,
+  TAIL_WINDOW_FEEDS,
+  type TailOptions,
+  type TailVariantName,
+  type TailWindowFeed,
+  tailLimitProblem,
+} from './tail-options.ts';
 
 /** The storm flag that sets each option, for messages about limits. */
 const STORM_FLAGS: Partial<Record<keyof StormOptions, string>> = {
@@ -62,12 +87,14 @@ Simulations run on jitterbug's own backoff and retry-budget code (@jitterbug/cor
 Commands:
   occ     Marc Brooker's optimistic-concurrency contention experiment: N clients update one row
   storm   retries during an outage: load amplification, goodput and recovery per retry policy
+  tail    hedged requests against a server with a slow tail, under increasing load
 
 Run "jitterbug-sim <command> --help" for the command's options.
 
 Examples:
   jitterbug-sim occ --seed 1 --out out/sim
   jitterbug-sim storm --seed 1 --out out/sim
+  jitterbug-sim tail --seed 1 --out out/sim
 `;
 
 const COMMON_HELP = `  --seed N               base seed (integer); the same seed gives the same numbers.
@@ -137,6 +164,61 @@ Examples:
   jitterbug-sim storm --policies budget,budget+throttle --throttle-window 120
 `;
 
+const TAIL_HELP = `Usage: jitterbug-sim tail [options]
+
+Open-loop clients send requests (Poisson) at a share of a server's capacity ("load"). The server
+is a FIFO queue in front of --workers workers; each copy of a request takes a service time from a
+mixture: most are fast (log-normal), a few hit a slow mode. A hedged copy takes a worker like any
+request, and the server serves every copy it gets, so hedges cost capacity. Each variant is a real
+jitterbug RetryPolicy with the core's hedge option, driven in virtual time. Prints p50/p99/p99.9
+latency and the extra load the hedges added, per variant and load.
+
+Variants: ${TAIL_VARIANTS.join(', ')}
+  fixed: a second copy after --delay ms; p95: after the p95 of the core's latency window;
+  +budget: within the core's hedge budget (ratio --hedge-ratio, one token held)
+
+Options:
+  --variants LIST        comma-separated, from ${TAIL_VARIANTS.join(', ')} (default all)
+  --loads SPEC           offered loads, shares of capacity without hedging: FROM:TO:STEP, a list
+                         0.3,0.5,0.9, or one number; each above 0 and at most ${TAIL_LIMITS.load}
+                         (default ${TAIL_DEFAULTS.loads[0]}:${TAIL_DEFAULTS.loads.at(-1)}:0.1)
+  --requests N           requests per run (default ${TAIL_DEFAULTS.requests})
+  --runs N               runs per point; their latencies are pooled (default ${TAIL_DEFAULTS.runs})
+  --workers N            requests the server works on at once (default ${TAIL_DEFAULTS.workers})
+  --delay MS             the fixed variants' hedge delay (default ${TAIL_DEFAULTS.delayMs}, BigTable's)
+  --hedge-ratio R        the hedge budget's ratio, 0 to 1 (default ${TAIL_DEFAULTS.hedgeRatio}, the core's)
+  --hedge-burst N        give the +budget variants a hedge budget N tokens deep instead of the core's
+                         (which holds one), to measure a deeper bucket (default: the core's)
+  --window FEED          what the p95 variants' latency window is fed: winner (the answering copy's
+                         own time, as the engines do) or request (the request's whole time, hedge
+                         delay included) (default ${TAIL_DEFAULTS.windowFeed})
+  --slow SHARE           share of copies in the slow mode, 0 to <1 (default ${DEFAULT_SERVICE_TIME.slowShare})
+  --slow-ms MIN:MAX      the slow mode, uniform (default ${DEFAULT_SERVICE_TIME.slowMinMs}:${DEFAULT_SERVICE_TIME.slowMaxMs})
+  --fast-median MS       the fast mode's median (default ${DEFAULT_SERVICE_TIME.fastMedianMs})
+  --fast-sigma S         the fast mode's log-normal σ, 0 to 3 (default ${DEFAULT_SERVICE_TIME.fastSigma})
+  --seed N               base seed (integer); the same seed gives the same numbers.
+                         Default: a new random seed, printed so that the run can be repeated
+  --latency-mean MS      mean of each message's delay |Normal(mean, sd)| (default ${TAIL_DEFAULTS.latency.meanMs})
+  --latency-sd MS        its standard deviation (default ${TAIL_DEFAULTS.latency.sdMs})
+  --json FILE            write the results as JSON
+  --csv FILE             write the results as CSV
+  --out DIR              write SVG charts into DIR
+  -h, --help             show this help
+
+Examples:
+  jitterbug-sim tail --seed 1 --out out/tail
+  jitterbug-sim tail --loads 0.5,0.9 --variants none,fixed,fixed+budget
+  jitterbug-sim tail --variants p95+budget --hedge-burst 10 --window request --csv tail.csv
+`;
+
+/** The tail flag that sets each option, for messages about limits. */
+const TAIL_FLAGS: Partial<Record<keyof TailOptions, string>> = {
+  requests: 'requests',
+  runs: 'runs',
+  loads: 'loads',
+  variants: 'variants',
+};
+
 const COMMON_OPTIONS = {
   seed: { type: 'string' },
   runs: { type: 'string' },
@@ -177,6 +259,37 @@ const num = (
     throw new UsageError(`--${name} must be ${what}${low}${high}, got "${text}"`);
   }
   return value;
+};
+
+/** Loads as `FROM:TO:STEP`, `a,b,c` or `n`: each above 0 and at most {@link TAIL_LIMITS.load}. */
+export const parseLoads = (text: string): number[] => {
+  const bad = (why: string): never => {
+    throw new UsageError(
+      `--loads ${why}, got "${text}" (use FROM:TO:STEP, a list like 0.3,0.5,0.9, or one number)`,
+    );
+  };
+  const load = (part: string): number => {
+    const x = Number(part);
+    if (part.trim() === '' || !(Number.isFinite(x) && x > 0 && x <= TAIL_LIMITS.load))
+      bad(`takes numbers above 0 and at most ${TAIL_LIMITS.load}`);
+    return x;
+  };
+  let loads: number[];
+  if (text.includes(':')) {
+    const parts = text.split(':');
+    if (parts.length !== 3) bad('range needs three parts');
+    const [from, to, step] = parts.map(load) as [number, number, number];
+    if (to < from) bad('range must not end before it starts');
+    // Counted before it is made, so that a tiny step is refused instead of filling memory; the
+    // epsilon keeps 0.1:0.9:0.1 from losing its last point to rounding.
+    const count = Math.floor((to - from) / step + 1e-9) + 1;
+    if (count > TAIL_LIMITS.loads) bad(`holds at most ${TAIL_LIMITS.loads} loads`);
+    loads = Array.from({ length: count }, (_, i) => Number((from + i * step).toFixed(10)));
+  } else {
+    loads = text.split(',').map(load);
+    if (loads.length > TAIL_LIMITS.loads) bad(`holds at most ${TAIL_LIMITS.loads} loads`);
+  }
+  return loads;
 };
 
 /** `FROM:TO:STEP`, `a,b,c` or `n`. */
@@ -443,6 +556,116 @@ const stormCommand = async (args: string[], io: CliIo): Promise<number> => {
   return 0;
 };
 
+const tailCommand = async (args: string[], io: CliIo): Promise<number> => {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      seed: { type: 'string' },
+      runs: { type: 'string' },
+      'latency-mean': { type: 'string' },
+      'latency-sd': { type: 'string' },
+      json: { type: 'string' },
+      csv: { type: 'string' },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      variants: { type: 'string' },
+      loads: { type: 'string' },
+      requests: { type: 'string' },
+      workers: { type: 'string' },
+      delay: { type: 'string' },
+      'hedge-ratio': { type: 'string' },
+      'hedge-burst': { type: 'string' },
+      window: { type: 'string' },
+      slow: { type: 'string' },
+      'slow-ms': { type: 'string' },
+      'fast-median': { type: 'string' },
+      'fast-sigma': { type: 'string' },
+    },
+  });
+  if (values.help) {
+    io.stdout.write(TAIL_HELP);
+    return 0;
+  }
+  const d = TAIL_DEFAULTS;
+  const sd = DEFAULT_SERVICE_TIME;
+  const variants =
+    list<TailVariantName>('variants', values.variants, isTailVariant, TAIL_VARIANTS) ?? TAIL_VARIANTS;
+  const loads = values.loads === undefined ? d.loads : parseLoads(values.loads);
+  let window: TailWindowFeed = d.windowFeed;
+  if (values.window !== undefined) {
+    if (!isTailWindowFeed(values.window))
+      throw new UsageError(`--window must be one of ${TAIL_WINDOW_FEEDS.join(', ')}, got "${values.window}"`);
+    window = values.window;
+  }
+  let slowMinMs = sd.slowMinMs;
+  let slowMaxMs = sd.slowMaxMs;
+  if (values['slow-ms'] !== undefined) {
+    const parts = values['slow-ms'].split(':');
+    if (parts.length !== 2)
+      throw new UsageError(`--slow-ms must be MIN:MAX in ms, got "${values['slow-ms']}"`);
+    slowMinMs = num('slow-ms', parts[0], { min: 0 })!;
+    slowMaxMs = num('slow-ms', parts[1], { min: 0 })!;
+    if (slowMaxMs < slowMinMs)
+      throw new UsageError(`--slow-ms must not end before it starts, got "${values['slow-ms']}"`);
+  }
+  const hedgeBurst = num('hedge-burst', values['hedge-burst'], { min: 1, max: TAIL_LIMITS.hedgeBurst });
+  const options = {
+    variants,
+    loads,
+    requests:
+      num('requests', values.requests, { integer: true, positive: true, max: TAIL_LIMITS.requests }) ??
+      d.requests,
+    runs: num('runs', values.runs, { integer: true, positive: true, max: TAIL_LIMITS.runs }) ?? d.runs,
+    workers:
+      num('workers', values.workers, { integer: true, positive: true, max: TAIL_LIMITS.workers }) ??
+      d.workers,
+    delayMs: num('delay', values.delay, { min: 0 }) ?? d.delayMs,
+    hedgeRatio: num('hedge-ratio', values['hedge-ratio'], { min: 0, max: 1 }) ?? d.hedgeRatio,
+    ...(hedgeBurst === undefined ? {} : { hedgeBurst }),
+    windowFeed: window,
+    service: {
+      fastMedianMs: num('fast-median', values['fast-median'], { positive: true }) ?? sd.fastMedianMs,
+      fastSigma: num('fast-sigma', values['fast-sigma'], { min: 0, max: 3 }) ?? sd.fastSigma,
+      slowShare: num('slow', values.slow, { min: 0, max: 0.999_999 }) ?? sd.slowShare,
+      slowMinMs,
+      slowMaxMs,
+    },
+    latency: {
+      meanMs: num('latency-mean', values['latency-mean'], { min: 0 }) ?? d.latency.meanMs,
+      sdMs: num('latency-sd', values['latency-sd'], { min: 0 }) ?? d.latency.sdMs,
+    },
+  };
+  const problem = tailLimitProblem(options);
+  if (problem) {
+    const flags = problem.options.map((o) => `--${TAIL_FLAGS[o] ?? o}`).join(' / ');
+    throw new UsageError(`${flags}: ${problem.message}`);
+  }
+  const { seed, given } = seedOf(values.seed);
+  const progress = createProgress('tail', io.stderr);
+  const started = performance.now();
+  const result = runTail({ ...options, seed, onProgress: (done, total) => progress.update(done, total) });
+  progress.done();
+  const seconds = (performance.now() - started) / 1000;
+  const s = result.settings;
+  io.stdout.write(`${tailTable(result)}\n\n`);
+  io.stdout.write(
+    `capacity ${s.capacityPerSec.toFixed(0)} req/s (${s.workers} workers, mean service ${s.meanServiceMs.toFixed(1)} ms) · ` +
+      `${100 * s.service.slowShare}% slow ${s.service.slowMinMs}-${s.service.slowMaxMs} ms · fixed delay ${s.delayMs} ms · ` +
+      `hedge budget ratio ${s.hedgeRatio}, ${s.hedgeBurst === undefined ? "the core's (1 token)" : `${s.hedgeBurst} tokens deep`} · ` +
+      `window fed ${s.windowFeed} · ${s.runs} × ${s.requests} requests per point in ${seconds.toFixed(2)} s · ${seedLine(seed, given)}\n`,
+  );
+  await writeOutputs(
+    io,
+    values,
+    () => tailJson(result),
+    () => tailCsv(result),
+    () => tailCharts(result),
+  );
+  return 0;
+};
+
 /**
  * Runs `jitterbug-sim` with `argv` (without the node and script paths).
  *
@@ -459,6 +682,8 @@ export const runCli = async (
         return await occCommand(rest, io);
       case 'storm':
         return await stormCommand(rest, io);
+      case 'tail':
+        return await tailCommand(rest, io);
       case undefined:
       case '-h':
       case '--help':
@@ -466,7 +691,7 @@ export const runCli = async (
         io.stdout.write(MAIN_HELP);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"; the commands are occ and storm`);
+        throw new UsageError(`unknown command "${command}"; the commands are occ, storm and tail`);
     }
   } catch (error) {
     const usage =
@@ -474,7 +699,9 @@ export const runCli = async (
       (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
     if (usage) {
       const hint =
-        command === 'occ' || command === 'storm' ? `jitterbug-sim ${command} --help` : 'jitterbug-sim --help';
+        command === 'occ' || command === 'storm' || command === 'tail'
+          ? `jitterbug-sim ${command} --help`
+          : 'jitterbug-sim --help';
       io.stderr.write(`jitterbug-sim: ${(error as Error).message}\nRun "${hint}" for usage.\n`);
       return 2;
     }

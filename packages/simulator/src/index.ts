@@ -1,12 +1,21 @@
 /**
- * `@jitterbug/simulator`: Marc Brooker's backoff-and-jitter contention experiment and a retry-storm
- * experiment, both running on `@jitterbug/core`'s own backoff functions, retry policy and budget.
+ * `@jitterbug/simulator`: Marc Brooker's backoff-and-jitter contention experiment, a retry-storm
+ * experiment and a hedging (long-tail) experiment, all running on `@jitterbug/core`'s own backoff
+ * functions, retry policy, budgets, cooldown and hedging.
  * The `jitterbug-sim` command wraps these functions; tests and demos call them directly.
  *
  * @packageDocumentation
  */
-export { type Chart, type ChartSize, occCharts, renderSvg, stormCharts, writeCharts } from './charts.ts';
-export { type CliIo, parseClients, runCli, UsageError } from './command.ts';
+export {
+  type Chart,
+  type ChartSize,
+  occCharts,
+  renderSvg,
+  stormCharts,
+  tailCharts,
+  writeCharts,
+} from './charts.ts';
+export { type CliIo, parseClients, parseLoads, runCli, UsageError } from './command.ts';
 export { DEMO_OUT_DIR, type DemoResult, runDemo } from './demo.ts';
 export { EventHeap } from './heap.ts';
 export { createLatency, createStandardNormal, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
@@ -29,10 +38,28 @@ export {
   runOcc,
   simulateOcc,
 } from './occ.ts';
-export { formatTable, occCsv, occJson, occTable, stormCsv, stormJson, stormTable } from './output.ts';
+export {
+  formatTable,
+  occCsv,
+  occJson,
+  occTable,
+  stormCsv,
+  stormJson,
+  stormTable,
+  tailCsv,
+  tailJson,
+  tailTable,
+} from './output.ts';
 export { createProgress, type Progress, type ProgressStream } from './progress.ts';
 export { deriveSeed, randomSeed } from './seeds.ts';
-export { histogram, type Summary, summarize } from './stats.ts';
+export {
+  createServiceTime,
+  DEFAULT_SERVICE_TIME,
+  meanServiceMs,
+  type ServiceTimeModel,
+  serviceTimeProblem,
+} from './service-time.ts';
+export { histogram, percentileOfSorted, type Summary, summarize } from './stats.ts';
 export {
   createStormPolicy,
   DEFAULT_STORM_POLICIES,
@@ -55,3 +82,29 @@ export {
   stormPolicyThrottles,
 } from './storm.ts';
 export { createWarmThrottle, refusesFirstAttempt } from './storm-throttle.ts';
+export {
+  runTail,
+  simulateTail,
+  type TailPoint,
+  type TailResult,
+  type TailRunResult,
+  tailCapacityPerSec,
+} from './tail.ts';
+export {
+  createTailPolicy,
+  isTailVariant,
+  isTailWindowFeed,
+  type ResolvedTailOptions,
+  resolveTail,
+  TAIL_COPIES,
+  TAIL_DEFAULTS,
+  TAIL_LIMITS,
+  TAIL_VARIANT_DESCRIPTIONS,
+  TAIL_VARIANTS,
+  TAIL_WINDOW_FEEDS,
+  type TailLimitProblem,
+  type TailOptions,
+  type TailVariantName,
+  type TailWindowFeed,
+  tailLimitProblem,
+} from './tail-options.ts';

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { OccSweepResult } from './occ.ts';
 import type { StormResult } from './storm.ts';
+import type { TailResult } from './tail.ts';
 
 /** Formats rows as a plain aligned table (numbers right-aligned). */
 export const formatTable = (
@@ -65,6 +66,33 @@ export const stormTable = (result: StormResult): string =>
         ? 'never'
         : `${fixed(p.recoveryMs.mean / 1000, 2)}${p.notRecovered > 0 ? ` (${p.notRecovered} never)` : ''}`,
       fixed(p.peakAttemptsPerSec),
+    ]),
+  );
+
+/** Milliseconds with a precision that suits their size: 0.85, 14.0, 1093. */
+const ms = (value: number): string =>
+  !Number.isFinite(value)
+    ? '-'
+    : value < 1
+      ? value.toFixed(2)
+      : value < 100
+        ? value.toFixed(1)
+        : value.toFixed(0);
+
+/** The tail sweep as a table: one row per (variant, load). */
+export const tailTable = (result: TailResult): string =>
+  formatTable(
+    ['variant', 'load', 'req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'extra', 'hedges refused', 'utilisation'],
+    result.points.map((p) => [
+      p.variant,
+      fixed(p.load, 2),
+      fixed(p.ratePerSec),
+      ms(p.p50Ms),
+      ms(p.p99Ms),
+      ms(p.p999Ms),
+      `${fixed(100 * p.extraLoad, 2)}%`,
+      p.wantedHedges === 0 ? '-' : `${fixed((100 * p.refusedHedges) / p.wantedHedges, 1)}%`,
+      fixed(p.utilisation, 2),
     ]),
   );
 
@@ -139,11 +167,51 @@ export const stormCsv = (result: StormResult): string =>
     ]),
   );
 
+/** The tail points as CSV, one row per (variant, load). */
+export const tailCsv = (result: TailResult): string =>
+  csv(
+    [
+      'variant',
+      'load',
+      'rate_per_sec',
+      'runs',
+      'requests',
+      'copies',
+      'extra_load',
+      'wanted_hedges',
+      'refused_hedges',
+      'p50_ms',
+      'p99_ms',
+      'p999_ms',
+      'mean_ms',
+      'utilisation',
+    ],
+    result.points.map((p) => [
+      p.variant,
+      p.load,
+      p.ratePerSec,
+      p.runs,
+      p.requests,
+      p.copies,
+      p.extraLoad,
+      p.wantedHedges,
+      p.refusedHedges,
+      p.p50Ms,
+      p.p99Ms,
+      p.p999Ms,
+      p.meanMs,
+      p.utilisation,
+    ]),
+  );
+
 /** The OCC points in the issue's JSON shape (`{ strategy, clients, runs, calls, timeMs }` and more). */
 export const occJson = (result: OccSweepResult): string => `${JSON.stringify(result.points, null, 2)}\n`;
 
 /** The whole storm result (settings, per-policy metrics and mean timelines) as JSON. */
 export const stormJson = (result: StormResult): string => `${JSON.stringify(result, null, 2)}\n`;
+
+/** The whole tail result (settings and points) as JSON. */
+export const tailJson = (result: TailResult): string => `${JSON.stringify(result, null, 2)}\n`;
 
 /** Writes a text file, creating its directory. */
 export const writeText = async (path: string, text: string): Promise<void> => {

@@ -39,3 +39,15 @@ export const histogram = (values: ArrayLike<number>, binMs: number): number[] =>
   }
   return counts;
 };
+
+/**
+ * The `p`-th percentile (0–100) of values sorted ascending, by nearest rank (the definition the
+ * core's latency window uses): the smallest value with at least `p` % of the values at or below it.
+ * `NaN` for no values.
+ */
+export const percentileOfSorted = (sorted: ArrayLike<number>, p: number): number => {
+  const n = sorted.length;
+  if (n === 0) return Number.NaN;
+  const rank = Math.min(n, Math.max(1, Math.ceil((p / 100) * n)));
+  return sorted[rank - 1]!;
+};
