@@ -152,6 +152,8 @@ export class HedgedAttempt {
   declare private readonly copies: HedgeCopy[];
   /** Copies with neither a head nor a failure yet. */
   declare private pending: number;
+  /** Whether a copy may have been processed: it answered, or failed in a way that proves nothing. */
+  declare private processed: boolean;
   declare private open: boolean;
   declare private timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -161,6 +163,7 @@ export class HedgedAttempt {
     this.opts = opts;
     this.copies = [];
     this.pending = 0;
+    this.processed = false;
     this.open = true;
     this.timer = undefined;
   }
@@ -210,6 +213,7 @@ export class HedgedAttempt {
     }
     // Retried (a 503 with another copy out): dropped, drained to keep its connection (its timer
     // still bounds the drain).
+    this.processed = true;
     copy.discard(this.run.method === 'HEAD' ? 0 : Number(headers['content-length']));
   }
 
@@ -217,10 +221,13 @@ export class HedgedAttempt {
   failed(copy: HedgeCopy, error: Error): void {
     this.pending--;
     if (!this.open) return;
+    if (!this.request.provesUnprocessed(copy.controller !== null, error)) this.processed = true;
     if (this.pending === 0 || this.request.callerAborted() || this.run.settlesHedge({ error })) {
+      // Unprocessed only if every copy was: none is left out that the server may have taken on.
+      const unprocessed = this.pending === 0 && !this.processed;
       this.win(copy, undefined);
       this.request.hedgeWon(copy, copy.controller, copy.sentAt);
-      this.request.responseError(error);
+      this.request.responseError(error, unprocessed);
     }
   }
 

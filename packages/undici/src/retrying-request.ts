@@ -7,13 +7,14 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import { AttemptTimeoutError, type Decision } from '@jitterbug/core';
-import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import { type AttemptResult, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import { AttemptEvents, AttemptHandler } from './attempt-events.ts';
 import type { BodyReader } from './body.ts';
 import { HedgedAttempt } from './hedged-attempt.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { type BodyResume, bodyResume } from './resumable-body.ts';
+import { refusedUnprocessed, streamErrorCode } from './signals.ts';
 import { type StatusErrorClass, statusError } from './status-error.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
 
@@ -117,6 +118,8 @@ export class RetryingRequest extends AttemptEvents {
   declare private starting: boolean;
   /** Whether the first attempt was dispatched (with this request as its handler). */
   declare private dispatched: boolean;
+  /** Inside undici's dispatch call: a failure reported now is the request's, not a connection's. */
+  declare private sending: boolean;
   declare private callerAbort: Error | undefined;
   /** Ends the read-ahead of the body or the backoff wait, whichever is in progress. */
   declare private pendingAbort: AbortController | undefined;
@@ -176,6 +179,7 @@ export class RetryingRequest extends AttemptEvents {
     this.callerStarted = false;
     this.starting = false;
     this.dispatched = false;
+    this.sending = false;
     this.callerAbort = undefined;
     this.pendingAbort = undefined;
     this.timer = undefined;
@@ -265,12 +269,24 @@ export class RetryingRequest extends AttemptEvents {
 
   /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
   send(opts: DispatchOpts, handler: AttemptEvents): boolean {
+    this.sending = true;
     try {
       return this.dispatch(opts, handler);
     } catch (error) {
       handler.onResponseError(null, error as Error);
       return true;
+    } finally {
+      this.sending = false;
     }
+  }
+
+  /**
+   * Whether an attempt's (or a hedged copy's) failure proves that the server never processed it
+   * (see `signals.ts`): it failed before undici started it (`started`: its `onRequestStart`),
+   * and not from inside the dispatch call, or the server refused it.
+   */
+  provesUnprocessed(started: boolean, error: Error): boolean {
+    return (!started && !this.sending) || refusedUnprocessed(error);
   }
 
   /** A hedged copy started: the caller gets its controller with the first one, as for any attempt. */
@@ -336,8 +352,11 @@ export class RetryingRequest extends AttemptEvents {
     this.timer = undefined;
     const error = new AttemptTimeoutError(this.run.options.attemptTimeoutMs ?? 0);
     if (this.state === 'attempt') {
+      // Not started yet (still connecting, or queued): undici will be told to abort it as it starts
+      // it, before it writes anything.
+      const unprocessed = this.inner === null;
       this.detach(error);
-      this.decideOnError(error);
+      this.decideOnError(error, unprocessed);
     } else if (this.state === 'discard') {
       this.detach(error);
       this.wait();
@@ -600,31 +619,36 @@ export class RetryingRequest extends AttemptEvents {
     this.caller.onResponseEnd?.(this.outer, trailers);
   }
 
-  responseError(error: Error): void {
+  /**
+   * The current attempt failed. `unprocessed`: whether that proves the server never processed it
+   * (a hedged attempt says; else read here, from whether undici had started the attempt).
+   */
+  responseError(error: Error, unprocessed?: boolean): void {
     if (this.state === 'deciding') {
       this.held?.push({ error });
       return;
     }
     this.clearTimer();
     const state = this.state;
+    if (state === 'attempt') unprocessed ??= this.provesUnprocessed(this.inner !== null, error);
     this.current = undefined;
     this.inner = null;
     if (state === 'discard') this.wait();
-    else if (state !== 'delivered') this.decideOnError(error);
+    else if (state !== 'delivered') this.decideOnError(error, unprocessed === true);
     else if (this.resumable && !this.callerAbort) this.resumeBody(error, this.resumable);
     else this.fail(error);
   }
 
   /** An attempt failed before any response reached the caller: retry or hand the error over. */
-  private decideOnError(error: Error): void {
-    this.inCaller(() => this.askOnError(error));
+  private decideOnError(error: Error, unprocessed = false): void {
+    this.inCaller(() => this.askOnError(error, unprocessed));
   }
 
-  private askOnError(error: Error): void {
+  private askOnError(error: Error, unprocessed: boolean): void {
     const aborted = this.callerAbort !== undefined;
     let pending: Decision | Promise<Decision>;
     try {
-      pending = this.run.next(aborted ? { error, aborted } : { error });
+      pending = this.run.next(aborted ? { error, aborted } : this.result(error, unprocessed));
     } catch (hookError) {
       this.fail(hookError as Error);
       return;
@@ -637,6 +661,13 @@ export class RetryingRequest extends AttemptEvents {
     } else {
       this.decidedOnError(error, pending);
     }
+  }
+
+  /** A failed attempt in the core's terms (see `signals.ts`). */
+  private result(error: Error, unprocessed: boolean): AttemptResult {
+    const code = streamErrorCode(error);
+    if (code === undefined) return unprocessed ? { error, unprocessed } : { error };
+    return unprocessed ? { error, code, unprocessed } : { error, code };
   }
 
   private decidedOnError(error: Error, decision: Decision): void {

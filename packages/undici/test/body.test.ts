@@ -55,10 +55,6 @@ describe('left alone, synchronously (the same opts object)', () => {
     ['a Node stream without bufferStreamBytes', { method: 'PUT', path: '/', body: Readable.from(['a']) }],
     ['a fetch body with no declared length', { method: 'PUT', path: '/', body: fetchLikeBody('a') }],
     [
-      'a fetch body of a POST that can never be retried',
-      { method: 'POST', path: '/', body: fetchLikeBody('a'), headers: fetchHeaders('1') },
-    ],
-    [
       'a fetch body longer than knownLengthBodyBytes',
       { method: 'PUT', path: '/', body: fetchLikeBody('a'), headers: fetchHeaders('5000') },
     ],
@@ -77,6 +73,11 @@ describe('left alone, synchronously (the same opts object)', () => {
   ] as [string, DispatchOpts][])('%s', (_name, opts) => {
     expect(prepare(opts).prepared).toBe(opts);
   });
+
+  test('a fetch body of a POST that can never be sent again (no key, transparentRetries: 0)', () => {
+    const opts = { method: 'POST', path: '/', body: fetchLikeBody('a'), headers: fetchHeaders('1') };
+    expect(prepare(opts, { transparentRetries: 0 }).prepared).toBe(opts);
+  });
 });
 
 describe('read ahead', () => {
@@ -91,6 +92,13 @@ describe('read ahead', () => {
     const ready = await read(prepared);
     expect(Buffer.isBuffer(ready.body) && ready.body.toString()).toBe('hello');
     expect(ready.headers).toBe(opts.headers);
+    expect(run.body).toBe('replayable');
+  });
+
+  test('a fetch body of a POST without a key: a transparent retry (a refused stream) may send it again', async () => {
+    const opts = { method: 'POST', path: '/', body: fetchLikeBody('a'), headers: fetchHeaders('1') };
+    const { run, prepared } = prepare(opts);
+    expect(((await read(prepared)).body as Buffer).toString()).toBe('a');
     expect(run.body).toBe('replayable');
   });
 
