@@ -14,7 +14,7 @@ import type {
 } from 'echarts/components';
 import type { ComposeOption } from 'echarts/core';
 import type { OccSweepResult } from './occ.ts';
-import { type StormResult, stormPolicyThrottles } from './storm.ts';
+import { type StormResult, stormPolicyCoolsDown, stormPolicyThrottles } from './storm.ts';
 import type { TailPoint, TailResult } from './tail.ts';
 import { TAIL_VARIANTS } from './tail-options.ts';
 
@@ -187,7 +187,7 @@ export const occCharts = async (result: OccSweepResult, size: ChartSize = {}): P
   return charts;
 };
 
-/** Eleven distinct colours (ECharts' default palette has nine, and the storm has eleven policies). */
+/** Fourteen distinct colours (ECharts' default palette has nine, and the storm has fourteen policies). */
 const STORM_PALETTE = [
   '#5470c6',
   '#91cc75',
@@ -200,6 +200,9 @@ const STORM_PALETTE = [
   '#ea7ccc',
   '#2f4554',
   '#8c564b',
+  '#17becf',
+  '#bcbd22',
+  '#7f7f7f',
 ];
 
 /**
@@ -281,6 +284,58 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
         (p) => p.timeline.throttledPerSec,
         throttled,
         false,
+      ),
+    });
+  }
+  // The cooldown beside the same policy without it: what reaches the server (top), and how many
+  // requests wait in a hold (bottom: a level, where held attempts per second would count a request
+  // again each time a new hold catches it).
+  const pairs = result.policies
+    .filter((p) => stormPolicyCoolsDown(p.policy) && p.held > 0)
+    .map((p) => ({ p, base: result.policies.find((b) => b.policy === p.policy.replace('+cooldown', '')) }));
+  if (pairs.length > 0) {
+    const panel = (i: number) => ({ left: 80, right: 40, top: 80 + i * 280, height: 210 });
+    const series = (policy: string, values: readonly number[], binMs: number, index: number) =>
+      ({
+        type: 'line',
+        name: policy,
+        color: colourOf(policy),
+        showSymbol: false,
+        lineStyle: { width: 1.5 },
+        xAxisIndex: index,
+        yAxisIndex: index,
+        data: values.map((v, bin) => [(bin * binMs) / 1000, Math.round(v * 10) / 10]),
+      }) satisfies LineSeriesOption;
+    const top: LineSeriesOption[] = pairs.flatMap(({ p, base }) => [
+      ...(base ? [series(base.policy, base.timeline.attemptsPerSec, base.timeline.binMs, 0)] : []),
+      series(p.policy, p.timeline.attemptsPerSec, p.timeline.binMs, 0),
+    ]);
+    top[0] = { ...top[0]!, markArea: outage, markLine: capacity };
+    const bottom = pairs.map(({ p }, i) => ({
+      ...series(p.policy, p.timeline.waiting, p.timeline.binMs, 1),
+      ...(i === 0 ? { markArea: outage } : {}),
+    }));
+    charts.push({
+      file: 'storm-cooldown.svg',
+      svg: await renderSvg(
+        {
+          title: [
+            title(
+              'The origin-wide cooldown: attempts reaching the server per second (top), requests held (bottom)',
+              `${sub} · Retry-After ${s.retryAfterSec ?? 'off'} s in the outage, ${s.overloadRetryAfterSec ?? 'off'} s when shedding`,
+            ),
+          ],
+          legend: legend(),
+          grid: [panel(0), panel(1)],
+          xAxis: [0, 1].map((i) => ({ type: 'value', gridIndex: i, min: 0, ...axisName('time, s') })),
+          yAxis: [
+            { type: 'value', gridIndex: 0, ...axisName('attempts/s'), nameGap: 50 },
+            { type: 'value', gridIndex: 1, ...axisName('requests held'), nameGap: 50 },
+          ],
+          series: [...top, ...bottom],
+        },
+        width,
+        700,
       ),
     });
   }

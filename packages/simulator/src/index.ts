@@ -79,8 +79,10 @@ export {
   type StormTimeline,
   simulateStorm,
   stormLimitProblem,
+  stormPolicyCoolsDown,
   stormPolicyThrottles,
 } from './storm.ts';
+export { type CooldownTurn, cooldownTurn, originOf, servedUntilAfter } from './storm-cooldown.ts';
 export { createWarmThrottle, refusesFirstAttempt } from './storm-throttle.ts';
 export {
   runTail,

@@ -52,8 +52,10 @@ export const stormTable = (result: StormResult): string =>
       'goodput/s',
       'failed',
       'throttled',
+      'held/req',
       'recovery s',
       'peak att/s',
+      'p99 s',
     ],
     result.policies.map((p) => [
       p.policy,
@@ -62,10 +64,12 @@ export const stormTable = (result: StormResult): string =>
       fixed(p.goodputPerSec.mean, 1),
       `${fixed(100 * p.failedShare.mean, 1)}%`,
       `${fixed(100 * p.throttledShare.mean, 1)}%`,
+      fixed(p.heldPerRequest.mean, 2),
       p.notRecovered === p.runs
         ? 'never'
         : `${fixed(p.recoveryMs.mean / 1000, 2)}${p.notRecovered > 0 ? ` (${p.notRecovered} never)` : ''}`,
       fixed(p.peakAttemptsPerSec),
+      fixed(p.latencyP99Ms.mean / 1000, 2),
     ]),
   );
 
@@ -147,6 +151,11 @@ export const stormCsv = (result: StormResult): string =>
       'peak_attempts_per_sec',
       'throttled',
       'throttled_share_mean',
+      'held',
+      'held_per_request_mean',
+      'mean_hold_ms',
+      'latency_p50_ms_mean',
+      'latency_p99_ms_mean',
     ],
     result.policies.map((p) => [
       p.policy,
@@ -164,6 +173,11 @@ export const stormCsv = (result: StormResult): string =>
       p.peakAttemptsPerSec,
       p.throttled,
       p.throttledShare.mean,
+      p.held,
+      p.heldPerRequest.mean,
+      p.meanHoldMs,
+      p.latencyP50Ms.mean,
+      p.latencyP99Ms.mean,
     ]),
   );
 

@@ -5,9 +5,10 @@
  *
  * Every request runs under a real `RetryPolicy` from `@jitterbug/core` (`createRetryPolicy`, with
  * the simulation's virtual clock as `now` and a seeded `random`), and each attempt's outcome goes
- * through `RetryRun.next`, exactly as the HTTP adapters do; a first attempt is put to the policy's
- * adaptive throttle as `RetryRun.beforeAttempt` puts it. So the backoff, the `Retry-After` handling,
- * the retry budget and the adaptive throttle are the library's own code, not a model of it.
+ * through `RetryRun.next`, exactly as the HTTP adapters do; before an attempt is sent, the policy's
+ * origin-wide cooldown and adaptive throttle are asked as `RetryRun.beforeAttempt` asks them. So the
+ * backoff, the `Retry-After` handling, the retry budget, the cooldown and the adaptive throttle are
+ * the library's own code, not a model of it.
  */
 import {
   type AdaptiveThrottle,
@@ -27,7 +28,8 @@ import type { RetryRun } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
-import { type Summary, summarize } from './stats.ts';
+import { percentileOfSorted, type Summary, summarize } from './stats.ts';
+import { cooldownTurn, originOf, servedUntilAfter } from './storm-cooldown.ts';
 import { createWarmThrottle, refusesFirstAttempt, THROTTLE_WARM_UP_LIMIT } from './storm-throttle.ts';
 
 /** The retry policies compared. */
@@ -39,7 +41,9 @@ export type StormPolicyName =
   | 'budget+retry-after'
   | 'throttle'
   | 'budget+throttle'
-  | 'budget+retry-after+throttle';
+  | 'budget+retry-after+throttle'
+  | 'retry-after+cooldown'
+  | 'budget+retry-after+cooldown';
 
 /** Every policy the experiment knows. */
 export const STORM_POLICIES: readonly StormPolicyName[] = Object.freeze([
@@ -55,11 +59,13 @@ export const STORM_POLICIES: readonly StormPolicyName[] = Object.freeze([
   'throttle',
   'budget+throttle',
   'budget+retry-after+throttle',
+  'retry-after+cooldown',
+  'budget+retry-after+cooldown',
 ]);
 
-/** The policies of a default run (`naive-constant` only on request). */
+/** The policies of a default run (`naive-constant` and `retry-after+cooldown` only on request). */
 export const DEFAULT_STORM_POLICIES: readonly StormPolicyName[] = Object.freeze(
-  STORM_POLICIES.filter((p) => p !== 'naive-constant'),
+  STORM_POLICIES.filter((p) => p !== 'naive-constant' && p !== 'retry-after+cooldown'),
 );
 
 /** Whether a string names a storm policy. */
@@ -82,10 +88,17 @@ export const STORM_POLICY_DESCRIPTIONS: Readonly<Record<StormPolicyName, string>
     "up to N attempts, full jitter, adaptive throttle, the core's default budget, Retry-After ignored",
   'budget+retry-after+throttle':
     "the core's defaults with throttle: adaptive throttle, default budget, Retry-After honoured",
+  'retry-after+cooldown':
+    "up to N attempts, full jitter, no budget, Retry-After honoured and held origin-wide (the core's cooldown)",
+  'budget+retry-after+cooldown':
+    "the core's defaults with the cooldown: default budget, Retry-After honoured and held origin-wide",
 });
 
 /** Whether a storm policy runs with the adaptive throttle. */
 export const stormPolicyThrottles = (name: StormPolicyName): boolean => name.endsWith('throttle');
+
+/** Whether a storm policy runs with the core's origin-wide cooldown. */
+export const stormPolicyCoolsDown = (name: StormPolicyName): boolean => name.endsWith('cooldown');
 
 /** Options of the storm experiment. Times are in seconds unless the name says ms. */
 export interface StormOptions {
@@ -253,6 +266,10 @@ export interface StormTimeline {
   readonly attempts: number[];
   /** First attempts the adaptive throttle refused locally (never sent), by the time they were due. */
   readonly throttled: number[];
+  /** Attempts the origin-wide cooldown held, by the time they were due (once per hold). */
+  readonly held: number[];
+  /** Requests waiting in a cooldown's hold at the end of each bin (a level, not a count per bin). */
+  readonly waiting: number[];
   /** Of those, rejected with 503 (outage or load shedding). */
   readonly rejected: number[];
   /** Of those, served (200). */
@@ -265,12 +282,18 @@ export interface StormTimeline {
 export interface StormRunResult {
   readonly policy: StormPolicyName;
   readonly requests: number;
-  /** Attempts that reached the server; always `requests − throttled + retries`. */
+  /** Attempts that reached the server; always `requests − throttled − cooldownRefused + retries`. */
   readonly attempts: number;
   /** Retries the policy decided to make. */
   readonly retries: number;
   /** Requests whose first attempt the adaptive throttle refused locally (so never sent). */
   readonly throttled: number;
+  /** Holds of an attempt by the origin-wide cooldown (an attempt held twice counts twice). */
+  readonly held: number;
+  /** Requests the cooldown ended before an attempt was sent (a hold past `retryAfter.maxMs`). */
+  readonly cooldownRefused: number;
+  /** Time attempts spent held, in ms. */
+  readonly heldMs: number;
   readonly succeeded: number;
   readonly failed: number;
   /** Requests started during the outage, and attempts that arrived during it. */
@@ -278,12 +301,18 @@ export interface StormRunResult {
   readonly outageAttempts: number;
   /**
    * Time from the outage's end to the end of the last bin in which more than the recovery threshold
-   * of the attempts wanted (sent, or refused locally by the throttle) were shed or refused; `null`
-   * if that was still so when requests stopped.
+   * of the attempts wanted (sent, refused locally by the throttle, or held by the cooldown) were
+   * shed, refused or held; `null` if that was still so when requests stopped.
    */
   readonly recoveryMs: number | null;
   /** When the last request finished, in ms. */
   readonly endMs: number;
+  /**
+   * Latency of the requests that succeeded (start to final answer, waits and holds included), in
+   * ms: its median and 99th percentile (nearest rank); `NaN` when none succeeded.
+   */
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
   /** Why requests stopped, as the core reports it (`success`, `max-attempts`, `budget-exhausted`, …). */
   readonly stopReasons: Readonly<Record<string, number>>;
   readonly timeline: StormTimeline;
@@ -357,10 +386,9 @@ export interface StormPolicySettings {
  * The core policy for a named storm policy. `now` is the virtual clock and `random` the run's seeded
  * source, so every decision is reproducible.
  *
- * The origin-wide cooldown is off (`cooldown: false`) in every policy: the storm models each
- * request's own waits, not a hold shared by all of them, so it measures the budget and the throttle
- * alone. (The storm never calls `beforeAttempt`, where the cooldown holds requests, so the cooldown
- * had no effect in it before either.)
+ * The origin-wide cooldown (on by default in the core) is off (`cooldown: false`) in every policy
+ * but the `*cooldown` ones, which have one of their own (`cooldown: true`): the others measure each
+ * request's own waits, the budget and the throttle, without a hold shared by all requests.
  */
 export const createStormPolicy = (
   name: StormPolicyName,
@@ -417,6 +445,15 @@ export const createStormPolicy = (
         budget: createRetryBudget(),
         throttle: throttle(),
       });
+    case 'retry-after+cooldown':
+      return createRetryPolicy({ ...common, backoff: backoff('full'), budget: false, cooldown: true });
+    case 'budget+retry-after+cooldown':
+      return createRetryPolicy({
+        ...common,
+        backoff: backoff('full'),
+        budget: createRetryBudget(),
+        cooldown: true,
+      });
     default: {
       const strategy = name.slice('naive-'.length) as BackoffStrategyName;
       return createRetryPolicy({ ...common, backoff: backoff(strategy), budget: false, retryAfter: false });
@@ -427,6 +464,8 @@ export const createStormPolicy = (
 const START = 0;
 const ARRIVE = 1;
 const RESPOND = 2;
+/** An attempt about to be sent, after a retry's wait or a cooldown's hold. */
+const READY = 3;
 const NO_HEADERS: HeaderGetter = () => undefined;
 const retryAfterHeaders = (seconds: number | undefined): HeaderGetter => {
   if (seconds === undefined) return NO_HEADERS;
@@ -446,6 +485,10 @@ const arrivals = (random: RandomSource, ratePerSec: number, durationMs: number):
 };
 
 const bump = (bins: number[], bin: number): void => {
+  // stormLimitProblem bounds the timeline from the settings; cooldown holds chained one after the
+  // other could in principle run past that, so the bins themselves are bounded too.
+  if (bin >= STORM_LIMITS.timelineBins)
+    throw new RangeError(`storm: the run went past ${STORM_LIMITS.timelineBins} timeline bins`);
   while (bins.length <= bin) bins.push(0);
   bins[bin]!++;
 };
@@ -467,6 +510,8 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     : undefined;
   const jitter = seededRandom(deriveSeed(o.seed, 'jitter'));
   const policy = createStormPolicy(policyName, throttle ? { ...o, throttle } : o, jitter, () => clock);
+  const cooldown = policy.options.cooldown;
+  const origin = originOf(REQUEST.url);
   const outageHeaders = retryAfterHeaders(o.retryAfterSec);
   const overloadHeaders = retryAfterHeaders(o.overloadRetryAfterSec);
 
@@ -476,6 +521,21 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   // 0: served; 1: rejected by the outage; 2: rejected by load shedding.
   const outcome = new Uint8Array(n);
   const runs: (RetryRun | undefined)[] = new Array(n);
+  // Each run's mark in the cooldown: the end of the hold it was last released from or caused.
+  const servedUntil = new Float64Array(cooldown ? n : 0);
+  // Which requests wait in a hold now, how many, and that level over time.
+  const waitingNow = new Uint8Array(cooldown ? n : 0);
+  let waiting = 0;
+  const setWaiting = (bin: number, level: number): void => {
+    const series = timeline.waiting;
+    if (bin >= STORM_LIMITS.timelineBins)
+      throw new RangeError(`storm: the run went past ${STORM_LIMITS.timelineBins} timeline bins`);
+    // Events come in time order; bins without one keep the level before them.
+    while (series.length < bin) series.push(waiting);
+    series[bin] = level;
+    waiting = level;
+  };
+  const latencies = new Float64Array(n);
   for (let i = 0; i < n; i++) heap.push(i, starts[i]!);
 
   const ratePerMs = o.capacityPerSec / 1000;
@@ -486,6 +546,8 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     binMs: o.binMs,
     attempts: [],
     throttled: [],
+    held: [],
+    waiting: [],
     rejected: [],
     served: [],
     started: [],
@@ -493,6 +555,9 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   let attempts = 0;
   let retries = 0;
   let throttled = 0;
+  let held = 0;
+  let heldMs = 0;
+  let cooldownRefused = 0;
   let succeeded = 0;
   let failed = 0;
   let outageRequests = 0;
@@ -505,25 +570,54 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     const t = heap.peekTime();
     clock = t;
     const k = kind[id];
-    if (k === START) {
-      const run = policy.begin(REQUEST);
+    if (k === START || k === READY) {
       const bin = Math.floor(t / o.binMs);
-      bump(timeline.started, bin);
-      if (t >= outageStart && t < outageEnd) outageRequests++;
-      // The throttle's check of a first attempt. `run.beforeAttempt()` makes exactly this one (same
-      // throttle, the policy's clock and random; tested), but refuses with a promise that settles
-      // only after this synchronous loop: about 2.6 KB held per refused request until the whole
-      // sweep ends, which `--runs 1000` would turn into gigabytes. Retries are judged in `next`.
-      if (throttle && refusesFirstAttempt(throttle, t, jitter)) {
+      if (k === START) {
+        runs[id] = policy.begin(REQUEST);
+        bump(timeline.started, bin);
+        if (t >= outageStart && t < outageEnd) outageRequests++;
+      }
+      const run = runs[id]!;
+      // What `run.beforeAttempt()` asks before every attempt, in its order: the cooldown, then (for a
+      // first attempt) the throttle. It asks the same objects with the same clock and random draws
+      // (tested), but its hold or refusal is a promise that settles only after this synchronous
+      // loop: a few KB each held until the whole sweep ends, which `--runs 1000` would turn into
+      // gigabytes. Retries are judged by the throttle in `next`.
+      if (cooldown) {
+        const turn = cooldownTurn(run, origin, servedUntil[id]!);
+        if (turn.kind !== 'go') servedUntil[id] = turn.servedUntil;
+        if ((turn.kind === 'hold') !== (waitingNow[id] === 1)) {
+          waitingNow[id] = turn.kind === 'hold' ? 1 : 0;
+          setWaiting(bin, waiting + (turn.kind === 'hold' ? 1 : -1));
+        }
+        if (turn.kind === 'hold') {
+          held++;
+          heldMs += turn.waitMs;
+          bump(timeline.held, bin);
+          kind[id] = READY;
+          heap.replaceTop(t + turn.waitMs);
+          continue;
+        }
+        if (turn.kind === 'refuse') {
+          cooldownRefused++;
+          failed++;
+          stopReasons[turn.reason] = (stopReasons[turn.reason] ?? 0) + 1;
+          endMs = Math.max(endMs, t);
+          runs[id] = undefined;
+          heap.pop();
+          continue;
+        }
+      }
+      if (throttle && run.attempts === 0 && refusesFirstAttempt(throttle, t, jitter)) {
         throttled++;
         failed++;
         bump(timeline.throttled, bin);
         stopReasons.throttled = (stopReasons.throttled ?? 0) + 1;
         endMs = Math.max(endMs, t);
+        runs[id] = undefined;
         heap.pop();
         continue;
       }
-      runs[id] = run;
       kind[id] = ARRIVE;
       heap.replaceTop(t + delay());
     } else if (k === ARRIVE) {
@@ -548,22 +642,28 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
       heap.replaceTop(t + delay());
     } else {
       const result = outcome[id]!;
-      const pending = runs[id]!.next(
-        result === 0
-          ? { status: 200 }
-          : { status: 503, headers: result === 1 ? outageHeaders : overloadHeaders },
-      );
+      const run = runs[id]!;
+      const headers = result === 1 ? outageHeaders : overloadHeaders;
+      const pending = run.next(result === 0 ? { status: 200 } : { status: 503, headers });
       // The storm's policies have no hooks, so every decision is made without a promise.
       if (pending instanceof Promise) throw new Error('storm: a policy hook returned a promise');
       const decision = pending;
+      if (cooldown && result !== 0)
+        servedUntil[id] = servedUntilAfter(run, 503, headers, t, servedUntil[id]!);
       if (decision.retry) {
         retries++;
-        kind[id] = ARRIVE;
-        heap.replaceTop(t + decision.delayMs + delay());
+        // With a cooldown the retry is put to it when its wait is over; without one it goes then.
+        if (cooldown) {
+          kind[id] = READY;
+          heap.replaceTop(t + decision.delayMs);
+        } else {
+          kind[id] = ARRIVE;
+          heap.replaceTop(t + decision.delayMs + delay());
+        }
       } else {
         heap.pop();
         runs[id] = undefined;
-        if (result === 0) succeeded++;
+        if (result === 0) latencies[succeeded++] = t - starts[id]!;
         else failed++;
         stopReasons[decision.reason] = (stopReasons[decision.reason] ?? 0) + 1;
         endMs = t;
@@ -572,13 +672,21 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   }
 
   // Recovery: the last bin at or after the outage's end in which more than the threshold share of
-  // the attempts the clients wanted to make failed, shed by the server or refused by the throttle.
-  // Without a throttle that is the server's shedding alone; with one, a client still refusing
-  // locally after the server is well again has not recovered either.
-  const bins = Math.max(timeline.attempts.length, timeline.throttled.length, timeline.started.length);
+  // the attempts the clients wanted to make failed, shed by the server, refused by the throttle or
+  // held by the cooldown. Without either that is the server's shedding alone; with one, a client
+  // still refusing or holding locally after the server is well again has not recovered either.
+  const bins = Math.max(
+    timeline.attempts.length,
+    timeline.throttled.length,
+    timeline.held.length,
+    timeline.waiting.length,
+    timeline.started.length,
+  );
   for (const series of [
     timeline.attempts,
     timeline.throttled,
+    timeline.held,
+    timeline.waiting,
     timeline.rejected,
     timeline.served,
     timeline.started,
@@ -586,11 +694,12 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     while (series.length < bins) series.push(0);
   let lastOverloaded = -1;
   for (let b = Math.ceil(outageEnd / o.binMs); b < bins; b++) {
-    const wanted = timeline.attempts[b]! + timeline.throttled[b]!;
-    const refused = timeline.rejected[b]! + timeline.throttled[b]!;
+    const wanted = timeline.attempts[b]! + timeline.throttled[b]! + timeline.held[b]!;
+    const refused = timeline.rejected[b]! + timeline.throttled[b]! + timeline.held[b]!;
     if (wanted > 0 && refused > o.recoveryThreshold * wanted) lastOverloaded = b;
   }
   const overloadEnd = (lastOverloaded + 1) * o.binMs;
+  const served = latencies.subarray(0, succeeded).sort();
   const recoveryMs = lastOverloaded < 0 ? 0 : overloadEnd >= durationMs ? null : overloadEnd - outageEnd;
 
   return {
@@ -599,12 +708,17 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     attempts,
     retries,
     throttled,
+    held,
+    heldMs,
+    cooldownRefused,
     succeeded,
     failed,
     outageRequests,
     outageAttempts,
     recoveryMs,
     endMs,
+    latencyP50Ms: percentileOfSorted(served, 50),
+    latencyP99Ms: percentileOfSorted(served, 99),
     stopReasons,
     timeline,
   };
@@ -622,16 +736,27 @@ export interface StormPolicyResult {
   readonly failed: number;
   /** Requests whose first attempt the throttle refused locally. */
   readonly throttled: number;
+  /** Holds of an attempt by the origin-wide cooldown. */
+  readonly held: number;
+  /** Requests the cooldown ended before an attempt was sent. */
+  readonly cooldownRefused: number;
+  /** Mean time an attempt spent in a hold, in ms (0 without holds). */
+  readonly meanHoldMs: number;
   /** Attempts ÷ requests over the whole run. */
   readonly amplification: Summary;
   /** Attempts arriving during the outage ÷ requests started during it. */
   readonly outageAmplification: Summary;
   /** Requests that finally succeeded, per second of the run. */
   readonly goodputPerSec: Summary;
+  /** Each run's median and 99th percentile latency of the requests that succeeded, in ms. */
+  readonly latencyP50Ms: Summary;
+  readonly latencyP99Ms: Summary;
   /** Requests that finally failed ÷ requests. */
   readonly failedShare: Summary;
   /** Requests refused locally by the throttle (first attempt never sent) ÷ requests. */
   readonly throttledShare: Summary;
+  /** Holds by the origin-wide cooldown ÷ requests. */
+  readonly heldPerRequest: Summary;
   /** Over the runs that recovered before requests stopped. */
   readonly recoveryMs: Summary;
   /** Runs that were still overloaded when requests stopped. */
@@ -646,6 +771,10 @@ export interface StormPolicyResult {
     readonly attemptsPerSec: readonly number[];
     /** First attempts refused locally by the throttle, per second. */
     readonly throttledPerSec: readonly number[];
+    /** Attempts held by the origin-wide cooldown, per second (when they were due). */
+    readonly heldPerSec: readonly number[];
+    /** Requests waiting in a hold at the end of each bin (a level). */
+    readonly waiting: readonly number[];
     readonly rejectedPerSec: readonly number[];
     readonly servedPerSec: readonly number[];
     readonly startedPerSec: readonly number[];
@@ -712,13 +841,19 @@ export const runStorm = (options: StormOptions): StormResult => {
       retries: sum((r) => r.retries),
       failed: sum((r) => r.failed),
       throttled: sum((r) => r.throttled),
+      held: sum((r) => r.held),
+      cooldownRefused: sum((r) => r.cooldownRefused),
+      meanHoldMs: sum((r) => r.held) > 0 ? sum((r) => r.heldMs) / sum((r) => r.held) : 0,
       amplification: summarize(runs.map((r) => r.attempts / r.requests)),
       outageAmplification: summarize(
         runs.map((r) => (r.outageRequests ? r.outageAttempts / r.outageRequests : 0)),
       ),
       goodputPerSec: summarize(runs.map((r) => r.succeeded / o.durationSec)),
+      latencyP50Ms: summarize(runs.map((r) => r.latencyP50Ms)),
+      latencyP99Ms: summarize(runs.map((r) => r.latencyP99Ms)),
       failedShare: summarize(runs.map((r) => r.failed / r.requests)),
       throttledShare: summarize(runs.map((r) => r.throttled / r.requests)),
+      heldPerRequest: summarize(runs.map((r) => r.held / r.requests)),
       recoveryMs: summarize(recovered),
       notRecovered: runs.length - recovered.length,
       peakAttemptsPerSec: Math.max(0, ...attemptsPerSec),
@@ -727,6 +862,9 @@ export const runStorm = (options: StormOptions): StormResult => {
         binMs: o.binMs,
         attemptsPerSec,
         throttledPerSec: meanSeries(runs, (t) => t.throttled, o.binMs),
+        heldPerSec: meanSeries(runs, (t) => t.held, o.binMs),
+        // A level, not a rate: the mean over runs, without the per-second scale.
+        waiting: meanSeries(runs, (t) => t.waiting, 1000),
         rejectedPerSec: meanSeries(runs, (t) => t.rejected, o.binMs),
         servedPerSec: meanSeries(runs, (t) => t.served, o.binMs),
         startedPerSec: meanSeries(runs, (t) => t.started, o.binMs),

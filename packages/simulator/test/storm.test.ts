@@ -1,17 +1,33 @@
-import { createAdaptiveThrottle, seededRandom, ThrottledError } from '@jitterbug/core';
+import {
+  CooldownError,
+  createAdaptiveThrottle,
+  createRetryBudget,
+  createRetryPolicy,
+  type HeaderGetter,
+  type RetryOptions,
+  seededRandom,
+  ThrottledError,
+} from '@jitterbug/core';
+import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import {
+  type CooldownTurn,
+  cooldownTurn,
   createStormPolicy,
   createWarmThrottle,
   DEFAULT_LATENCY,
   DEFAULT_STORM_POLICIES,
+  EventHeap,
+  originOf,
   refusesFirstAttempt,
   runStorm,
   STORM_DEFAULTS,
   STORM_LIMITS,
   STORM_POLICIES,
+  servedUntilAfter,
   simulateStorm,
   stormLimitProblem,
+  stormPolicyCoolsDown,
   stormPolicyThrottles,
 } from '../src/index.ts';
 
@@ -19,10 +35,13 @@ const small = { seed: 9, durationSec: 20, outageStartSec: 5, outageEndSec: 10, r
 
 describe('simulateStorm accounting', () => {
   for (const policy of STORM_POLICIES) {
-    it(`${policy}: attempts = requests − throttled + retries, and every request ends once`, () => {
+    it(`${policy}: attempts = requests − throttled − cooldownRefused + retries, and every request ends once`, () => {
       const r = simulateStorm(policy, small);
-      expect(r.attempts).toBe(r.requests - r.throttled + r.retries);
+      expect(r.attempts).toBe(r.requests - r.throttled - r.cooldownRefused + r.retries);
       if (!stormPolicyThrottles(policy)) expect(r.throttled).toBe(0);
+      if (!stormPolicyCoolsDown(policy)) expect(r.held + r.cooldownRefused).toBe(0);
+      else expect(r.held).toBeGreaterThan(0);
+      expect(r.timeline.held.reduce((a, b) => a + b, 0)).toBe(r.held);
       expect(r.timeline.throttled.reduce((a, b) => a + b, 0)).toBe(r.throttled);
       expect(r.stopReasons.throttled ?? 0).toBeGreaterThanOrEqual(r.throttled);
       expect(r.succeeded + r.failed).toBe(r.requests);
@@ -215,7 +234,7 @@ describe('runStorm', () => {
     const r = runStorm(small);
     expect(r.policies.map((p) => p.policy)).toEqual([...DEFAULT_STORM_POLICIES]);
     for (const p of r.policies) {
-      expect(p.attempts).toBe(p.requests - p.throttled + p.retries);
+      expect(p.attempts).toBe(p.requests - p.throttled - p.cooldownRefused + p.retries);
       // Only a request the throttle refused before sending has no attempt at all.
       expect(p.amplification.mean).toBeGreaterThanOrEqual(1 - p.throttledShare.mean);
       if (!stormPolicyThrottles(p.policy)) expect(p.throttledShare.mean).toBe(0);
@@ -223,5 +242,153 @@ describe('runStorm', () => {
       expect(p.failedShare.mean).toBeLessThanOrEqual(1);
       expect(p.timeline.attemptsPerSec.length).toBeGreaterThan(0);
     }
+  });
+});
+
+/**
+ * A small client/server loop over a policy with a cooldown, in virtual time: requests every 10 ms,
+ * each message 5 ms, the server answering 503 with `Retry-After` during its outage. `ask` is put
+ * before every attempt: the core's `beforeAttempt` or the storm's `cooldownTurn`. Returns what each
+ * ask said and every decision, in order.
+ */
+const driveCooldown = async (
+  retryAfter: string,
+  extra: RetryOptions,
+  ask: (run: RetryRun, id: number) => Promise<CooldownTurn> | CooldownTurn,
+  answered: (run: RetryRun, id: number, status: number, headers: HeaderGetter, t: number) => void,
+  setClock: (t: number) => void,
+  policyOptions: RetryOptions,
+): Promise<string[]> => {
+  const policy = createRetryPolicy({
+    maxAttempts: 3,
+    backoff: { strategy: 'full', baseMs: 100, capMs: 1000 },
+    budget: createRetryBudget(),
+    cooldown: true,
+    ...policyOptions,
+    ...extra,
+  });
+  const n = 300;
+  const heap = new EventHeap(n);
+  const runs: RetryRun[] = [];
+  const stage = new Uint8Array(n); // 0 ready to send, 1 at the server, 2 answered
+  const status = new Uint16Array(n);
+  const headers: HeaderGetter = (name) => (name.toLowerCase() === 'retry-after' ? retryAfter : undefined);
+  for (let i = 0; i < n; i++) heap.push(i, i * 10);
+  const log: string[] = [];
+  while (heap.size > 0) {
+    const id = heap.peek();
+    const t = heap.peekTime();
+    setClock(t);
+    if (stage[id] === 0) {
+      runs[id] ??= policy.begin({ method: 'GET', url: 'http://server.invalid/item' });
+      const turn = await ask(runs[id]!, id);
+      log.push(
+        `${t.toFixed(3)} #${id} ${turn.kind} ${turn.kind === 'hold' ? turn.waitMs.toFixed(3) : turn.kind === 'refuse' ? turn.reason : ''}`,
+      );
+      if (turn.kind === 'hold') heap.replaceTop(t + turn.waitMs);
+      else if (turn.kind === 'refuse') heap.pop();
+      else {
+        stage[id] = 1;
+        heap.replaceTop(t + 5);
+      }
+    } else if (stage[id] === 1) {
+      status[id] = t >= 500 && t < 1800 ? 503 : 200;
+      stage[id] = 2;
+      heap.replaceTop(t + 5);
+    } else {
+      const run = runs[id]!;
+      const s = status[id]!;
+      const decision = run.next(s === 503 ? { status: s, headers } : { status: s });
+      if (decision instanceof Promise) throw new Error('no hooks here');
+      answered(run, id, s, headers, t);
+      log.push(
+        `${t.toFixed(3)} #${id} ${s} ${decision.retry ? `retry ${decision.delayMs.toFixed(3)}` : decision.reason}`,
+      );
+      if (decision.retry) {
+        stage[id] = 0;
+        heap.replaceTop(t + decision.delayMs);
+      } else heap.pop();
+    }
+  }
+  return log;
+};
+
+describe('the origin-wide cooldown in the storm', () => {
+  const cases: [string, string, RetryOptions][] = [
+    ['holds of 1 s', '1', {}],
+    ['holds past retryAfter.maxMs, refused', '90', {}],
+    ['holds past retryAfter.maxMs, cut to maxMs', '90', { retryAfter: { whenLonger: 'cap', maxMs: 2000 } }],
+    ['holds past the deadline', '1', { deadlineMs: 1500 }],
+  ];
+  for (const [name, retryAfter, extra] of cases) {
+    it(`asks the cooldown exactly as RetryRun.beforeAttempt does: ${name}`, async () => {
+      // Core: beforeAttempt with a sleep that only records (the loop moves the clock).
+      let clock = 0;
+      let slept = Number.NaN;
+      const core = await driveCooldown(
+        retryAfter,
+        extra,
+        async (run) => {
+          slept = Number.NaN;
+          const held = run.beforeAttempt();
+          if (!held) return { kind: 'go' };
+          try {
+            await held;
+            return { kind: 'hold', waitMs: slept, servedUntil: 0 };
+          } catch (error) {
+            expect(error).toBeInstanceOf(CooldownError);
+            return { kind: 'refuse', reason: run.summary!.reason, servedUntil: 0 };
+          }
+        },
+        () => undefined,
+        (t) => (clock = t),
+        {
+          now: () => clock,
+          random: seededRandom(5),
+          sleep: async (ms) => {
+            slept = ms;
+          },
+        },
+      );
+      // Storm: cooldownTurn, with the run's mark kept beside it; the sleep must never be called.
+      let stormClock = 0;
+      const marks = new Float64Array(300);
+      const origin = originOf('http://server.invalid/item');
+      const storm = await driveCooldown(
+        retryAfter,
+        extra,
+        (run, id) => {
+          const turn = cooldownTurn(run, origin, marks[id]!);
+          if (turn.kind !== 'go') marks[id] = turn.servedUntil;
+          return turn;
+        },
+        (run, id, status, headers, t) => {
+          marks[id] = servedUntilAfter(run, status, headers, t, marks[id]!);
+        },
+        (t) => (stormClock = t),
+        {
+          now: () => stormClock,
+          random: seededRandom(5),
+          sleep: () => {
+            throw new Error('the storm never sleeps');
+          },
+        },
+      );
+      expect(storm).toEqual(core);
+      const kinds = (kind: string) => core.filter((line) => line.split(' ')[2] === kind).length;
+      expect(kinds('hold') + kinds('refuse')).toBeGreaterThan(50);
+      if (retryAfter === '90' && !extra.retryAfter) expect(kinds('refuse')).toBeGreaterThan(50);
+      if (extra.deadlineMs) expect(core.some((line) => line.endsWith('refuse deadline'))).toBe(true);
+    });
+  }
+
+  it('the cooldown silences the server during the outage, where the budget still lets every first attempt through', () => {
+    const budget = simulateStorm('budget+retry-after', small);
+    const cooldown = simulateStorm('budget+retry-after+cooldown', small);
+    expect(budget.outageAttempts / budget.outageRequests).toBeGreaterThan(0.9);
+    expect(cooldown.outageAttempts / cooldown.outageRequests).toBeLessThan(0.1);
+    expect(cooldown.held).toBeGreaterThan(cooldown.outageRequests);
+    // Its cost: requests wait out holds, seconds instead of milliseconds.
+    expect(cooldown.latencyP99Ms).toBeGreaterThan(budget.latencyP99Ms);
   });
 });
