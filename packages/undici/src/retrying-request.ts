@@ -14,7 +14,7 @@ import { HedgedAttempt } from './hedged-attempt.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { type BodyResume, bodyResume } from './resumable-body.ts';
-import { refusedUnprocessed, streamErrorCode } from './signals.ts';
+import { ResponseLengthError, refusedUnprocessed, streamErrorCode } from './signals.ts';
 import { type StatusErrorClass, statusError } from './status-error.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
 
@@ -131,6 +131,10 @@ export class RetryingRequest extends AttemptEvents {
   /** What arrived of the response while a hook was deciding it, replayed once it has. */
   declare private held: HeldEvent[] | undefined;
   declare private heldTrailers: HeaderRecord | undefined;
+  /** The body length the delivered response declared (`content-length`); -1 when it declared none. */
+  declare private declaredBytes: number;
+  /** Body bytes handed to the caller. */
+  declare private bodyBytes: number;
   /** The delivered response, when `resume` is on and its body could be resumed. */
   declare resumable: BodyResume | undefined;
   /** The copies of the attempt in flight, while it is hedged and none has won. */
@@ -188,6 +192,8 @@ export class RetryingRequest extends AttemptEvents {
     this.held = undefined;
     this.heldTrailers = undefined;
     this.failAfterDrain = undefined;
+    this.declaredBytes = -1;
+    this.bodyBytes = 0;
     this.resumable = undefined;
     this.hedge = undefined;
     this.sentAt = 0;
@@ -541,6 +547,17 @@ export class RetryingRequest extends AttemptEvents {
     if (summary && this.settings.infoHeaders) ({ headers, raw } = withInfoHeaders(headers, raw, summary));
     if (summary && this.tagHeaders) setRetryInfo(headers, summary);
     this.outer.rawHeaders = raw;
+    // What a body that ends must have come to (a HEAD, 204 or 304 answer declares a body it has not).
+    const length = headers['content-length'];
+    if (
+      typeof length === 'string' &&
+      statusCode !== 204 &&
+      statusCode !== 304 &&
+      this.run.method !== 'HEAD'
+    ) {
+      const declared = Number(length);
+      if (Number.isSafeInteger(declared) && declared >= 0) this.declaredBytes = declared;
+    }
     // Opt-in: only then does a response pay for a record of its body's progress.
     if (this.run.options.resume) this.resumable = bodyResume(this.run, statusCode, headers, this.opts!);
     this.caller.onResponseStart?.(this.outer, statusCode, headers, statusMessage);
@@ -587,6 +604,7 @@ export class RetryingRequest extends AttemptEvents {
       return;
     }
     if (this.state === 'delivered') {
+      this.bodyBytes += chunk.length;
       const resumable = this.resumable;
       if (resumable) resumable.bytes += chunk.length;
       this.caller.onResponseData?.(this.outer, chunk);
@@ -612,6 +630,13 @@ export class RetryingRequest extends AttemptEvents {
       this.current = undefined;
       this.inner = null;
       this.wait();
+      return;
+    }
+    // A body cut short that undici took for whole (undici 7 over HTTP/2 on an RST_STREAM CANCEL):
+    // the caller gets an error (or, with `resume`, the rest), never the part as the whole.
+    const declared = this.declaredBytes;
+    if (declared !== -1 && this.bodyBytes < declared && this.state === 'delivered') {
+      this.responseError(new ResponseLengthError(this.bodyBytes, declared));
       return;
     }
     this.state = 'done';

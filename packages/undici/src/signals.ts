@@ -65,3 +65,22 @@ export const streamErrorCode = (error: unknown): string | undefined => {
     ? 'ERR_HTTP2_STREAM_ERROR'
     : undefined;
 };
+
+/**
+ * A delivered body that ended before the length its response declared: the error undici 8 gives
+ * for it (`UND_ERR_RES_CONTENT_LENGTH_MISMATCH`, same message), where undici 7 over HTTP/2 gives
+ * none.
+ */
+export class ResponseLengthError extends Error {
+  readonly code = 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
+  /** Body bytes received, and declared by `content-length`. */
+  readonly received: number;
+  readonly declared: number;
+
+  constructor(received: number, declared: number) {
+    super('Response body length does not match content-length header');
+    this.name = 'ResponseContentLengthMismatchError';
+    this.received = received;
+    this.declared = declared;
+  }
+}

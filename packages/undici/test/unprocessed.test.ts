@@ -219,6 +219,20 @@ describe('HTTP/2: a refusal is proof, a reset is not', () => {
     }
   });
 
+  it.each(CLIENTS)(
+    '%s: RST_STREAM CANCEL mid-body: an error, never the part as the whole body',
+    async (client) => {
+      server.route('/x', [{ destroy: 'mid-body', rst: 'CANCEL', sentBytes: 10, declaredBytes: 100 }]);
+      const sent = await send(client, `${server.url}/x`, { method: 'GET', connect: { ca: server.ca } });
+      // undici 8's own error; undici 7 ends the body as if whole, and the interceptor says it is not.
+      expect(sent.error).toEqual({
+        code: 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+        message: 'Response body length does not match content-length header',
+      });
+      expect(processed()).toEqual([true]);
+    },
+  );
+
   it('transparentRetries: 0 turns the proof off: the method rule alone decides', async () => {
     const sent = await post('undici 8 fetch()', [REFUSED, ANSWER], { policy: { transparentRetries: 0 } });
     expect(sent.error?.code).toBe('ERR_HTTP2_STREAM_ERROR');
