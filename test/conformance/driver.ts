@@ -49,6 +49,35 @@ export interface ConformanceClient {
   close(): Promise<void>;
 }
 
+/**
+ * How a client reaches the scripted server: plain HTTP/1.1 (`http`), HTTP/1.1 over TLS (`tls`), or
+ * HTTP/2 over TLS (`h2`; the server offers only `h2` in ALPN). Over TLS the client trusts `ca`, the
+ * server's certificate, made at test time.
+ */
+export type TransportName = 'http' | 'tls' | 'h2';
+
+export interface Transport {
+  readonly name: TransportName;
+  /** The certificate to trust (`tls`, `h2`). */
+  readonly ca?: string;
+}
+
+/**
+ * Which proofs that the server never processed a request (gRFC A6: retried whatever the method)
+ * jitterbug gets from this client, besides the codes every client shows (`ECONNREFUSED`,
+ * `ENOTFOUND`, `EAI_AGAIN`, `UND_ERR_CONNECT_TIMEOUT`). `false`: the client shows the failure so
+ * that it cannot be told from one after the server had the request (or not at all), and the method
+ * rule alone decides. The core README's "Transparent retries" has the same as a table.
+ */
+export interface UnprocessedSignals {
+  /** A connection whose TLS handshake failed or was reset (a plain `ECONNRESET` by its code). */
+  readonly handshake: boolean;
+  /** HTTP/2 RST_STREAM `REFUSED_STREAM` (`h2` transport). */
+  readonly refusedStream: boolean;
+  /** HTTP/2 GOAWAY whose last stream id is below the request's (`h2` transport). */
+  readonly goawayBelow: boolean;
+}
+
 export interface ConformanceDriver {
   /** Shown in test names, e.g. `axios`, `undici request (undici 8)`. */
   readonly name: string;
@@ -75,8 +104,36 @@ export interface ConformanceDriver {
    * has no hook around its fetch): a slow answer then simply arrives. Default: applied.
    */
   readonly appliesAttemptTimeout?: false;
-  /** A client for the scripted server at `baseUrl`, with jitterbug attached using `options`. */
-  create(baseUrl: string, options: DriverOptions): ConformanceClient | Promise<ConformanceClient>;
+  /** Transports besides `http` that the client is run over (see `transports.test.ts`). */
+  readonly transports?: readonly Exclude<TransportName, 'http'>[];
+  readonly signals: UnprocessedSignals;
+  /**
+   * Whether the client takes an HTTP/2 RST_STREAM `CANCEL` in the middle of a body for its end and
+   * hands over the part received as the whole body (Node's fetch over undici 7 does: see
+   * `test/support/signals-h2-node-fetch.test.ts`).
+   */
+  readonly truncatesOnCancel?: true;
+  /**
+   * Whether the client fails every stream of a connection that gets a GOAWAY, those the server is
+   * answering too (undici 7: `test/support/signals-h2-node-fetch.test.ts`): a response whose body had
+   * begun then ends in an error, which no one may retry.
+   */
+  readonly goawayFailsAnswers?: true;
+  /**
+   * The codes jitterbug reads for an HTTP/2 RST_STREAM before the response other than
+   * `REFUSED_STREAM` (`INTERNAL_ERROR`, `CANCEL`, …): none is among the core's default `errorCodes`,
+   * so an idempotent request is sent again on one only when they are listed.
+   */
+  readonly streamResetCodes?: readonly string[];
+  /**
+   * A client for the scripted server at `baseUrl`, with jitterbug attached using `options`, over
+   * `transport` (default plain `http`).
+   */
+  create(
+    baseUrl: string,
+    options: DriverOptions,
+    transport?: Transport,
+  ): ConformanceClient | Promise<ConformanceClient>;
 }
 
 /** What a scenario gives a driver: options (routes included) for a new policy, or a policy to share. */

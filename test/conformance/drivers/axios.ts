@@ -10,6 +10,7 @@
  * attachment, for suites that do not assert that (`test/reliability/huge-body.test.ts` tests both).
  */
 import { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { Readable } from 'node:stream';
 import { type AttachOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '@jitterbug/axios';
 import axios, { type AxiosResponse, type CreateAxiosDefaults, isAxiosError, isCancel } from 'axios';
@@ -24,7 +25,9 @@ import {
   type ConformanceResult,
   type DriverOptions,
   policyOf,
+  type Transport,
 } from '../driver.ts';
+import { agentOptions } from './transport.ts';
 
 const encodeBody = (body: ConformanceBody | undefined): { data?: unknown; contentType?: string } => {
   if (body === undefined) return {};
@@ -56,6 +59,8 @@ export interface AxiosSetup {
   readonly adapter: 'http' | 'fetch';
   readonly attach?: AttachOptions | undefined;
   readonly defaults?: CreateAxiosDefaults | undefined;
+  /** Over TLS (HTTP/1.1 only: see `transports.test.ts` for `httpVersion: 2`). */
+  readonly transport?: Transport | undefined;
 }
 
 /** A conformance client on an axios instance made as `setup` says. */
@@ -64,16 +69,23 @@ export const createAxiosClient = (
   options: DriverOptions,
   setup: AxiosSetup,
 ): ConformanceClient => {
-  const { adapter } = setup;
+  const { adapter, transport } = setup;
+  if (transport?.name === 'h2') throw new TypeError('the axios driver does not speak HTTP/2');
+  const ca = transport?.name === 'tls' ? transport.ca : undefined;
   // Each adapter gets its own connection pool, closed by close(): the fetch adapter runs on Node's
   // global fetch with a dispatcher.
-  const agent = adapter === 'http' ? new Agent({ keepAlive: true }) : undefined;
-  const dispatcher = adapter === 'fetch' ? new UndiciAgent() : undefined;
+  const agent =
+    adapter !== 'http'
+      ? undefined
+      : ca
+        ? new HttpsAgent({ keepAlive: true, ca })
+        : new Agent({ keepAlive: true });
+  const dispatcher = adapter === 'fetch' ? new UndiciAgent(agentOptions(transport)) : undefined;
   // responseType 'text' and no transforms: the driver reports the body as the server sent it.
   const api = axios.create({
     baseURL: baseUrl,
     adapter,
-    ...(agent ? { httpAgent: agent } : { fetchOptions: { dispatcher } }),
+    ...(agent ? { [ca ? 'httpsAgent' : 'httpAgent']: agent } : { fetchOptions: { dispatcher } }),
     responseType: 'text',
     transformResponse: [],
     ...setup.defaults,
@@ -126,8 +138,12 @@ export const axiosDriver: ConformanceDriver = {
     const { cause } = error as { cause?: unknown };
     return cause === reason || (beforeSend && cause === undefined);
   },
-  create: (baseUrl, options) =>
-    createAxiosClient(baseUrl, options, { adapter: 'http', attach: { capDiscardedBodies } }),
+  transports: ['tls'],
+  // axios shows the socket's code and nothing of the connection (a handshake reset is a plain
+  // ECONNRESET); its HTTP/1.1 adapter speaks no HTTP/2.
+  signals: { handshake: false, refusedStream: false, goawayBelow: false },
+  create: (baseUrl, options, transport) =>
+    createAxiosClient(baseUrl, options, { adapter: 'http', attach: { capDiscardedBodies }, transport }),
 };
 
 /**
@@ -137,6 +153,7 @@ export const axiosDriver: ConformanceDriver = {
 export const axiosFetchDriver: ConformanceDriver = {
   ...axiosDriver,
   name: 'axios (fetch adapter)',
+  transports: [],
   isNetworkError: (error) =>
     isAxiosError(error) &&
     error.code === 'ERR_NETWORK' &&

@@ -14,7 +14,9 @@ import {
   type ConformanceResult,
   type DriverOptions,
   policyOf,
+  type Transport,
 } from '../driver.ts';
+import { agentOptions } from './transport.ts';
 
 const encodeBody = (
   body: ConformanceBody | undefined,
@@ -47,8 +49,8 @@ const encodeBody = (
   }
 };
 
-const create = (baseUrl: string, options: DriverOptions): ConformanceClient => {
-  const agent = new Agent();
+const create = (baseUrl: string, options: DriverOptions, transport?: Transport): ConformanceClient => {
+  const agent = new Agent(agentOptions(transport));
   const fetchWithRetry = withRetry(fetch, policyOf(options));
   return {
     async send(request: ConformanceRequest): Promise<ConformanceResult> {
@@ -88,5 +90,14 @@ export const fetchDriver: ConformanceDriver = {
   buffersResponses: false,
   isNetworkError: (error) => error instanceof TypeError && error.message === 'fetch failed',
   isAbort: (error, reason) => error === reason,
+  transports: ['tls', 'h2'],
+  // The engine reads codes down fetch's `cause` chain, and nothing else: a handshake reset is a
+  // plain ECONNRESET there, a REFUSED_STREAM an ERR_HTTP2_STREAM_ERROR like any stream reset, and
+  // the undici 7 under Node's fetch fails every stream alike on a GOAWAY.
+  signals: { handshake: false, refusedStream: false, goawayBelow: false },
+  truncatesOnCancel: true,
+  goawayFailsAnswers: true,
+  // fetch's cause: Node's code for an RST code, undici 7's InformationalError for a CANCEL.
+  streamResetCodes: ['ERR_HTTP2_STREAM_ERROR', 'UND_ERR_INFO'],
   create,
 };

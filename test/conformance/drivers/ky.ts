@@ -116,6 +116,8 @@ const driver = (name: string, kyModule: KyLike): ConformanceDriver => ({
   buffersResponses: false,
   isNetworkError,
   isAbort: (error, reason) => error === reason,
+  // The fetch engine's, as for withRetry (see `fetch.ts`).
+  signals: { handshake: false, refusedStream: false, goawayBelow: false },
   create: (baseUrl, options) => create(kyModule, baseUrl, options),
 });
 

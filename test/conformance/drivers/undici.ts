@@ -20,7 +20,10 @@ import {
   type ConformanceResult,
   type DriverOptions,
   policyOf,
+  type Transport,
+  type UnprocessedSignals,
 } from '../driver.ts';
+import { agentOptions } from './transport.ts';
 
 /**
  * `global-fetch`: Node's fetch with `{ dispatcher }` (Node's bundled undici hands the interceptor
@@ -134,10 +137,11 @@ const create = (
   client: Client,
   baseUrl: string,
   options: DriverOptions,
+  transport: Transport | undefined,
 ): ConformanceClient => {
   const log = new FinishLog();
   const policy = policyOf(options, (summary) => log.record(summary));
-  const agent = new undici.Agent();
+  const agent = new undici.Agent(agentOptions(transport));
   // Both majors' compose take the same interceptor; their declarations differ only nominally.
   const dispatcher = (agent as undici8.Agent).compose(retryInterceptor(policy));
 
@@ -216,8 +220,30 @@ const create = (
   };
 };
 
-const driver = (name: string, undici: Undici, client: Client): ConformanceDriver => ({
+/**
+ * What the interceptor reads (`packages/undici/src/signals.ts`): a failure before undici started
+ * the attempt, REFUSED_STREAM; a GOAWAY below the stream only from undici 8 (undici 7 fails every
+ * stream of the connection alike).
+ */
+const signals = (undici: Undici): UnprocessedSignals => ({
+  handshake: true,
+  refusedStream: true,
+  goawayBelow: undici === undici8,
+});
+
+const driver = (
+  name: string,
+  undici: Undici,
+  client: Client,
+  transports: ConformanceDriver['transports'] = [],
+): ConformanceDriver => ({
   name,
+  transports,
+  signals: signals(undici),
+  ...(undici === undici7 ? { goawayFailsAnswers: true as const } : {}),
+  // Node's code for a stream closed with an RST code; the interceptor gives undici's CANCEL
+  // (`UND_ERR_INFO`, "stream closed before the response was complete") the same.
+  streamResetCodes: ['ERR_HTTP2_STREAM_ERROR'],
   statusesReject: false,
   buffersResponses: false,
   // request(): undici's SocketError; fetch: its `TypeError('fetch failed')` with the cause.
@@ -226,18 +252,23 @@ const driver = (name: string, undici: Undici, client: Client): ConformanceDriver
       ? (error as { code?: string } | null)?.code === 'UND_ERR_SOCKET'
       : error instanceof TypeError && error.message === 'fetch failed' && error.cause !== undefined,
   isAbort: (error, reason) => error === reason,
-  create: (baseUrl, options) => create(undici, client, baseUrl, options),
+  create: (baseUrl, options, transport) => create(undici, client, baseUrl, options, transport),
 });
 
-/** undici 8 `request()`, `fetch()` and Node's global `fetch` (both ways), then the same on undici 7. */
+/**
+ * undici 8 `request()`, `fetch()` and Node's global `fetch` (both ways), then the same on undici 7.
+ * Over TLS and HTTP/2 (`allowH2`): `request()` on each major (each has its own HTTP/2 client),
+ * undici 8's `fetch()`, and Node's fetch through an undici 7 agent (the way Node's fetch speaks
+ * HTTP/2 at all); the others add nothing the transport could change.
+ */
 export const undiciDrivers: readonly ConformanceDriver[] = [
-  driver('undici request (undici 8)', undici8, 'request'),
-  driver('undici fetch (undici 8)', undici8, 'fetch'),
+  driver('undici request (undici 8)', undici8, 'request', ['tls', 'h2']),
+  driver('undici fetch (undici 8)', undici8, 'fetch', ['h2']),
   driver('global fetch + undici 8 Agent', undici8, 'global-fetch'),
   driver('global fetch + setGlobalDispatcher (undici 8)', undici8, 'global-dispatcher'),
-  driver('undici request (undici 7)', undici7, 'request'),
+  driver('undici request (undici 7)', undici7, 'request', ['h2']),
   driver('undici fetch (undici 7)', undici7, 'fetch'),
-  driver('global fetch + undici 7 Agent', undici7, 'global-fetch'),
+  driver('global fetch + undici 7 Agent', undici7, 'global-fetch', ['tls', 'h2']),
   driver('global fetch + setGlobalDispatcher (undici 7)', undici7, 'global-dispatcher'),
 ];
 
