@@ -1,8 +1,9 @@
 /**
  * `pnpm bench` / `make bench`: the whole benchmark. Starts the loopback server in its own process,
  * runs the client sessions (`sessions.ts`), the undici layer timings, the CPU profiles of each
- * client, the core micro-benchmarks, the memory runs, the simulator sweep and the bundle sizes,
- * prints the tables and writes bench/RESULTS.md. Not part of `make test`.
+ * client, the core micro-benchmarks, the memory runs, the simulator sweep, hedging against a slow
+ * tail (`hedge-tail.ts`) and the bundle sizes, prints the tables and writes bench/RESULTS.md. Not
+ * part of `make test`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -99,6 +100,8 @@ try {
   }
   log('simulator: the full default OCC sweep, 3 times');
   const sweep = await runChild<SweepOutput>('../packages/simulator/bench/occ-sweep.ts', ['3', '--json']);
+  log('hedged requests against a loopback server with a slow tail');
+  const hedging = await runChild<{ note: string; table: string }>('hedge-tail.ts', ['--json']);
   log('bundle sizes');
   const sizes = await measureSizes();
   const served = await server.stats();
@@ -129,6 +132,7 @@ try {
     `## 5. Memory: every client with jitterbug, 20 % of requests retried\n\nHeap and RSS after a forced GC, after 5,000 warm-up requests, half-way and at the end (\`bench/memory.ts\`); "left after close": sockets or timers still open once the client is closed.\n\n${memorySummaryTable(memory)}\n\n${memory.map((m) => `- ${m.client}: ${memoryVerdict(m).text}`).join('\n')}\n`,
     `## 6. Simulator: the full default \`occ\` sweep\n\n${sweepSection(sweep)}\n`,
     `## 7. Bundle sizes (browser)\n\n${SIZES_NOTE}\n\n${sizesTable(sizes)}\n`,
+    `## 8. Hedged requests against a slow tail (loopback)\n\n${hedging.note}\n\n${hedging.table}\n`,
     notRun.length ? `## Not run\n\n${notRun.map((l) => `- ${l}`).join('\n')}\n` : '',
     `## Interpretation\n\n${interpretation(sessions, layers, attribution, core, memory)}\n`,
   ];
