@@ -391,4 +391,21 @@ describe('the origin-wide cooldown in the storm', () => {
     // Its cost: requests wait out holds, seconds instead of milliseconds.
     expect(cooldown.latencyP99Ms).toBeGreaterThan(budget.latencyP99Ms);
   });
+
+  it('shedding 503s with Retry-After: 1 turn the released backlog into a convoy; without it the clients recover', () => {
+    // The defaults: a 15 s outage, 100 requests/s, capacity 120/s, Retry-After 5 s, then 1 s when shedding.
+    const convoy = simulateStorm('budget+retry-after+cooldown', { seed: 1 });
+    expect(convoy.recoveryMs).toBeNull();
+    expect(convoy.held / convoy.requests).toBeGreaterThan(5);
+    expect(convoy.latencyP50Ms).toBeGreaterThan(5000);
+    // The backlog still grows after the outage: the convoy serves less than is offered.
+    const waiting = convoy.timeline.waiting;
+    const at = (s: number) => waiting[Math.floor((s * 1000) / convoy.timeline.binMs)]!;
+    expect(at(55)).toBeGreaterThan(at(30));
+    const once = simulateStorm('budget+retry-after+cooldown', { seed: 1, overloadRetryAfterSec: undefined });
+    expect(once.recoveryMs).not.toBeNull();
+    expect(once.recoveryMs!).toBeLessThan(10_000);
+    expect(once.latencyP50Ms).toBeLessThan(100);
+    expect(once.outageAttempts / once.outageRequests).toBeLessThan(0.1);
+  });
 });
