@@ -13,7 +13,8 @@ import { timelineHooks } from './timeline.ts';
 export const main = async (server: FlakyServer, log: (line: string) => void): Promise<void> => {
   const fetchWithRetry = withRetry(
     fetch,
-    createRetryPolicy({ backoff: { baseMs: 50, capMs: 1_000 }, ...timelineHooks(log) }),
+    // cooldown: true — this API's 429 means quota, so one 429 holds the calls that follow (off by default).
+    createRetryPolicy({ backoff: { baseMs: 50, capMs: 1_000 }, cooldown: true, ...timelineHooks(log) }),
   );
 
   log('  GET /orders/7 (503, 503, then 200)');

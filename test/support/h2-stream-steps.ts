@@ -45,7 +45,9 @@ export const readBody = (stream: ServerHttp2Stream, seen: H2SeenRequest): Promis
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.once('end', () => {
       seen.body = Buffer.concat(chunks);
-      seen.bodyComplete = true;
+      // node:http2 ends the readable side of a stream that is reset, or whose connection is lost,
+      // too: the body came in full only if it ended before the stream closed (no RST code yet).
+      seen.bodyComplete = stream.rstCode === undefined;
       resolve();
     });
     stream.once('close', () => {

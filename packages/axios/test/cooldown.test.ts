@@ -28,7 +28,13 @@ describe('cooldown', () => {
     server.route('/other', [{ status: 200, body: 'ok' }]);
     const delays: number[] = [];
     const api = axios.create({ baseURL: server.url });
-    attachRetry(api, { now: () => NOW, random: () => 0.5, sleep: recordingSleep(delays), maxAttempts: 1 });
+    attachRetry(api, {
+      now: () => NOW,
+      random: () => 0.5,
+      sleep: recordingSleep(delays),
+      maxAttempts: 1,
+      cooldown: true,
+    });
     await rejection(api.get('/limited'));
     expect(delays).toEqual([]);
     const response = await api.get('/other');
@@ -42,7 +48,12 @@ describe('cooldown', () => {
   it('a hold longer than retryAfter.maxMs refuses the request at once with a CooldownError', async () => {
     server.route('/limited', [{ status: 429, headers: { 'retry-after': '120' } }]);
     const api = axios.create({ baseURL: server.url });
-    attachRetry(api, { now: () => NOW, sleep: recordingSleep([]), retryAfter: { maxMs: 5_000 } });
+    attachRetry(api, {
+      now: () => NOW,
+      sleep: recordingSleep([]),
+      retryAfter: { maxMs: 5_000 },
+      cooldown: true,
+    });
     await rejection(api.get('/limited'));
     const error = await rejection(api.get('/other'));
     expect(error).toBeInstanceOf(CooldownError);
@@ -65,7 +76,7 @@ describe('cooldown', () => {
         held();
         signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
       });
-    const policy = createRetryPolicy({ now: () => NOW, sleep, maxAttempts: 1 });
+    const policy = createRetryPolicy({ now: () => NOW, sleep, maxAttempts: 1, cooldown: true });
     const api = axios.create({ baseURL: server.url });
     attachRetry(api, policy);
     await rejection(api.get('/limited'));

@@ -19,7 +19,7 @@ export interface HedgeOptions {
   readonly maxAttempts?: number;
   /**
    * Extra requests hedges may add, as a share of requests: a token bucket like the retry budget
-   * (one token per hedge, this much per request, at most one token held). Default 0.05.
+   * (one token per hedge, this much per request, at most ten tokens held). Default 0.05.
    */
   readonly ratio?: number;
 }
@@ -35,6 +35,13 @@ export interface Hedging {
 }
 
 const PERCENTILE = /^p(\d+(?:\.\d+)?)$/;
+/**
+ * Tokens the hedge budget may hold. With one, a hedge was refused whenever the previous one came
+ * less than 1/ratio requests before it: about 1 − e^(−h/ratio) of them (37 % for 2.3 % hedges at a
+ * 5 % ratio, as the simulator's `tail` measured), and p99.9 did not move. Ten let a cluster of slow
+ * answers be hedged and still stopped the collapse at high load (`jitterbug-sim tail --hedge-burst`).
+ */
+const HEDGE_BURST = 10;
 /** Latencies a percentile needs before it is trusted. */
 const MIN_SAMPLES = 20;
 
@@ -57,7 +64,7 @@ export const createHedging = (value: unknown, name: string): Hedging => {
     maxAttempts: maxAttempts as number,
     delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
     latencies,
-    budget: createRetryBudget({ ratio, burst: 1 }, `${name}.ratio`),
+    budget: createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`),
   };
 };
 

@@ -174,7 +174,7 @@ export const resolveOptions = (
   path = '',
 ): ResolvedOptions => {
   if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
-  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget(), cooldown: createCooldown() };
+  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget() };
   const resolved: Record<string, unknown> = { ...inherited };
   for (const key of Object.keys(source)) {
     if (!allowed.has(key)) unknownOption(path + key);

@@ -9,6 +9,7 @@ const setup = (options: RetryOptions = {}) => {
   const policy = createRetryPolicy({
     now: c.now,
     random: () => 0.5,
+    cooldown: true,
     // Records the wait; the clock stays (a test moves it itself).
     sleep: async (ms, signal) => {
       waits.push(ms);

@@ -175,7 +175,7 @@ latency and the extra load the hedges added, per variant and load.
 
 Variants: ${TAIL_VARIANTS.join(', ')}
   fixed: a second copy after --delay ms; p95: after the p95 of the core's latency window;
-  +budget: within the core's hedge budget (ratio --hedge-ratio, one token held)
+  +budget: within the core's hedge budget (ratio --hedge-ratio, ten tokens held)
 
 Options:
   --variants LIST        comma-separated, from ${TAIL_VARIANTS.join(', ')} (default all)
@@ -653,7 +653,7 @@ const tailCommand = async (args: string[], io: CliIo): Promise<number> => {
   io.stdout.write(
     `capacity ${s.capacityPerSec.toFixed(0)} req/s (${s.workers} workers, mean service ${s.meanServiceMs.toFixed(1)} ms) · ` +
       `${100 * s.service.slowShare}% slow ${s.service.slowMinMs}-${s.service.slowMaxMs} ms · fixed delay ${s.delayMs} ms · ` +
-      `hedge budget ratio ${s.hedgeRatio}, ${s.hedgeBurst === undefined ? "the core's (1 token)" : `${s.hedgeBurst} tokens deep`} · ` +
+      `hedge budget ratio ${s.hedgeRatio}, ${s.hedgeBurst === undefined ? "the core's (10 tokens)" : `${s.hedgeBurst} tokens deep`} · ` +
       `window fed ${s.windowFeed} · ${s.runs} × ${s.requests} requests per point in ${seconds.toFixed(2)} s · ${seedLine(seed, given)}\n`,
   );
   await writeOutputs(

@@ -91,7 +91,7 @@ export const STORM_POLICY_DESCRIPTIONS: Readonly<Record<StormPolicyName, string>
   'retry-after+cooldown':
     "up to N attempts, full jitter, no budget, Retry-After honoured and held origin-wide (the core's cooldown)",
   'budget+retry-after+cooldown':
-    "the core's defaults with the cooldown: default budget, Retry-After honoured and held origin-wide",
+    "the core's defaults plus the cooldown: default budget, Retry-After honoured and held origin-wide",
 });
 
 /** Whether a storm policy runs with the adaptive throttle. */
@@ -386,7 +386,7 @@ export interface StormPolicySettings {
  * The core policy for a named storm policy. `now` is the virtual clock and `random` the run's seeded
  * source, so every decision is reproducible.
  *
- * The origin-wide cooldown (on by default in the core) is off (`cooldown: false`) in every policy
+ * The origin-wide cooldown (off by default in the core) is off (`cooldown: false`) in every policy
  * but the `*cooldown` ones, which have one of their own (`cooldown: true`): the others measure each
  * request's own waits, the budget and the throttle, without a hold shared by all requests.
  */

@@ -73,9 +73,9 @@ export interface TailOptions {
   readonly hedgeRatio?: number;
   /**
    * The hedge budget's depth in tokens. Unset (the default): the core's own hedge budget, which
-   * holds one token (`run.startHedge`). A number: the budget variants ask a
-   * `createRetryBudget({ ratio: hedgeRatio, burst })` of their own instead, to show what a deeper
-   * bucket would do (the core does not let a policy set it).
+   * holds ten tokens (`run.startHedge`). A number: the budget variants ask a
+   * `createRetryBudget({ ratio: hedgeRatio, burst })` of their own instead, to show what another
+   * depth does (the core does not let a policy set it; it held one until this experiment).
    */
   readonly hedgeBurst?: number | undefined;
   /** What the p95 variants' latency window is fed with. Default `'winner'`, as the engines do. */
