@@ -89,6 +89,23 @@ describe('hedged requests', () => {
     expect(server.seen('/b')).toHaveLength(1);
   });
 
+  it("the latency window learns the request's time to its answer, not the winning copy's own", async () => {
+    const agent = new Agent();
+    agents.push(agent);
+    const policy = createRetryPolicy({ random: () => 0.5, hedge: { delayMs: 50 } });
+    const send = withRetry(
+      (input: RequestInfo | URL, init?: RequestInit) =>
+        fetch(input, { ...init, dispatcher: agent } as RequestInit),
+      policy,
+    );
+    slowThenFast('/saved', { status: 200, body: 'slow', delayMs: 300 });
+    expect(await (await send(url('/saved'))).text()).toBe('fast');
+    const window = policy.options.hedge ? policy.options.hedge.latencies : undefined;
+    expect(window?.count).toBe(1);
+    // The fast copy went out after the 50 ms delay: the request took at least that long.
+    expect(window?.percentile(50)).toBeGreaterThanOrEqual(50);
+  });
+
   it('a percentile delay hedges only once 20 latencies are known', async () => {
     server.route('/quick', [{ status: 200, body: 'q' }]);
     // Every request refills the hedge budget: quick ones slower than p50 hedge too, and it is not under test.
