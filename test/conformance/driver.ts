@@ -46,7 +46,10 @@ export interface ConformanceResult {
 
 export interface ConformanceClient {
   send(request: ConformanceRequest): Promise<ConformanceResult>;
+  /** Closes the client's connections once its requests are done. */
   close(): Promise<void>;
+  /** Closes them at once, failing what is still in flight (undici drivers). */
+  destroy?(): Promise<void>;
 }
 
 /**
@@ -60,6 +63,8 @@ export interface Transport {
   readonly name: TransportName;
   /** The certificate to trust (`tls`, `h2`). */
   readonly ca?: string;
+  /** undici's `bodyTimeout` (its agents only): how long a delivered body may stall. */
+  readonly bodyTimeoutMs?: number;
 }
 
 /**

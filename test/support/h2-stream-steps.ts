@@ -46,8 +46,8 @@ export const readBody = (stream: ServerHttp2Stream, seen: H2SeenRequest): Promis
     stream.once('end', () => {
       seen.body = Buffer.concat(chunks);
       // node:http2 ends the readable side of a stream that is reset, or whose connection is lost,
-      // too: the body came in full only if it ended before the stream closed (no RST code yet).
-      seen.bodyComplete = stream.rstCode === undefined;
+      // too (after closing it): the body came in full only if it ended on a stream still open.
+      seen.bodyComplete = !stream.closed;
       resolve();
     });
     stream.once('close', () => {

@@ -6,8 +6,11 @@ import { trustingAgentOptions } from '../../support/tls.ts';
 import type { Transport } from '../driver.ts';
 
 /** undici `Agent` options for `transport` (none for plain HTTP). */
-export const agentOptions = (transport: Transport | undefined): { allowH2?: boolean; connect?: object } => {
-  if (!transport || transport.name === 'http') return {};
+export const agentOptions = (
+  transport: Transport | undefined,
+): { allowH2?: boolean; connect?: object; bodyTimeout?: number } => {
+  const timeout = transport?.bodyTimeoutMs === undefined ? {} : { bodyTimeout: transport.bodyTimeoutMs };
+  if (!transport || transport.name === 'http') return timeout;
   if (!transport.ca) throw new TypeError(`the ${transport.name} transport needs the server's certificate`);
-  return trustingAgentOptions(transport.ca, { allowH2: transport.name === 'h2' });
+  return trustingAgentOptions(transport.ca, { allowH2: transport.name === 'h2', ...timeout });
 };

@@ -217,6 +217,10 @@ const create = (
       if (client === 'global-dispatcher') globalDispatchers.uninstall(undici, dispatcher);
       return agent.close();
     },
+    destroy: () => {
+      if (client === 'global-dispatcher') globalDispatchers.uninstall(undici, dispatcher);
+      return agent.destroy();
+    },
   };
 };
 
