@@ -19,6 +19,9 @@ export const DEFAULT_ERROR_CODES: readonly string[] = Object.freeze([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
   'UND_ERR_CLOSED',
+  // An HTTP/2 stream the server reset (RST_STREAM INTERNAL_ERROR, CANCEL…) before its answer: like a
+  // reset connection, retried for the methods that may be sent twice.
+  'ERR_HTTP2_STREAM_ERROR',
   'ERR_JITTERBUG_ATTEMPT_TIMEOUT',
   // A fetch that failed without a code: browsers ("Failed to fetch", "Load failed", "NetworkError
   // when attempting to fetch resource."), Deno and workerd report every network failure this way,
@@ -35,7 +38,7 @@ export const UNPROCESSED_ERROR_CODES: readonly string[] = Object.freeze([
   'ECONNREFUSED',
   'ENOTFOUND', // no such host
   'EAI_AGAIN', // DNS temporary failure
-  'UND_ERR_CONNECT_TIMEOUT', // undici: the TCP connection was not established in time
+  'UND_ERR_CONNECT_TIMEOUT', // undici: the connection (TCP, and TLS for https) was not established in time
 ]);
 
 /** The error an adapter uses when one attempt took longer than `attemptTimeoutMs`. */

@@ -206,7 +206,9 @@ export class HedgedAttempt {
   ): void {
     this.pending--;
     if (this.pending === 0 || this.run.settlesHedge({ status: statusCode })) {
-      this.win(copy, performance.now() - copy.sentAt);
+      // The request's time to its first answer (from the first copy), not the winner's own: a window
+      // of winners' times never sees the slow mode, and its percentile hedges more than it says.
+      this.win(copy, performance.now() - this.copies[0]!.sentAt);
       this.request.hedgeWon(copy, controller, copy.sentAt);
       this.request.responseStart(controller, statusCode, headers, statusMessage);
       return;

@@ -14,7 +14,7 @@ import { HedgedAttempt } from './hedged-attempt.ts';
 import { withInfoHeaders } from './info-headers.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { type BodyResume, bodyResume } from './resumable-body.ts';
-import { ResponseLengthError, refusedUnprocessed, streamErrorCode } from './signals.ts';
+import { ResponseLengthError, refusedUnprocessed, streamErrorCode, untrustedCertificate } from './signals.ts';
 import { type StatusErrorClass, statusError } from './status-error.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
 
@@ -289,10 +289,11 @@ export class RetryingRequest extends AttemptEvents {
   /**
    * Whether an attempt's (or a hedged copy's) failure proves that the server never processed it
    * (see `signals.ts`): it failed before undici started it (`started`: its `onRequestStart`),
-   * and not from inside the dispatch call, or the server refused it.
+   * and not from inside the dispatch call, or the server refused it. An untrusted certificate is
+   * not sent again: nothing was written, but it would fail the same way.
    */
   provesUnprocessed(started: boolean, error: Error): boolean {
-    return (!started && !this.sending) || refusedUnprocessed(error);
+    return (!started && !this.sending && !untrustedCertificate(error)) || refusedUnprocessed(error);
   }
 
   /** A hedged copy started: the caller gets its controller with the first one, as for any attempt. */

@@ -45,6 +45,38 @@ interface ErrorFields {
 const fields = (error: unknown): ErrorFields | undefined =>
   typeof error === 'object' && error !== null ? (error as ErrorFields) : undefined;
 
+/**
+ * Node's codes for a server certificate it does not trust (OpenSSL's verify errors, and its own for
+ * a name that does not match): nothing was sent, but sending again cannot help, so such a failure is
+ * not taken as proof for a transparent retry (it is then an ordinary error, not in `errorCodes`).
+ */
+const CERTIFICATE_CODES: ReadonlySet<unknown> = new Set([
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+]);
+
+/** Whether a failure is a certificate the client does not trust (on the error or its cause). */
+export const untrustedCertificate = (error: unknown): boolean => {
+  for (
+    let e = fields(error), depth = 0;
+    e && depth < 5;
+    e = fields((e as { cause?: unknown }).cause), depth++
+  ) {
+    if (CERTIFICATE_CODES.has(e.code)) return true;
+  }
+  return false;
+};
+
 /** Whether the server refused the request unprocessed: `REFUSED_STREAM`, or undici 8's GOAWAY below it. */
 export const refusedUnprocessed = (error: unknown): boolean => {
   const e = fields(error);

@@ -61,6 +61,21 @@ afterEach(async () => {
 afterAll(() => server.close());
 
 describe('hedged requests through undici', () => {
+  it("the latency window learns the request's time to its answer, not the winning copy's own", async () => {
+    const agent = new undici8.Agent();
+    agents.push(agent);
+    const policy = createRetryPolicy({ random: () => 0.5, hedge: { delayMs: 50 } });
+    slowThenFast('/saved', 300);
+    expect(await get(agent.compose(retryInterceptor(policy)), '/saved')).toEqual({
+      status: 200,
+      body: 'fast',
+    });
+    const window = policy.options.hedge ? policy.options.hedge.latencies : undefined;
+    expect(window?.count).toBe(1);
+    // The fast copy went out after the 50 ms delay: the request took at least that long.
+    expect(window?.percentile(50)).toBeGreaterThanOrEqual(50);
+  });
+
   it('a slow first copy: the second, sent after delayMs, answers; the first is aborted; one response', async () => {
     slowThenFast('/tail');
     const dispatcher = dispatcherFor({ hedge: { delayMs: 50 } });
