@@ -188,10 +188,10 @@ Options:
   --delay MS             the fixed variants' hedge delay (default ${TAIL_DEFAULTS.delayMs}, BigTable's)
   --hedge-ratio R        the hedge budget's ratio, 0 to 1 (default ${TAIL_DEFAULTS.hedgeRatio}, the core's)
   --hedge-burst N        give the +budget variants a hedge budget N tokens deep instead of the core's
-                         (which holds one), to measure a deeper bucket (default: the core's)
+                         (which holds ten), to measure another depth (default: the core's)
   --window FEED          what the p95 variants' latency window is fed: winner (the answering copy's
-                         own time, as the engines do) or request (the request's whole time, hedge
-                         delay included) (default ${TAIL_DEFAULTS.windowFeed})
+                         own time, as the engines did) or request (the request's whole time, hedge
+                         delay included, as the engines do) (default ${TAIL_DEFAULTS.windowFeed})
   --slow SHARE           share of copies in the slow mode, 0 to <1 (default ${DEFAULT_SERVICE_TIME.slowShare})
   --slow-ms MIN:MAX      the slow mode, uniform (default ${DEFAULT_SERVICE_TIME.slowMinMs}:${DEFAULT_SERVICE_TIME.slowMaxMs})
   --fast-median MS       the fast mode's median (default ${DEFAULT_SERVICE_TIME.fastMedianMs})

@@ -78,7 +78,7 @@ export interface TailOptions {
    * depth does (the core does not let a policy set it; it held one until this experiment).
    */
   readonly hedgeBurst?: number | undefined;
-  /** What the p95 variants' latency window is fed with. Default `'winner'`, as the engines do. */
+  /** What the p95 variants' latency window is fed with. Default `'request'`, as the engines do. */
   readonly windowFeed?: TailWindowFeed;
   /** Called after every run with (runs done, runs in all). */
   readonly onProgress?: (done: number, total: number) => void;
@@ -91,7 +91,7 @@ export const TAIL_DEFAULTS = Object.freeze({
   workers: 32,
   delayMs: 10,
   hedgeRatio: 0.05,
-  windowFeed: 'winner' as TailWindowFeed,
+  windowFeed: 'request' as TailWindowFeed,
   loads: Object.freeze([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]) as readonly number[],
   latency: Object.freeze({ meanMs: 0.5, sdMs: 0.1 }) as LatencyModel,
 });

@@ -208,8 +208,8 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
         runs[r] = undefined;
         latencies[r] = now - startedAt[r]!;
         endMs = now;
-        // The engines feed the window with the answering copy's own time to its response; the
-        // 'request' feed gives it the request's whole time instead, to measure what that hides.
+        // The engines feed the window with the request's time to its first answer ('request'); the
+        // 'winner' feed gives it the answering copy's own time, as they did, to show what that hid.
         if (hedging)
           run.hedgeAnswered((slot % COPIES) + 1, now - (feedRequest ? startedAt[r]! : sentAt[slot]!));
         run.settle(200);

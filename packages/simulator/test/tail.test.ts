@@ -109,7 +109,7 @@ describe('simulateTail accounting', () => {
   });
 
   it("a window fed only the winners' times hedges more than its percentile says", () => {
-    const winner = simulateTail('p95', 0.3, { seed: 1, requests: 20_000 });
+    const winner = simulateTail('p95', 0.3, { seed: 1, requests: 20_000, windowFeed: 'winner' });
     const request = simulateTail('p95', 0.3, { seed: 1, requests: 20_000, windowFeed: 'request' });
     expect(winner.wantedHedges / winner.requests).toBeGreaterThan(0.065);
     expect(request.wantedHedges / request.requests).toBeGreaterThan(0.045);
@@ -169,7 +169,7 @@ describe('input validation', () => {
       ],
     ];
     for (const [options, message] of bad) expect(() => resolveTail({ seed: 1, ...options })).toThrow(message);
-    expect(resolveTail({ seed: 1 }).windowFeed).toBe('winner');
+    expect(resolveTail({ seed: 1 }).windowFeed).toBe('request');
   });
 
   it('parses load specs', () => {
