@@ -29,7 +29,10 @@ export interface Hedging {
   readonly maxAttempts: number;
   /** The delay before the next copy, now; `undefined` while a percentile has too few latencies. */
   delay(): number | undefined;
-  /** Time to response headers of one attempt, for the percentile. */
+  /**
+   * Requests' times to their first response headers (from the first copy, so a request its hedge
+   * saved still counts as slow), for the percentile.
+   */
   readonly latencies: LatencyWindow;
   readonly budget: RetryBudget;
 }
