@@ -51,7 +51,9 @@ const result = await runDemo(outDir);
 console.log(result.table);
 console.log(`\nCharts written to ${outDir}:`);
 for (const file of result.files) console.log(`  ${file}`);
-console.log('\nMore: jitterbug-sim occ --help, jitterbug-sim storm --help, jitterbug-sim tail --help (packages/simulator/README.md).');
+console.log(
+  '\nMore: jitterbug-sim occ --help, jitterbug-sim storm --help, jitterbug-sim tail --help (packages/simulator/README.md).',
+);
 
 heading('4. In a browser: examples/browser/ in headless Chromium');
 const browserServer = await startFlakyServer();
