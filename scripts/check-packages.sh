@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every published package (`--build-only` stops there) (ESM .js + .d.ts into dist/) and checks what npm would ship:
 # publint (package.json fields and files) and arethetypeswrong (types resolve for ESM consumers), and
-# that TypeScript 5.7 (the oldest the READMEs promise) reads the built .d.ts files.
+# that TypeScript 5.7 (the oldest the READMEs promise) reads the built .d.ts files; then installs the
+# packed tarballs into a fresh project and uses them there (scripts/pack-install.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=()
@@ -19,3 +20,5 @@ for pkg in "${packages[@]}"; do
   attw --pack "$pkg" --profile esm-only --quiet || { attw --pack "$pkg" --profile esm-only; exit 1; }
   echo "package ok: $pkg"
 done
+# The tarballs `pnpm pack` makes, installed offline into a fresh project and used there as a new user would.
+bash scripts/pack-install.sh
