@@ -13,7 +13,8 @@ export interface Linked {
   dispose(): void;
 }
 
-const listen = (signal: GenericSignal, onAbort: () => void): (() => void) => {
+/** Calls `onAbort` when `signal` aborts (at once if it has); returns the clean-up. */
+export const listen = (signal: GenericSignal, onAbort: () => void): (() => void) => {
   if (signal.aborted) {
     onAbort();
     return () => {};

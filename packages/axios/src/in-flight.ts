@@ -7,8 +7,8 @@ import type { RetryRun } from '@jitterbug/core/adapter';
 import type { AxiosResponse } from 'axios';
 import { type AxiosAdapter, type InternalAxiosRequestConfig, isCancel } from 'axios';
 import { type AttemptTimer, attemptTimeoutError, withAbortReason } from './abort.ts';
-import { type Attempt, failed } from './attempt.ts';
-import { errorResult } from './outcome.ts';
+import { AdapterResponse, type Attempt, failed } from './attempt.ts';
+import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 
 /** One request's state. */
 export interface RequestContext {
@@ -52,3 +52,22 @@ export const caughtError = (ctx: RequestContext, sent: InFlight, error: unknown)
 /** The attempt failed with `error` (already as the caller gets it). */
 export const errorAttempt = (sent: InFlight, error: unknown): Attempt =>
   failed(errorResult(error, !sent.timer?.fired()), error);
+
+/** The adapter rejected: a status `validateStatus` refused, or a failure. */
+export const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
+  sent.timer?.dispose();
+  const error = caughtError(ctx, sent, caught);
+  if (isStatusRejection(error)) return failed(statusResult(error.response), error, error.response);
+  return errorAttempt(sent, error);
+};
+
+/** The adapter resolved: its response as it is, or (stream mode) with its body still to read. */
+export const respondedAttempt = (
+  ctx: RequestContext,
+  sent: InFlight,
+  response: AxiosResponse,
+): Attempt | Promise<Attempt> => {
+  if (sent.streamMode) return ctx.streamMode!.attempt(ctx, sent, response);
+  sent.timer?.dispose();
+  return new AdapterResponse(response);
+};

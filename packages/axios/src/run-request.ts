@@ -8,10 +8,10 @@ import { attemptMayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/ad
 import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { bufferRequestStream } from '#platform';
 import { callerCancellation, type Linked, startAttemptTimer, throwIfCancelled } from './abort.ts';
-import { AdapterResponse, type Attempt, failed } from './attempt.ts';
+import type { Attempt } from './attempt.ts';
 import { overrideAttemptFields, restoreFields } from './config-fields.ts';
-import { caughtError, errorAttempt, type InFlight, type RequestContext } from './in-flight.ts';
-import { isStatusRejection, statusResult } from './outcome.ts';
+import { sendHedged } from './hedged-send.ts';
+import { type InFlight, type RequestContext, rejectedAttempt, respondedAttempt } from './in-flight.ts';
 import type { PreparedBody } from './request-body.ts';
 
 /**
@@ -93,25 +93,6 @@ const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<vo
   }
 };
 
-/** The adapter rejected: a status `validateStatus` refused, or a failure. */
-const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
-  sent.timer?.dispose();
-  const error = caughtError(ctx, sent, caught);
-  if (isStatusRejection(error)) return failed(statusResult(error.response), error, error.response);
-  return errorAttempt(sent, error);
-};
-
-/** The adapter resolved: its response as it is, or (stream mode) with its body still to read. */
-const respondedAttempt = (
-  ctx: RequestContext,
-  sent: InFlight,
-  response: AxiosResponse,
-): Attempt | Promise<Attempt> => {
-  if (sent.streamMode) return ctx.streamMode!.attempt(ctx, sent, response);
-  sent.timer?.dispose();
-  return new AdapterResponse(response);
-};
-
 /** Sends until the run stops; resolves or rejects with what the caller gets, carrying the summary. */
 export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
   const { run, config } = ctx;
@@ -127,21 +108,27 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
     }
     // Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched.
     const streamMode = ctx.streamMode !== undefined && attemptMayRetry(run, ctx.requestHeaders);
-    const timeoutMs = run.options.attemptTimeoutMs;
-    // The caller's signal: while the attempt runs, config.signal is the attempt timer's.
-    const callerSignal = config.signal;
-    const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, callerSignal);
-    const sent: InFlight = { streamMode, timer, callerSignal };
-    const saved = overrideAttemptFields(config, ctx.data, timer?.signal, streamMode);
+    // Hedged copies (the `hedge` option), not in stream mode: such an attempt is sent once.
+    const hedgeDelayMs = streamMode ? undefined : run.hedgeDelay(1);
     let attempt: Attempt | Promise<Attempt>;
-    try {
-      const response = await ctx.adapter(config);
-      restoreFields(config, saved);
-      attempt = respondedAttempt(ctx, sent, response);
-    } catch (caught) {
-      // Putting the fields back twice (if reading the response threw) leaves them as they were.
-      restoreFields(config, saved);
-      attempt = rejectedAttempt(ctx, sent, caught);
+    if (hedgeDelayMs !== undefined) {
+      attempt = sendHedged(ctx, hedgeDelayMs);
+    } else {
+      const timeoutMs = run.options.attemptTimeoutMs;
+      // The caller's signal: while the attempt runs, config.signal is the attempt timer's.
+      const callerSignal = config.signal;
+      const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, callerSignal);
+      const sent: InFlight = { streamMode, timer, callerSignal };
+      const saved = overrideAttemptFields(config, ctx.data, timer?.signal, streamMode);
+      try {
+        const response = await ctx.adapter(config);
+        restoreFields(config, saved);
+        attempt = respondedAttempt(ctx, sent, response);
+      } catch (caught) {
+        // Putting the fields back twice (if reading the response threw) leaves them as they were.
+        restoreFields(config, saved);
+        attempt = rejectedAttempt(ctx, sent, caught);
+      }
     }
     if (attempt instanceof Promise) attempt = await attempt;
     let decision: Decision;
