@@ -9,6 +9,8 @@ packages=()
 for dir in packages/*/; do
   [ -f "$dir/tsconfig.build.json" ] && [ -f "$dir/src/index.ts" ] && packages+=("${dir%/}")
 done
+# From clean: tsc -b never deletes the output of a source file that was deleted, and npm would ship it.
+for pkg in "${packages[@]}"; do rm -rf "$pkg/dist" "$pkg/tsconfig.build.tsbuildinfo"; done
 tsc -b "${packages[@]/%//tsconfig.build.json}"
 [ "${1:-}" = "--build-only" ] && exit 0
 # The built .d.ts files, read by the oldest TypeScript the READMEs promise, from a user's program.

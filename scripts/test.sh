@@ -36,7 +36,7 @@ run_check() {
 if [ $# -eq 0 ]; then
   run_check "typecheck (tsc -p tsconfig.json)" tsc -p tsconfig.json
   run_check "lint (biome check .)" biome check .
-  run_check "package checks (publint, arethetypeswrong)" bash scripts/check-packages.sh
+  run_check "package checks (publint, arethetypeswrong, TypeScript 5.7, pack and install)" bash scripts/check-packages.sh
 fi
 
 echo "== vitest on $(node --version)"
