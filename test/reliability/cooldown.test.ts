@@ -10,9 +10,8 @@ import type { ConformanceDriver } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.ts';
 
-// One client per adapter (the hold is the core's; each adapter only has to wait for it). The axios
-// adapter is being reworked in this change set and joins once it waits for a hold too.
-const ONE_PER_ADAPTER = ['fetch (withRetry)', 'ky 2', 'undici request (undici 8)'];
+// One client per adapter (the hold is the core's; each adapter only has to wait for it).
+const ONE_PER_ADAPTER = ['fetch (withRetry)', 'ky 2', 'undici request (undici 8)', 'axios'];
 const clients = drivers.filter((d) => ONE_PER_ADAPTER.includes(d.name));
 
 /** Sends the 20 GETs; resolves with the statuses the server answered, in order. */
