@@ -22,6 +22,7 @@
  *   Not read: undici 8's `SocketError` for a GOAWAY with an error code, which is undici 7's for every
  *   stream of the connection, one the server goes on to answer too: ambiguous.
  */
+import { errorCode } from '@jitterbug/core/adapter';
 
 /** `NGHTTP2_REFUSED_STREAM`. */
 const REFUSED_STREAM = 7;
@@ -50,7 +51,7 @@ const fields = (error: unknown): ErrorFields | undefined =>
  * a name that does not match): nothing was sent, but sending again cannot help, so such a failure is
  * not taken as proof for a transparent retry (it is then an ordinary error, not in `errorCodes`).
  */
-const CERTIFICATE_CODES: ReadonlySet<unknown> = new Set([
+const CERTIFICATE_CODES: ReadonlySet<string | undefined> = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
   'SELF_SIGNED_CERT_IN_CHAIN',
@@ -65,17 +66,8 @@ const CERTIFICATE_CODES: ReadonlySet<unknown> = new Set([
   'HOSTNAME_MISMATCH',
 ]);
 
-/** Whether a failure is a certificate the client does not trust (on the error or its cause). */
-export const untrustedCertificate = (error: unknown): boolean => {
-  for (
-    let e = fields(error), depth = 0;
-    e && depth < 5;
-    e = fields((e as { cause?: unknown }).cause), depth++
-  ) {
-    if (CERTIFICATE_CODES.has(e.code)) return true;
-  }
-  return false;
-};
+/** Whether a failure is a certificate the client does not trust (its code, on the error or its cause). */
+export const untrustedCertificate = (error: unknown): boolean => CERTIFICATE_CODES.has(errorCode(error));
 
 /** Whether the server refused the request unprocessed: `REFUSED_STREAM`, or undici 8's GOAWAY below it. */
 export const refusedUnprocessed = (error: unknown): boolean => {
