@@ -219,17 +219,23 @@ const TAIL_FLAGS: Partial<Record<keyof TailOptions, string>> = {
   variants: 'variants',
 };
 
-const COMMON_OPTIONS = {
+/** The options of every command. */
+const SHARED_OPTIONS = {
   seed: { type: 'string' },
   runs: { type: 'string' },
-  base: { type: 'string' },
-  cap: { type: 'string' },
   'latency-mean': { type: 'string' },
   'latency-sd': { type: 'string' },
   json: { type: 'string' },
   csv: { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** The options of the commands that back off (occ, storm): the shared ones and the backoff's. */
+const COMMON_OPTIONS = {
+  ...SHARED_OPTIONS,
+  base: { type: 'string' },
+  cap: { type: 'string' },
 } as const;
 
 /** Parses a number option; `undefined` stays `undefined`. */
@@ -562,14 +568,7 @@ const tailCommand = async (args: string[], io: CliIo): Promise<number> => {
     strict: true,
     allowPositionals: false,
     options: {
-      seed: { type: 'string' },
-      runs: { type: 'string' },
-      'latency-mean': { type: 'string' },
-      'latency-sd': { type: 'string' },
-      json: { type: 'string' },
-      csv: { type: 'string' },
-      out: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+      ...SHARED_OPTIONS,
       variants: { type: 'string' },
       loads: { type: 'string' },
       requests: { type: 'string' },
