@@ -582,21 +582,7 @@ export class RetryingRequest extends AttemptEvents {
 
   private askResume(error: Error, resumable: BodyResume): void {
     resumable.resuming = true;
-    let pending: Decision | Promise<Decision>;
-    try {
-      pending = this.run.resume(error);
-    } catch (hookError) {
-      this.fail(hookError as Error);
-      return;
-    }
-    if (pending instanceof Promise) {
-      pending.then(
-        (decision) => this.decidedOnError(error, decision),
-        (hookError: unknown) => this.fail(hookError as Error),
-      );
-    } else {
-      this.decidedOnError(error, pending);
-    }
+    this.askAbout(error, () => this.run.resume(error));
   }
 
   responseData(_controller: Controller, chunk: Buffer): void {
@@ -672,9 +658,14 @@ export class RetryingRequest extends AttemptEvents {
 
   private askOnError(error: Error, unprocessed: boolean): void {
     const aborted = this.callerAbort !== undefined;
+    this.askAbout(error, () => this.run.next(aborted ? { error, aborted } : this.result(error, unprocessed)));
+  }
+
+  /** Asks the run about a failure; a hook that throws or rejects fails the request with its error. */
+  private askAbout(error: Error, ask: () => Decision | Promise<Decision>): void {
     let pending: Decision | Promise<Decision>;
     try {
-      pending = this.run.next(aborted ? { error, aborted } : this.result(error, unprocessed));
+      pending = ask();
     } catch (hookError) {
       this.fail(hookError as Error);
       return;
