@@ -1,5 +1,7 @@
 /** Small statistics for the comparisons: medians, a two-level bootstrap, signed percentages. */
 
+import { seededRandom } from '@jitterbug/core';
+
 /** The `q`-quantile (0…1) of the finite `values`, linear between neighbours. */
 export const quantile = (values: readonly number[], q: number): number => {
   // A NaN would make the sort's order undefined, and with it every quantile.
@@ -12,18 +14,6 @@ export const quantile = (values: readonly number[], q: number): number => {
 };
 
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
-
-/** A seeded generator (mulberry32): the same data give the same intervals in every run. */
-const random = (seed: number): (() => number) => {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-};
 
 /** An estimate with its 95 % interval. */
 export interface Estimate {
@@ -51,7 +41,8 @@ export const withInterval = <T>(
   const nonEmpty = groups.filter((g) => g.length > 0);
   const units = nonEmpty.reduce((a, g) => a + g.length, 0);
   if (units === 0) return NO_ESTIMATE;
-  const next = random(units * 7919 + nonEmpty.length);
+  // Seeded (the core's mulberry32): the same data give the same intervals in every run.
+  const next = seededRandom(units * 7919 + nonEmpty.length);
   const draws: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const sample = nonEmpty.map(() => {
