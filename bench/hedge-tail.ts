@@ -23,7 +23,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { getRetryInfo, type RetryOptions, seededRandom } from '@jitterbug/core';
+import { createHedging, getRetryInfo, type RetryOptions, seededRandom } from '@jitterbug/core';
 import { withRetry } from '@jitterbug/fetch';
 import { retryInterceptor } from '@jitterbug/undici';
 import { Agent, request } from 'undici';
@@ -69,8 +69,11 @@ interface Variant {
   readonly make: () => { send: Send; close: () => Promise<void> };
 }
 
-const delayOf = (options: RetryOptions): { delayMs?: number } =>
-  options.hedge && typeof options.hedge.delayMs === 'number' ? { delayMs: options.hedge.delayMs } : {};
+// Before any request, only a fixed delay is known (a percentile waits for latencies).
+const delayOf = (options: RetryOptions): { delayMs?: number } => {
+  const delayMs = options.hedge ? options.hedge.delay() : undefined;
+  return delayMs === undefined ? {} : { delayMs };
+};
 
 const fetchVariant = (hedge: string, options: RetryOptions): Variant => ({
   client: 'fetch',
@@ -111,11 +114,11 @@ const undiciVariant = (hedge: string, options: RetryOptions): Variant => ({
 // budget play no part (the server never fails), and are left at the core's defaults.
 const VARIANTS: readonly Variant[] = [
   fetchVariant('none', {}),
-  fetchVariant(`${HEDGE_MS} ms`, { hedge: { delayMs: HEDGE_MS } }),
-  fetchVariant(`${HEDGE_MS} ms, ratio 1`, { hedge: { delayMs: HEDGE_MS, ratio: 1 } }),
-  fetchVariant('p95', { hedge: { delayMs: 'p95' } }),
+  fetchVariant(`${HEDGE_MS} ms`, { hedge: createHedging({ delayMs: HEDGE_MS }) }),
+  fetchVariant(`${HEDGE_MS} ms, ratio 1`, { hedge: createHedging({ delayMs: HEDGE_MS, ratio: 1 }) }),
+  fetchVariant('p95', { hedge: createHedging({ delayMs: 'p95' }) }),
   undiciVariant('none', {}),
-  undiciVariant(`${HEDGE_MS} ms`, { hedge: { delayMs: HEDGE_MS } }),
+  undiciVariant(`${HEDGE_MS} ms`, { hedge: createHedging({ delayMs: HEDGE_MS }) }),
 ];
 
 /** What one variant measured. */
@@ -264,7 +267,7 @@ const main = async (): Promise<void> => {
   const note =
     `${requests.toLocaleString('en')} GETs per variant, ${concurrency} at a time, after ${warmUp} warm-up requests, ` +
     `against a loopback \`node:http\` server in its own process that answers ${100 * SLOW_SHARE} % of the requests it receives after ${SLOW_MS} ms ` +
-    `and the others after ${FAST_MS} ms (\`bench/hedge-tail.ts\`). "${HEDGE_MS} ms": \`hedge: { delayMs: ${HEDGE_MS} }\` with the core's hedge ` +
+    `and the others after ${FAST_MS} ms (\`bench/hedge-tail.ts\`). "${HEDGE_MS} ms": \`hedge: createHedging({ delayMs: ${HEDGE_MS} })\` with the core's hedge ` +
     `budget (ratio 0.05, one token held); "ratio 1": \`ratio: 1\`, the most the option allows (still one token held); "p95": the 95th percentile ` +
     `of the policy's latency window. Extra requests: what the server received beyond one per request. ` +
     `"Late, not hedged": requests slower than the fixed delay + 10 ms that got no hedged copy, because the hedge budget ` +

@@ -5,7 +5,7 @@
  *
  * Run: node --conditions=@jitterbug/source examples/fetch-retry.ts
  */
-import { createRetryPolicy, getRetryInfo, withRetry } from '@jitterbug/fetch';
+import { createCooldown, createRetryPolicy, getRetryInfo, withRetry } from '@jitterbug/fetch';
 import type { FlakyServer } from './flaky-server.ts';
 import { runStandalone } from './standalone.ts';
 import { timelineHooks } from './timeline.ts';
@@ -13,8 +13,12 @@ import { timelineHooks } from './timeline.ts';
 export const main = async (server: FlakyServer, log: (line: string) => void): Promise<void> => {
   const fetchWithRetry = withRetry(
     fetch,
-    // cooldown: true — this API's 429 means quota, so one 429 holds the calls that follow (off by default).
-    createRetryPolicy({ backoff: { baseMs: 50, capMs: 1_000 }, cooldown: true, ...timelineHooks(log) }),
+    // cooldown: createCooldown() — this API's 429 means quota, so one 429 holds the calls that follow (off by default).
+    createRetryPolicy({
+      backoff: { baseMs: 50, capMs: 1_000 },
+      cooldown: createCooldown(),
+      ...timelineHooks(log),
+    }),
   );
 
   log('  GET /orders/7 (503, 503, then 200)');

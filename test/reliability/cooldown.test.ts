@@ -4,7 +4,7 @@
  * server sees about as many 429s as there were requests in flight; without it, one per request.
  * Real time (the server's limit is a real second); only counts are asserted.
  */
-import type { RetryPolicyOptions } from '@jitterbug/core';
+import { createCooldown, type RetryPolicyOptions } from '@jitterbug/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceDriver } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';
@@ -63,7 +63,7 @@ describe.each(clients.map((d) => [d.name, d] as const))('%s', (_name, driver) =>
   afterAll(() => server.close());
 
   it('with the cooldown: the 429s are the requests that were in flight, then every request succeeds', async () => {
-    const statuses = await burst(server, driver, '/held', { cooldown: true });
+    const statuses = await burst(server, driver, '/held', { cooldown: createCooldown() });
     expect(statuses.filter((s) => s === 429).length).toBeLessThanOrEqual(4);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
   });

@@ -4,6 +4,7 @@
  * repeated headers) to every client. Each wait the policy asks for is finite, `>= 0` and within the
  * configured maximum, and every request still ends with the server's final answer.
  */
+import { createCooldown } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceClient } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';
@@ -82,7 +83,7 @@ describe.each(drivers.map((d) => [d.name, d] as const))('hostile delay headers: 
       const c = await driver.create(server.url, {
         maxAttempts: 2,
         budget: false,
-        cooldown,
+        cooldown: cooldown && createCooldown(),
         retryAfter: { maxMs: MAX_MS, whenLonger },
         backoff: { strategy: 'full', baseMs: 10, capMs: CAP_MS },
         sleep: recorder.sleep,

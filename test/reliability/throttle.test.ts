@@ -5,7 +5,7 @@
  * sent; once the server accepts again, so does the client. Deterministic: the random source is fixed
  * and the throttle's window is the injected clock's.
  */
-import type { RetryPolicyOptions } from '@jitterbug/core';
+import { createAdaptiveThrottle, type RetryPolicyOptions } from '@jitterbug/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drivers } from '../conformance/drivers/index.ts';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.ts';
@@ -41,7 +41,7 @@ describe.each(clients.map((d) => [d.name, d] as const))('%s', (_name, driver) =>
       // requests − 2·accepts > (requests + 1) / 2).
       random: () => 0.5,
       now: () => now,
-      throttle: { k: 2, windowMs: 10_000 },
+      throttle: createAdaptiveThrottle({ k: 2, windowMs: 10_000 }),
     };
     const client = await driver.create(server.url, options);
     try {

@@ -4,8 +4,8 @@
  */
 import { attachRetry } from '@jitterbug/axios';
 import { createRetryPolicy, getRetryInfo, type RetryInfo, type RetryOptions } from '@jitterbug/core';
-import { withRetry } from '@jitterbug/fetch';
-import { kyRetry } from '@jitterbug/ky';
+import { createCooldown, createHedging, withRetry } from '@jitterbug/fetch';
+import { createAdaptiveThrottle, kyRetry } from '@jitterbug/ky';
 import { jitterbugOptions, retryInterceptor } from '@jitterbug/undici';
 import axios from 'axios';
 import ky from 'ky';
@@ -20,6 +20,12 @@ export const info: RetryInfo | undefined = getRetryInfo(response);
 export const api = ky.create(kyRetry(policy));
 export const text = await api.get('https://example.com/', { jitterbug: false }).text();
 attachRetry(axios.create(), policy);
+// The opt-in features' factories, from whichever adapter is at hand.
+export const featured = withRetry(fetch, {
+  hedge: createHedging({ delayMs: 'p95' }),
+  cooldown: createCooldown(),
+  throttle: createAdaptiveThrottle({ k: 2 }),
+});
 const dispatcher = new Agent().compose(retryInterceptor(policy));
 export const res = await request('https://example.com/', {
   dispatcher,

@@ -5,22 +5,7 @@
  *
  * @packageDocumentation
  */
-export {
-  type AttemptInfo,
-  type BackoffOptions,
-  createRetryPolicy,
-  type GiveUpEvent,
-  getRetryInfo,
-  type RetryAfterOptions,
-  type RetryEvent,
-  type RetryInfo,
-  type RetryOptions,
-  type RetryOverrides,
-  type RetryPolicy,
-  type RetryPolicyOrOptions,
-  type RouteRule,
-  type StopReason,
-} from '@jitterbug/core';
+export * from '@jitterbug/core/public-api';
 export { type AttachOptions, attachRetry } from './attach.ts';
 export type { CallRetryOptions } from './call-options.ts';
 export { capDiscardedBodies, type DiscardedBodyCap } from './capped-bodies.ts';

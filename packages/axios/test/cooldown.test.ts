@@ -4,7 +4,7 @@
  * `CooldownError` when the hold is too long, and a cancel ends the hold with what axios rejects
  * with. The clock is injected and does not move, so the hold is still on when the next request starts.
  */
-import { CooldownError, createRetryPolicy } from '@jitterbug/core';
+import { CooldownError, createCooldown, createRetryPolicy } from '@jitterbug/core';
 import axios, { isCancel } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
@@ -33,7 +33,7 @@ describe('cooldown', () => {
       random: () => 0.5,
       sleep: recordingSleep(delays),
       maxAttempts: 1,
-      cooldown: true,
+      cooldown: createCooldown(),
     });
     await rejection(api.get('/limited'));
     expect(delays).toEqual([]);
@@ -52,7 +52,7 @@ describe('cooldown', () => {
       now: () => NOW,
       sleep: recordingSleep([]),
       retryAfter: { maxMs: 5_000 },
-      cooldown: true,
+      cooldown: createCooldown(),
     });
     await rejection(api.get('/limited'));
     const error = await rejection(api.get('/other'));
@@ -76,7 +76,7 @@ describe('cooldown', () => {
         held();
         signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
       });
-    const policy = createRetryPolicy({ now: () => NOW, sleep, maxAttempts: 1, cooldown: true });
+    const policy = createRetryPolicy({ now: () => NOW, sleep, maxAttempts: 1, cooldown: createCooldown() });
     const api = axios.create({ baseURL: server.url });
     attachRetry(api, policy);
     await rejection(api.get('/limited'));

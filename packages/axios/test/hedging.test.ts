@@ -5,7 +5,12 @@
  * hedged.
  */
 import { Agent as HttpAgent } from 'node:http';
-import { createRetryPolicy, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
+import {
+  createHedging,
+  createRetryPolicy,
+  type RetryPolicyOptions,
+  sleep as realSleep,
+} from '@jitterbug/core';
 import axios, { type AxiosInstance, isCancel } from 'axios';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +76,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
   it('a slow first copy: the second, sent after delayMs, answers; the first is cancelled', async () => {
     slowThenFast('/tail');
     const started = Date.now();
-    const { api, signals } = makeClient(adapter, { hedge: { delayMs: 50 } });
+    const { api, signals } = makeClient(adapter, { hedge: createHedging({ delayMs: 50 }) });
     const config = { headers: { 'x-mine': 'a' } };
     const response = await api.get('/tail', config);
     expect(response.data).toBe('fast');
@@ -99,7 +104,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
 
   it('a fast first copy: no hedge is sent, and the info says none was', async () => {
     server.route('/quick', [{ status: 200, body: 'q' }]);
-    const response = await client({ hedge: { delayMs: 200 } }).get('/quick');
+    const response = await client({ hedge: createHedging({ delayMs: 200 }) }).get('/quick');
     expect(response.data).toBe('q');
     await realSleep(250);
     expect(server.seen('/quick')).toHaveLength(1);
@@ -108,7 +113,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
 
   it('never hedges a POST without an idempotency key; hedges one with a key, with the same body', async () => {
     slowThenFast('/pay', { status: 200, body: 'slow', delayMs: 300 });
-    const api = client({ hedge: { delayMs: 20 } });
+    const api = client({ hedge: createHedging({ delayMs: 20 }) });
     expect((await api.post('/pay', 'x')).data).toBe('slow');
     expect(server.seen('/pay')).toHaveLength(1);
     server.reset();
@@ -124,7 +129,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
       { status: 200, body: 'slow', delayMs: 3_000 },
       { status: 404, body: 'no' },
     ]);
-    const error = await rejection(client({ hedge: { delayMs: 20 } }).get('/gone'));
+    const error = await rejection(client({ hedge: createHedging({ delayMs: 20 }) }).get('/gone'));
     expect(axios.isAxiosError(error) && error.response?.status).toBe(404);
     expect(getRetryInfo(error)).toMatchObject({
       attempts: 1,
@@ -138,7 +143,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
 
   it('a 404 from the first copy ends the attempt too, before any hedge', async () => {
     server.route('/first', [{ status: 404, delayMs: 100 }]);
-    const error = await rejection(client({ hedge: { delayMs: 20 } }).get('/first'));
+    const error = await rejection(client({ hedge: createHedging({ delayMs: 20 }) }).get('/first'));
     expect(axios.isAxiosError(error) && error.response?.status).toBe(404);
     expect(server.seen('/first')).toHaveLength(2);
     expect(getRetryInfo(error)).toMatchObject({ attempts: 1, hedge: { copies: 1, winner: 1 } });
@@ -149,7 +154,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
       { status: 503, delayMs: 100 },
       { status: 200, body: 'ok', delayMs: 200 },
     ]);
-    const response = await client({ hedge: { delayMs: 20 } }).get('/half');
+    const response = await client({ hedge: createHedging({ delayMs: 20 }) }).get('/half');
     expect(response.data).toBe('ok');
     expect(getRetryInfo(response)).toMatchObject({ attempts: 1, retries: [], hedge: { winner: 2 } });
   });
@@ -160,14 +165,14 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
       { status: 503, delayMs: 50 },
       { status: 200, body: 'third' },
     ]);
-    const response = await client({ hedge: { delayMs: 20 } }).get('/both');
+    const response = await client({ hedge: createHedging({ delayMs: 20 }) }).get('/both');
     expect(response.data).toBe('third');
     expect(server.seen('/both')).toHaveLength(3);
     expect(getRetryInfo(response)).toMatchObject({ attempts: 2, outcome: 'success' });
   });
 
   it('the hedge budget: at most ten hedges held, `ratio` more per request', async () => {
-    const api = client({ hedge: { delayMs: 20, ratio: 0 } });
+    const api = client({ hedge: createHedging({ delayMs: 20, ratio: 0 }) });
     for (let i = 0; i < 10; i++) {
       slowThenFast(`/a${i}`, { status: 200, body: 'slow', delayMs: 300 });
       expect((await api.get(`/a${i}`)).data).toBe('fast');
@@ -185,7 +190,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
     const controller = new AbortController();
     const reason = new Error('left');
     const pending = rejection(
-      client({ hedge: { delayMs: 20 } }).get('/stuck', { signal: controller.signal }),
+      client({ hedge: createHedging({ delayMs: 20 }) }).get('/stuck', { signal: controller.signal }),
     );
     while (server.seen('/stuck').length < 2) await realSleep(5);
     controller.abort(reason);
@@ -202,7 +207,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
     server.route('/token', [{ status: 200, body: 'late', delayMs: 3_000 }]);
     const source = axios.CancelToken.source();
     const pending = rejection(
-      client({ hedge: { delayMs: 20 } }).get('/token', { cancelToken: source.token }),
+      client({ hedge: createHedging({ delayMs: 20 }) }).get('/token', { cancelToken: source.token }),
     );
     while (server.seen('/token').length < 2) await realSleep(5);
     source.cancel('stop it');
@@ -219,7 +224,9 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
       { status: 200, body: 'b', delayMs: 3_000 },
       { status: 200, body: 'c' },
     ]);
-    const response = await client({ hedge: { delayMs: 50 }, attemptTimeoutMs: 300 }).get('/slowest');
+    const response = await client({ hedge: createHedging({ delayMs: 50 }), attemptTimeoutMs: 300 }).get(
+      '/slowest',
+    );
     expect(response.data).toBe('c');
     expect(server.seen('/slowest')).toHaveLength(3);
     expect(getRetryInfo(response)).toMatchObject({ attempts: 2, outcome: 'success' });
@@ -227,7 +234,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
 
   it('every copy of every attempt times out: the AxiosError with the jitterbug code', async () => {
     server.route('/never', [{ status: 200, delayMs: 3_000 }]);
-    const api = client({ hedge: { delayMs: 20 }, attemptTimeoutMs: 150, maxAttempts: 2 });
+    const api = client({ hedge: createHedging({ delayMs: 20 }), attemptTimeoutMs: 150, maxAttempts: 2 });
     const error = await rejection(api.get('/never'));
     expect(axios.isAxiosError(error) && error.code).toBe('ERR_JITTERBUG_ATTEMPT_TIMEOUT');
     expect(isCancel(error)).toBe(false);
@@ -237,7 +244,7 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
 
   it('stream mode (capDiscardedBodies) sends no hedge: such an attempt is sent once', async () => {
     slowThenFast('/capped', { status: 200, body: 'slow', delayMs: 300 });
-    const c = makeClient(adapter, { hedge: { delayMs: 20 } }, { capDiscardedBodies });
+    const c = makeClient(adapter, { hedge: createHedging({ delayMs: 20 }) }, { capDiscardedBodies });
     const response = await c.api.get('/capped');
     expect(response.data).toBe('slow');
     expect(server.seen('/capped')).toHaveLength(1);
@@ -251,7 +258,7 @@ describe("hedged requests, responseType 'stream' (axios' http adapter)", () => {
       { status: 503, body: 'busy', delayMs: 100 },
       { status: 200, body: 'ok', delayMs: 200 },
     ]);
-    const { api } = makeClient('http', { hedge: { delayMs: 20 } });
+    const { api } = makeClient('http', { hedge: createHedging({ delayMs: 20 }) });
     const response = await api.get('/streamed', { responseType: 'stream' });
     const chunks: Buffer[] = [];
     for await (const chunk of response.data as AsyncIterable<Buffer>) chunks.push(chunk);
@@ -264,7 +271,7 @@ describe("hedged requests, responseType 'stream' (axios' http adapter)", () => {
 
 describe('hedged requests: the latency window', () => {
   it("learns the request's time to its answer, not the winning copy's own", async () => {
-    const policy = createRetryPolicy({ random: () => 0.5, hedge: { delayMs: 50 } });
+    const policy = createRetryPolicy({ random: () => 0.5, hedge: createHedging({ delayMs: 50 }) });
     const agent = new HttpAgent({ keepAlive: true });
     const api = axios.create({ baseURL: server.url, httpAgent: agent });
     const detach = attachRetry(api, policy);

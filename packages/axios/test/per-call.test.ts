@@ -7,7 +7,13 @@ import type { AttemptInfo } from '@jitterbug/core';
 import axios, { type AxiosError, type AxiosResponse } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { type AttachOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
+import {
+  type AttachOptions,
+  attachRetry,
+  capDiscardedBodies,
+  createHedging,
+  getRetryInfo,
+} from '../src/index.ts';
 import { createTestClient, recordingSleep, rejection, type TestClient } from './helpers.ts';
 
 let server: ScriptedServer;
@@ -79,7 +85,7 @@ describe("a request's own settings: the config's jitterbug field", () => {
     expect((notAnObject as Error).message).toContain('"jitterbug"');
     const unknown = await rejection(
       // @ts-expect-error: a call cannot hedge (a policy's or a route's setting).
-      api.get('/never', { jitterbug: { hedge: { delayMs: 10 } } }),
+      api.get('/never', { jitterbug: { hedge: createHedging({ delayMs: 10 }) } }),
     );
     expect((unknown as Error).message).toContain('jitterbug.hedge');
     expect(server.seen('/never')).toHaveLength(0);

@@ -11,6 +11,7 @@
  * it is deterministic under test.
  */
 import { type RandomSource, unitRandom } from './backoff.ts';
+import { branded, isFeature } from './feature.ts';
 import { fieldsOf, given, numberIn } from './option-error.ts';
 
 /** Options of {@link createAdaptiveThrottle}. */
@@ -86,7 +87,7 @@ export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): A
     return Math.max(0, (r - k * sum(accepts)) / (r + 1));
   };
 
-  return {
+  const throttle: AdaptiveThrottle = {
     k,
     windowMs,
     rejectProbability(nowMs) {
@@ -105,11 +106,8 @@ export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): A
       accepts[head] = (accepts[head] ?? 0) + 1;
     },
   };
+  return branded(throttle, 'throttle');
 };
 
-/** Whether a value is an {@link AdaptiveThrottle} (rather than throttle options). */
-export const isAdaptiveThrottle = (value: unknown): value is AdaptiveThrottle =>
-  typeof value === 'object' &&
-  value !== null &&
-  typeof (value as AdaptiveThrottle).shouldReject === 'function' &&
-  typeof (value as AdaptiveThrottle).accepted === 'function';
+/** Whether a value was made by {@link createAdaptiveThrottle}. */
+export const isAdaptiveThrottle = (value: unknown): value is AdaptiveThrottle => isFeature(value, 'throttle');

@@ -29,6 +29,8 @@ export interface Cooldown {
   until(origin: string): number;
 }
 
+import { branded, isFeature } from './feature.ts';
+
 interface Hold {
   /** Not before this time. */
   until: number;
@@ -41,7 +43,7 @@ interface Hold {
 /** Creates the cooldown state of a policy. */
 export const createCooldown = (): Cooldown => {
   const holds = new Map<string, Hold>();
-  return {
+  const cooldown: Cooldown = {
     get active() {
       return holds.size > 0;
     },
@@ -69,8 +71,8 @@ export const createCooldown = (): Cooldown => {
       return holds.get(origin)?.until ?? 0;
     },
   };
+  return branded(cooldown, 'cooldown');
 };
 
-/** Whether a value is a {@link Cooldown} (rather than `true`/`false`). */
-export const isCooldown = (value: unknown): value is Cooldown =>
-  typeof value === 'object' && value !== null && typeof (value as Cooldown).releaseAt === 'function';
+/** Whether a value was made by {@link createCooldown}. */
+export const isCooldown = (value: unknown): value is Cooldown => isFeature(value, 'cooldown');

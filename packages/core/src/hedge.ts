@@ -5,6 +5,7 @@
  * a budget of their own so that a slow server under load is not hit harder.
  */
 import { createRetryBudget, type RetryBudget } from './budget.ts';
+import { branded, isFeature } from './feature.ts';
 import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 import { fail, fieldsOf, given, numberIn } from './option-error.ts';
 
@@ -24,7 +25,11 @@ export interface HedgeOptions {
   readonly ratio?: number;
 }
 
-/** A policy's hedging, resolved: settings and the state its requests share. */
+/**
+ * Hedging made by {@link createHedging}: its settings and the state the requests that use it share
+ * (their latencies, for a percentile, and the hedge budget). Give one to a policy or a route rule as
+ * `hedge`; give the same one to several to share that state.
+ */
 export interface Hedging {
   readonly maxAttempts: number;
   /** The delay before the next copy, now; `undefined` while a percentile has too few latencies. */
@@ -48,9 +53,21 @@ const HEDGE_BURST = 10;
 /** Latencies a percentile needs before it is trusted. */
 const MIN_SAMPLES = 20;
 
-/** Validates the `hedge` option (at `name`) and makes its state. */
-export const createHedging = (value: unknown, name: string): Hedging => {
-  const h = fieldsOf(value, name, ['delayMs', 'maxAttempts', 'ratio']);
+/**
+ * Hedged requests, for a policy's or a route rule's `hedge` option:
+ *
+ * ```ts
+ * createRetryPolicy({ hedge: createHedging({ delayMs: 'p95' }) });
+ * ```
+ *
+ * A factory rather than an options object so that a program that never hedges does not carry this
+ * code (nor the latency window): bundlers leave out what is not imported.
+ *
+ * @throws TypeError naming the option when an option is invalid.
+ */
+export const createHedging = (options: HedgeOptions): Hedging => {
+  const name = 'hedge';
+  const h = fieldsOf(options, name, ['delayMs', 'maxAttempts', 'ratio']);
   const delay = h.delayMs;
   const percentile = typeof delay === 'string' ? PERCENTILE.exec(delay) : null;
   const p = percentile ? Number(percentile[1]) : undefined;
@@ -63,14 +80,14 @@ export const createHedging = (value: unknown, name: string): Hedging => {
   }
   const ratio = numberIn(given(h.ratio, 0.05), `${name}.ratio`, 0, 1);
   const latencies = createLatencyWindow(1000);
-  return {
+  const hedging: Hedging = {
     maxAttempts: maxAttempts as number,
     delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
     latencies,
     budget: createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`),
   };
+  return branded(hedging, 'hedge');
 };
 
-/** Whether a value is resolved hedging (rather than options). */
-export const isHedging = (value: unknown): value is Hedging =>
-  typeof value === 'object' && value !== null && typeof (value as Hedging).delay === 'function';
+/** Whether a value is hedging made by {@link createHedging}. */
+export const isHedging = (value: unknown): value is Hedging => isFeature(value, 'hedge');

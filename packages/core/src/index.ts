@@ -58,6 +58,7 @@ export {
   ThrottledError,
   UNPROCESSED_ERROR_CODES,
 } from './errors.ts';
+export { createHedging, type HedgeOptions, type Hedging, isHedging } from './hedge.ts';
 export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export {
   type AttemptInfo,

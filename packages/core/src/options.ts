@@ -3,12 +3,12 @@
  * {@link DEFAULTS}: validation is in `validate.ts`.
  */
 
-import type { AdaptiveThrottle, AdaptiveThrottleOptions } from './adaptive-throttle.ts';
+import type { AdaptiveThrottle } from './adaptive-throttle.ts';
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import type { RetryBudget, RetryBudgetOptions } from './budget.ts';
 import type { Cooldown } from './cooldown.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
-import type { HedgeOptions, Hedging } from './hedge.ts';
+import type { Hedging } from './hedge.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Sleep } from './sleep.ts';
 
@@ -229,12 +229,13 @@ export interface RetryOverrides {
    */
   readonly transparentRetries?: number;
   /**
-   * Hedged requests: an attempt that has had no answer after `delayMs` is sent again, up to
-   * `maxAttempts` copies in flight, and the first final answer wins (the others are cancelled).
-   * Only for requests that may be sent twice, within a hedge budget of its own. Default `false`.
-   * A policy's or a route's setting (not a call's: a percentile needs the latencies they share).
+   * Hedged requests, from `createHedging({ delayMs, maxAttempts?, ratio? })`: an attempt that has had
+   * no answer after `delayMs` is sent again, up to `maxAttempts` copies in flight, and the first final
+   * answer wins (the others are cancelled). Only for requests that may be sent twice, within a hedge
+   * budget of its own. Default `false`. A policy's or a route's setting (not a call's: a percentile
+   * needs the latencies they share). A factory, so that a program that never hedges does not carry it.
    */
-  readonly hedge?: HedgeOptions | false;
+  readonly hedge?: Hedging | false;
 }
 
 /** What a route rule matches: `"POST /payments/*"`, `"/reports/*"`, a `URLPattern`, or a predicate. */
@@ -267,17 +268,20 @@ export interface RetryOptions extends RetryOverrides {
    * Origin-wide cooldown: after a 429 or 503 with `Retry-After` (or a rate-limit reset), every request
    * of the policy to that origin waits until then, in order, released with jitter; a hold longer than
    * `retryAfter.maxMs` (or past the deadline) fails the request at once with a `CooldownError`.
-   * Default `true` (one per policy); `false` turns it off; a `Cooldown` shares one between policies.
+   * Default `false` (off: a shedding 503 with a short Retry-After would hold a recovering service's
+   * whole backlog); `createCooldown()` turns it on, for an API whose 429 means quota. Give one
+   * `Cooldown` to several policies to share it.
    */
-  readonly cooldown?: boolean | Cooldown;
+  readonly cooldown?: Cooldown | false;
   /**
    * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
    * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
    * 503), and refuses a share `max(0, (requests − k·accepts) / (requests + 1))` locally: a first
    * attempt fails with a `ThrottledError`, a retry is not made (the last answer is handed over).
-   * Default `false`; `true` for `{ k: 2, windowMs: 120_000 }`; an `AdaptiveThrottle` shares one.
+   * Default `false`; `createAdaptiveThrottle()` for `{ k: 2, windowMs: 120_000 }`, or with options.
+   * Give one `AdaptiveThrottle` to several policies to share it.
    */
-  readonly throttle?: boolean | AdaptiveThrottleOptions | AdaptiveThrottle;
+  readonly throttle?: AdaptiveThrottle | false;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */

@@ -4,15 +4,9 @@
  * route, a route's for a call. Every `TypeError` comes from `option-error.ts`, in one format.
  */
 
-import {
-  type AdaptiveThrottleOptions,
-  createAdaptiveThrottle,
-  isAdaptiveThrottle,
-} from './adaptive-throttle.ts';
 import { backoffStrategies } from './backoff.ts';
 import { createRetryBudget, isRetryBudget, type RetryBudgetOptions } from './budget.ts';
-import { createCooldown, isCooldown } from './cooldown.ts';
-import { createHedging, isHedging } from './hedge.ts';
+import { type FeatureKind, isFeature } from './feature.ts';
 import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from './option-error.ts';
 import { DEFAULTS, type ResolvedOptions } from './options.ts';
 import { sleep } from './sleep.ts';
@@ -24,6 +18,12 @@ const number =
   (min: number): Row =>
   (v, n) =>
     numberIn(v, n, min);
+
+/** An opt-in feature: `false`, or the object its factory made. */
+const feature =
+  (kind: FeatureKind, factory: string): Row =>
+  (v, n) =>
+    v === false ? undefined : isFeature(v, kind) ? v : fail(n, `false or what ${factory} returns`, v);
 
 const fn: Row = (v, n) => (typeof v === 'function' ? v : fail(n, 'a function', v));
 
@@ -106,21 +106,10 @@ const ROWS: Readonly<Record<string, Row>> = {
   random: fn,
   sleep: fn,
   now: fn,
-  cooldown: (v, n) =>
-    v === false
-      ? undefined
-      : v === true
-        ? createCooldown()
-        : isCooldown(v)
-          ? v
-          : fail(n, 'a boolean or a Cooldown', v),
-  hedge: (v, n) => (v === false ? undefined : isHedging(v) ? v : createHedging(v, n)),
-  throttle: (v) =>
-    v === false
-      ? undefined
-      : isAdaptiveThrottle(v)
-        ? v
-        : createAdaptiveThrottle(v === true ? {} : (v as AdaptiveThrottleOptions)),
+  // Features a program imports to use, so that one without them does not carry their code.
+  cooldown: feature('cooldown', 'createCooldown()'),
+  hedge: feature('hedge', 'createHedging({ delayMs })'),
+  throttle: feature('throttle', 'createAdaptiveThrottle()'),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 

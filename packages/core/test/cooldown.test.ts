@@ -1,5 +1,11 @@
 /** The origin-wide cooldown: one server's "come back later" holds every request of the policy to it. */
-import { CooldownError, createCooldown, createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import {
+  CooldownError,
+  createCooldown,
+  createRetryPolicy,
+  isCooldown,
+  type RetryOptions,
+} from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import { clock, decided, headers } from './helpers.ts';
 
@@ -9,7 +15,7 @@ const setup = (options: RetryOptions = {}) => {
   const policy = createRetryPolicy({
     now: c.now,
     random: () => 0.5,
-    cooldown: true,
+    cooldown: createCooldown(),
     // Records the wait; the clock stays (a test moves it itself).
     sleep: async (ms, signal) => {
       waits.push(ms);
@@ -124,8 +130,17 @@ describe('cooldown', () => {
     expect(b.begin().beforeAttempt()).toBeInstanceOf(Promise);
   });
 
-  it('is refused in a route or a call, and when it is not a boolean or a Cooldown', () => {
+  it('is refused in a route or a call, and when it is not false or a Cooldown', () => {
     expect(() => createRetryPolicy({ cooldown: 'yes' as never })).toThrow(/"cooldown"/);
+    // `true` was the way to turn it on: the message says what replaced it.
+    expect(() => createRetryPolicy({ cooldown: true as never })).toThrow(
+      /"cooldown" must be false or what createCooldown\(\) returns, got true/,
+    );
+    // A look-alike is refused by name, not trusted until a request calls a method it lacks.
+    const lookAlike = { active: false, hold() {}, releaseAt: () => undefined, until: () => 0 };
+    expect(() => createRetryPolicy({ cooldown: lookAlike })).toThrow(/"cooldown" must be false or what/);
+    expect(isCooldown(createCooldown())).toBe(true);
+    expect(isCooldown(lookAlike)).toBe(false);
     expect(() => createRetryPolicy({ routes: [{ match: '/x', cooldown: false } as never] })).toThrow(
       /unknown option "routes\[0\]\.cooldown"/,
     );

@@ -57,7 +57,7 @@ describe('throttle', () => {
   });
 
   it('lets every request through while the server accepts them', () => {
-    const { begin } = setup({ throttle: true, maxAttempts: 1 }, 0);
+    const { begin } = setup({ throttle: createAdaptiveThrottle(), maxAttempts: 1 }, 0);
     feed(begin, 100, 200);
     expect(begin().beforeAttempt()).toBeUndefined();
   });
@@ -77,12 +77,23 @@ describe('throttle', () => {
     expect(run.summary).toMatchObject({ status: 503, reason: 'throttled' });
   });
 
-  it('true takes the defaults; invalid settings are refused naming the option; not in routes or calls', () => {
-    expect(createRetryPolicy({ throttle: true }).options.throttle).toMatchObject({ k: 2, windowMs: 120_000 });
-    expect(() => createRetryPolicy({ throttle: { k: 0 } })).toThrow(/"throttle\.k"/);
+  it('createAdaptiveThrottle() takes the defaults; invalid settings are refused naming the option; not in routes or calls', () => {
+    expect(createRetryPolicy({ throttle: createAdaptiveThrottle() }).options.throttle).toMatchObject({
+      k: 2,
+      windowMs: 120_000,
+    });
+    expect(() => createAdaptiveThrottle({ k: 0 })).toThrow(/"throttle\.k"/);
     expect(() => createRetryPolicy({ throttle: 'on' as never })).toThrow(/"throttle"/);
+    // The option takes what the factory made, so that a program without it does not carry its code.
+    for (const given of [true, { k: 2 }]) {
+      expect(() => createRetryPolicy({ throttle: given as never })).toThrow(
+        /"throttle" must be false or what createAdaptiveThrottle\(\) returns/,
+      );
+    }
     expect(() =>
-      createRetryPolicy().begin({ method: 'GET', url: 'https://x/' }, { throttle: true } as never),
+      createRetryPolicy().begin({ method: 'GET', url: 'https://x/' }, {
+        throttle: createAdaptiveThrottle(),
+      } as never),
     ).toThrow(/unknown option "jitterbug\.throttle"/);
   });
 });

@@ -4,24 +4,6 @@
  *
  * @packageDocumentation
  */
-export {
-  type AttemptInfo,
-  type BackoffOptions,
-  createRetryPolicy,
-  type GiveUpEvent,
-  getRetryInfo,
-  ResumeError,
-  type RetryAfterOptions,
-  type RetryEvent,
-  type RetryInfo,
-  type RetryOptions,
-  type RetryOverrides,
-  type RetryPolicy,
-  type RetryPolicyOptions,
-  type RetryPolicyOrOptions,
-  type RetryReason,
-  type RouteRule,
-  type StopReason,
-} from '@jitterbug/core';
+export * from '@jitterbug/core/public-api';
 export type { FetchInit, FetchInput } from './call.ts';
 export { type RetryingFetch, withRetry } from './with-retry.ts';

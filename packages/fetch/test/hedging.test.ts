@@ -2,7 +2,12 @@
  * Hedged requests through withRetry, over a real server whose first answer is slow: the copy that
  * answers first wins, the other is cancelled, and only requests that may be sent twice are hedged.
  */
-import { createRetryPolicy, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
+import {
+  createHedging,
+  createRetryPolicy,
+  type RetryPolicyOptions,
+  sleep as realSleep,
+} from '@jitterbug/core';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
@@ -34,7 +39,7 @@ describe('hedged requests', () => {
   it('a slow first copy: the second, sent after delayMs, answers; the first is cancelled', async () => {
     slowThenFast('/tail');
     const started = Date.now();
-    const response = await client({ hedge: { delayMs: 50 } })(url('/tail'));
+    const response = await client({ hedge: createHedging({ delayMs: 50 }) })(url('/tail'));
     expect(await response.text()).toBe('fast');
     // Generous: the slow copy would have held the caller for 3 s.
     expect(Date.now() - started).toBeLessThan(2_500);
@@ -47,7 +52,7 @@ describe('hedged requests', () => {
 
   it('never hedges a POST without an idempotency key; hedges one with a key', async () => {
     slowThenFast('/pay', { status: 200, body: 'slow', delayMs: 300 });
-    const send = client({ hedge: { delayMs: 20 } });
+    const send = client({ hedge: createHedging({ delayMs: 20 }) });
     expect(await (await send(url('/pay'), { method: 'POST', body: 'x' })).text()).toBe('slow');
     expect(server.seen('/pay')).toHaveLength(1);
     server.reset();
@@ -62,7 +67,7 @@ describe('hedged requests', () => {
       { status: 200, body: 'slow', delayMs: 3_000 },
       { status: 404, body: 'no' },
     ]);
-    const response = await client({ hedge: { delayMs: 20 } })(url('/gone'));
+    const response = await client({ hedge: createHedging({ delayMs: 20 }) })(url('/gone'));
     expect(response.status).toBe(404);
     expect(getRetryInfo(response)).toMatchObject({ attempts: 1, reason: 'status-not-retryable' });
   });
@@ -72,13 +77,13 @@ describe('hedged requests', () => {
       { status: 503, delayMs: 100 },
       { status: 200, body: 'ok', delayMs: 200 },
     ]);
-    const response = await client({ hedge: { delayMs: 20 } })(url('/half'));
+    const response = await client({ hedge: createHedging({ delayMs: 20 }) })(url('/half'));
     expect(await response.text()).toBe('ok');
     expect(getRetryInfo(response)).toMatchObject({ attempts: 1, retries: [], hedge: { winner: 2 } });
   });
 
   it('the hedge budget: at most ten hedges held, `ratio` more per request', async () => {
-    const send = client({ hedge: { delayMs: 20, ratio: 0 } });
+    const send = client({ hedge: createHedging({ delayMs: 20, ratio: 0 }) });
     for (let i = 0; i < 10; i++) {
       slowThenFast(`/a${i}`, { status: 200, body: 'slow', delayMs: 300 });
       expect(await (await send(url(`/a${i}`))).text()).toBe('fast');
@@ -92,7 +97,7 @@ describe('hedged requests', () => {
   it("the latency window learns the request's time to its answer, not the winning copy's own", async () => {
     const agent = new Agent();
     agents.push(agent);
-    const policy = createRetryPolicy({ random: () => 0.5, hedge: { delayMs: 50 } });
+    const policy = createRetryPolicy({ random: () => 0.5, hedge: createHedging({ delayMs: 50 }) });
     const send = withRetry(
       (input: RequestInfo | URL, init?: RequestInit) =>
         fetch(input, { ...init, dispatcher: agent } as RequestInit),
@@ -109,7 +114,7 @@ describe('hedged requests', () => {
   it('a percentile delay hedges only once 20 latencies are known', async () => {
     server.route('/quick', [{ status: 200, body: 'q' }]);
     // Every request refills the hedge budget: quick ones slower than p50 hedge too, and it is not under test.
-    const send = client({ hedge: { delayMs: 'p50', ratio: 1 } });
+    const send = client({ hedge: createHedging({ delayMs: 'p50', ratio: 1 }) });
     slowThenFast('/early', { status: 200, body: 'slow', delayMs: 300 });
     expect(await (await send(url('/early'))).text()).toBe('slow');
     for (let i = 0; i < 20; i++) await (await send(url('/quick'))).text();
@@ -121,22 +126,32 @@ describe('hedged requests', () => {
     server.route('/stuck', [{ status: 200, body: 'late', delayMs: 3_000 }]);
     const controller = new AbortController();
     const reason = new Error('left');
-    const pending = client({ hedge: { delayMs: 20 } })(url('/stuck'), { signal: controller.signal }).catch(
-      (e: unknown) => e,
-    );
+    const pending = client({ hedge: createHedging({ delayMs: 20 }) })(url('/stuck'), {
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
     while (server.seen('/stuck').length < 2) await realSleep(5);
     controller.abort(reason);
     expect(await pending).toBe(reason);
   });
 
-  it('invalid hedging is refused naming the option; a call cannot hedge', () => {
-    expect(() => createRetryPolicy({ hedge: { delayMs: -1 } })).toThrow(/"hedge\.delayMs"/);
-    expect(() => createRetryPolicy({ hedge: { delayMs: 'p100' as never } })).toThrow(/"hedge\.delayMs"/);
-    expect(() => createRetryPolicy({ hedge: { delayMs: 10, maxAttempts: 1 } })).toThrow(
+  it('invalid hedging is refused naming the option; options instead of createHedging(); a call cannot hedge', () => {
+    expect(() => createRetryPolicy({ hedge: { delayMs: 10 } as never })).toThrow(
+      /"hedge" must be false or what createHedging\(\{ delayMs \}\) returns/,
+    );
+    expect(() => createRetryPolicy({ routes: [{ match: '/x', hedge: { delayMs: 10 } as never }] })).toThrow(
+      /"routes\[0\]\.hedge" must be false or what createHedging/,
+    );
+    expect(() => createRetryPolicy({ hedge: createHedging({ delayMs: -1 }) })).toThrow(/"hedge\.delayMs"/);
+    expect(() => createRetryPolicy({ hedge: createHedging({ delayMs: 'p100' as never }) })).toThrow(
+      /"hedge\.delayMs"/,
+    );
+    expect(() => createRetryPolicy({ hedge: createHedging({ delayMs: 10, maxAttempts: 1 }) })).toThrow(
       /"hedge\.maxAttempts"/,
     );
     expect(() =>
-      createRetryPolicy().begin({ method: 'GET', url: 'https://x/' }, { hedge: { delayMs: 5 } } as never),
+      createRetryPolicy().begin({ method: 'GET', url: 'https://x/' }, {
+        hedge: createHedging({ delayMs: 5 }),
+      } as never),
     ).toThrow(/unknown option "jitterbug\.hedge"/);
   });
 });

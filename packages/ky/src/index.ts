@@ -6,24 +6,7 @@
  */
 import type { RetryOverrides } from '@jitterbug/core';
 
-export {
-  type AttemptInfo,
-  type BackoffOptions,
-  createRetryPolicy,
-  type GiveUpEvent,
-  getRetryInfo,
-  type RetryAfterOptions,
-  type RetryEvent,
-  type RetryInfo,
-  type RetryOptions,
-  type RetryOverrides,
-  type RetryPolicy,
-  type RetryPolicyOptions,
-  type RetryPolicyOrOptions,
-  type RetryReason,
-  type RouteRule,
-  type StopReason,
-} from '@jitterbug/core';
+export * from '@jitterbug/core/public-api';
 export { type KyAdapterOptions, type KyRetryOptions, kyRetry } from './ky-retry.ts';
 
 declare module 'ky' {

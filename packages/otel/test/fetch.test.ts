@@ -5,7 +5,7 @@
  * the events, each attempt its own numbered span. The real SDK, a real server on 127.0.0.1, delays
  * made exact by an injected `random` and `sleep`.
  */
-import { createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
+import { createHedging, createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
 import { withRetry } from '@jitterbug/fetch';
 import { kyRetry } from '@jitterbug/ky';
 import type { Attributes } from '@opentelemetry/api';
@@ -238,7 +238,7 @@ describe('withRetry(fetch) inside a caller span', () => {
       { status: 200, body: 'slow', delayMs: 3_000 },
       { status: 200, body: 'fast' },
     ]);
-    const fetchWithRetry = withRetry(nodeFetch, { ...EXACT, hedge: { delayMs: 20 } });
+    const fetchWithRetry = withRetry(nodeFetch, { ...EXACT, hedge: createHedging({ delayMs: 20 }) });
     const body = await inCallerSpan(async () => (await fetchWithRetry(`${server.url}/tail`)).text());
     expect(body).toBe('fast');
 

@@ -14,6 +14,7 @@ import {
   type AdaptiveThrottle,
   type BackoffStrategyName,
   createAdaptiveThrottle,
+  createCooldown,
   createRetryBudget,
   createRetryPolicy,
   DEFAULT_THROTTLE,
@@ -387,7 +388,7 @@ export interface StormPolicySettings {
  * source, so every decision is reproducible.
  *
  * The origin-wide cooldown (off by default in the core) is off (`cooldown: false`) in every policy
- * but the `*cooldown` ones, which have one of their own (`cooldown: true`): the others measure each
+ * but the `*cooldown` ones, which have one of their own (`cooldown: createCooldown()`): the others measure each
  * request's own waits, the budget and the throttle, without a hold shared by all requests.
  */
 export const createStormPolicy = (
@@ -446,13 +447,18 @@ export const createStormPolicy = (
         throttle: throttle(),
       });
     case 'retry-after+cooldown':
-      return createRetryPolicy({ ...common, backoff: backoff('full'), budget: false, cooldown: true });
+      return createRetryPolicy({
+        ...common,
+        backoff: backoff('full'),
+        budget: false,
+        cooldown: createCooldown(),
+      });
     case 'budget+retry-after+cooldown':
       return createRetryPolicy({
         ...common,
         backoff: backoff('full'),
         budget: createRetryBudget(),
-        cooldown: true,
+        cooldown: createCooldown(),
       });
     default: {
       const strategy = name.slice('naive-'.length) as BackoffStrategyName;

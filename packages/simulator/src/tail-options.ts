@@ -2,7 +2,7 @@
  * The tail experiment's settings: its variants, options, defaults, limits and their validation, and
  * the core policy each variant runs. The simulation itself is in `tail.ts`.
  */
-import { createRetryPolicy, type RandomSource, type RetryPolicy } from '@jitterbug/core';
+import { createHedging, createRetryPolicy, type RandomSource, type RetryPolicy } from '@jitterbug/core';
 import type { LatencyModel } from './normal.ts';
 import { DEFAULT_SERVICE_TIME, type ServiceTimeModel, serviceTimeProblem } from './service-time.ts';
 
@@ -208,8 +208,8 @@ export const resolveTail = (options: TailOptions): ResolvedTailOptions => {
 };
 
 /**
- * The core policy of a variant: hedging as the core does it (`hedge: { delayMs, maxAttempts: 2,
- * ratio }`), or none. The server never fails, so nothing is retried; budget and cooldown are off.
+ * The core policy of a variant: hedging as the core does it (`hedge: createHedging({ delayMs,
+ * maxAttempts: 2, ratio })`), or none. The server never fails, so nothing is retried; budget and cooldown are off.
  */
 export const createTailPolicy = (
   variant: TailVariantName,
@@ -225,9 +225,9 @@ export const createTailPolicy = (
     hedge:
       variant === 'none'
         ? false
-        : {
+        : createHedging({
             delayMs: variant.startsWith('p95') ? 'p95' : settings.delayMs,
             maxAttempts: TAIL_COPIES,
             ratio: settings.hedgeRatio,
-          },
+          }),
   });

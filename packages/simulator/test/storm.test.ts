@@ -1,6 +1,7 @@
 import {
   CooldownError,
   createAdaptiveThrottle,
+  createCooldown,
   createRetryBudget,
   createRetryPolicy,
   type HeaderGetter,
@@ -263,7 +264,7 @@ const driveCooldown = async (
     maxAttempts: 3,
     backoff: { strategy: 'full', baseMs: 100, capMs: 1000 },
     budget: createRetryBudget(),
-    cooldown: true,
+    cooldown: createCooldown(),
     ...policyOptions,
     ...extra,
   });

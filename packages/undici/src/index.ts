@@ -4,17 +4,7 @@
  *
  * @packageDocumentation
  */
-export {
-  createRetryPolicy,
-  getRetryInfo,
-  ResumeError,
-  type RetryInfo,
-  type RetryOptions,
-  type RetryOverrides,
-  type RetryPolicy,
-  type RetryPolicyOrOptions,
-  type RouteRule,
-} from '@jitterbug/core';
+export * from '@jitterbug/core/public-api';
 export { jitterbugOptions } from './call-options.ts';
 export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';
 export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, retryInterceptor, type UndiciRetryOptions } from './interceptor.ts';

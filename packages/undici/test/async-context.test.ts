@@ -9,7 +9,7 @@
  * context of its own, then sends two callers' requests concurrently over it, each in its own context.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
+import { createHedging, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -165,7 +165,7 @@ describe('the caller’s async context in retries', () => {
     // A's retry is slow, so a copy of it is dispatched after 20 ms, from a timer the retry set. On
     // the one connection the copy waits behind the retry, which answers first: the copy is dropped.
     server.route('/a', [{ status: 503 }, { status: 200, body: 'slow', delayMs: 200 }]);
-    const { dispatcher, dispatches } = tracedDispatcher(undici8, { hedge: { delayMs: 20 } });
+    const { dispatcher, dispatches } = tracedDispatcher(undici8, { hedge: createHedging({ delayMs: 20 }) });
     expect(await als.run('warm', () => requestText(dispatcher, '/warm'))).toBe('200 ok');
     expect(await als.run('A', () => requestText(dispatcher, '/a'))).toBe('200 slow');
     expect(dispatches).toEqual(['/warm in warm', '/a in A', '/a in A', '/a in A']);

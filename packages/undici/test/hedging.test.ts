@@ -6,6 +6,7 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
+  createHedging,
   createRetryPolicy,
   type RetryInfo,
   type RetryPolicyOptions,
@@ -64,7 +65,7 @@ describe('hedged requests through undici', () => {
   it("the latency window learns the request's time to its answer, not the winning copy's own", async () => {
     const agent = new undici8.Agent();
     agents.push(agent);
-    const policy = createRetryPolicy({ random: () => 0.5, hedge: { delayMs: 50 } });
+    const policy = createRetryPolicy({ random: () => 0.5, hedge: createHedging({ delayMs: 50 }) });
     slowThenFast('/saved', 300);
     expect(await get(agent.compose(retryInterceptor(policy)), '/saved')).toEqual({
       status: 200,
@@ -78,7 +79,7 @@ describe('hedged requests through undici', () => {
 
   it('a slow first copy: the second, sent after delayMs, answers; the first is aborted; one response', async () => {
     slowThenFast('/tail');
-    const dispatcher = dispatcherFor({ hedge: { delayMs: 50 } });
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 50 }) });
     // A raw handler sees exactly what a caller sees.
     const seen: string[] = [];
     const chunks: Buffer[] = [];
@@ -112,7 +113,7 @@ describe('hedged requests through undici', () => {
 
   it('works for undici fetch too, and the summary tells which copy answered', async () => {
     slowThenFast('/fetch');
-    const dispatcher = dispatcherFor({ hedge: { delayMs: 30 } });
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 30 }) });
     const response = await undici8.fetch(url('/fetch'), { dispatcher });
     expect(await response.text()).toBe('fast');
     expect(finished.at(-1)?.hedge).toEqual({ copies: 1, winner: 2 });
@@ -123,7 +124,7 @@ describe('hedged requests through undici', () => {
       { status: 200, body: 'slow', delayMs: 300 },
       { status: 200, body: 'fast' },
     ]);
-    const dispatcher = dispatcherFor({ hedge: { delayMs: 20 } });
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 20 }) });
     expect((await get(dispatcher, '/pay', { method: 'POST', body: 'x' })).body).toBe('slow');
     expect(server.seen('/pay')).toHaveLength(1);
     server.reset();
@@ -142,7 +143,7 @@ describe('hedged requests through undici', () => {
       { status: 200, body: 'slow', delayMs: 3_000 },
       { status: 404, body: 'no' },
     ]);
-    const res = await get(dispatcherFor({ hedge: { delayMs: 20 } }), '/gone');
+    const res = await get(dispatcherFor({ hedge: createHedging({ delayMs: 20 }) }), '/gone');
     expect(res).toEqual({ status: 404, body: 'no' });
     expect(finished.at(-1)).toMatchObject({ attempts: 1, reason: 'status-not-retryable' });
   });
@@ -152,7 +153,7 @@ describe('hedged requests through undici', () => {
       { status: 503, body: 'busy', delayMs: 100 },
       { status: 200, body: 'ok', delayMs: 200 },
     ]);
-    const res = await get(dispatcherFor({ hedge: { delayMs: 20 } }), '/half');
+    const res = await get(dispatcherFor({ hedge: createHedging({ delayMs: 20 }) }), '/half');
     expect(res.body).toBe('ok');
     expect(finished.at(-1)).toMatchObject({ attempts: 1, retries: [], hedge: { winner: 2 } });
     expect(server.responses.find((r) => 'status' in r.step && r.step.status === 503)?.finished).toBe(true);
@@ -164,13 +165,13 @@ describe('hedged requests through undici', () => {
       { status: 503, body: 'b' },
       { status: 200, body: 'third' },
     ]);
-    const res = await get(dispatcherFor({ hedge: { delayMs: 20 } }), '/both');
+    const res = await get(dispatcherFor({ hedge: createHedging({ delayMs: 20 }) }), '/both');
     expect(res.body).toBe('third');
     expect(finished.at(-1)).toMatchObject({ attempts: 2, retries: ['status'] });
   });
 
   it('the hedge budget: at most ten hedges held, `ratio` more per request', async () => {
-    const dispatcher = dispatcherFor({ hedge: { delayMs: 20, ratio: 0 } });
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 20, ratio: 0 }) });
     for (let i = 0; i < 10; i++) {
       slowThenFast(`/a${i}`, 300);
       expect((await get(dispatcher, `/a${i}`)).body).toBe('fast');
@@ -183,7 +184,7 @@ describe('hedged requests through undici', () => {
 
   it('a percentile delay learns from attempts that were not hedged, and hedges once 20 are known', async () => {
     server.route('/quick', [{ status: 200, body: 'q' }]);
-    const dispatcher = dispatcherFor({ hedge: { delayMs: 'p50', ratio: 1 } });
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 'p50', ratio: 1 }) });
     slowThenFast('/early', 300);
     expect((await get(dispatcher, '/early')).body).toBe('slow');
     for (let i = 0; i < 20; i++) await get(dispatcher, '/quick');
@@ -197,7 +198,10 @@ describe('hedged requests through undici', () => {
       { status: 200, body: 'late', delayMs: 3_000 },
       { status: 200, body: 'now' },
     ]);
-    const res = await get(dispatcherFor({ hedge: { delayMs: 50 }, attemptTimeoutMs: 200 }), '/stall');
+    const res = await get(
+      dispatcherFor({ hedge: createHedging({ delayMs: 50 }), attemptTimeoutMs: 200 }),
+      '/stall',
+    );
     expect(res.body).toBe('now');
     expect(finished.at(-1)).toMatchObject({ attempts: 2, retries: ['error'] });
   });
@@ -206,7 +210,7 @@ describe('hedged requests through undici', () => {
     server.route('/stuck', [{ status: 200, body: 'late', delayMs: 3_000 }]);
     const before = activeResources();
     const dispatcher = dispatcherFor({
-      hedge: { delayMs: 20 },
+      hedge: createHedging({ delayMs: 20 }),
       sleep: (ms, signal) => realSleep(ms, signal),
     });
     const controller = new AbortController();
@@ -226,7 +230,7 @@ describe('hedged requests through undici', () => {
 
   it('a caller that aborts from its onRequestStart: nothing written, no attempt counted', async () => {
     slowThenFast('/early-abort');
-    const dispatcher = dispatcherFor({ hedge: { delayMs: 20 } });
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 20 }) });
     const reason = new Error('not now');
     const error = await new Promise((resolve) => {
       dispatcher.dispatch(
@@ -252,7 +256,7 @@ describe('hedged requests through undici', () => {
     };
     subscribe('jitterbug:attempt:start', listener);
     try {
-      await get(dispatcherFor({ hedge: { delayMs: 30 } }), '/events');
+      await get(dispatcherFor({ hedge: createHedging({ delayMs: 30 }) }), '/events');
       server.route('/plain', [{ status: 503 }, { status: 200, body: 'ok' }]);
       await get(dispatcherFor({}), '/plain');
     } finally {

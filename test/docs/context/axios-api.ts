@@ -3,11 +3,11 @@
  * and `getRetryInfo`: a ```ts block whose first line is `// @snippet-context: <path to this file>`
  * is typechecked with these lines before it (see `../snippets.ts`).
  */
-import { attachRetry, getRetryInfo } from '@jitterbug/axios';
+import { attachRetry, createHedging, getRetryInfo } from '@jitterbug/axios';
 import axios from 'axios';
 
 export const api = axios.create({ baseURL: 'https://api.example.com' });
 attachRetry(api);
 
 // In scope for the snippet that follows; exported so that this file also stands alone.
-export { getRetryInfo };
+export { createHedging, getRetryInfo };
