@@ -8,6 +8,7 @@ export { attemptMayRetry } from './attempt-may-retry.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';
 export { decideByStatus, defaultRetry, methodAllowsRetry } from './decide.ts';
 export { describeError, errorCode } from './errors.ts';
+export type { HedgedCopies } from './hedge-race.ts';
 export { mayRetry } from './may-retry.ts';
 export {
   type AttemptResult,

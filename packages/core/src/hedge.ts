@@ -6,8 +6,10 @@
  */
 import { createRetryBudget, type RetryBudget } from './budget.ts';
 import { branded, isFeature } from './feature.ts';
+import { type HedgedCopies, raceCopies } from './hedge-race.ts';
 import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 import { fail, fieldsOf, given, numberIn } from './option-error.ts';
+import type { RetryRun } from './policy.ts';
 
 /** The `hedge` option. */
 export interface HedgeOptions {
@@ -40,6 +42,8 @@ export interface Hedging {
    */
   readonly latencies: LatencyWindow;
   readonly budget: RetryBudget;
+  /** Sends one attempt's copies for an adapter; see {@link HedgedCopies}. */
+  race<A>(run: RetryRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A>;
 }
 
 const PERCENTILE = /^p(\d+(?:\.\d+)?)$/;
@@ -85,6 +89,7 @@ export const createHedging = (options: HedgeOptions): Hedging => {
     delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
     latencies,
     budget: createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`),
+    race: raceCopies,
   };
   return branded(hedging, 'hedge');
 };

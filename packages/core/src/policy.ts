@@ -22,6 +22,7 @@ import {
   type StopDecision,
 } from './decide.ts';
 import { CooldownError, errorCode, ThrottledError } from './errors.ts';
+import type { HedgedCopies } from './hedge-race.ts';
 import { fail, isOptionObject } from './option-error.ts';
 import type {
   AttemptInfo,
@@ -198,6 +199,15 @@ export class RetryRun {
   /** Whether a copy's result settles a hedged attempt: anything but a failure that is retried. */
   settlesHedge(result: AttemptResult): boolean {
     return !retryableResult(result, this.options);
+  }
+
+  /**
+   * Sends the attempt as hedged copies (after {@link RetryRun.hedgeDelay} gave `firstDelayMs`), and
+   * resolves with the winning copy's answer; see `HedgedCopies`.
+   */
+  raceCopies<A>(firstDelayMs: number, copies: HedgedCopies<A>): Promise<A> {
+    // hedgeDelay gave a delay, so there is hedging.
+    return this.options.hedge!.race(this, firstDelayMs, copies);
   }
 
   /** Records which copy (1-based) answered the hedged attempt, and how long an attempt took to its headers. */

@@ -1,8 +1,7 @@
 /**
- * One attempt sent as hedged copies: a copy goes out each time the run's hedge delay passes with no
- * answer, and the first copy whose answer settles the attempt wins; the others are cancelled (an
- * answer already in drained within `discardBodyMaxBytes`, so its connection can be kept). A copy's
- * retried failure (a 503, a reset) is dropped while another copy is still out.
+ * One attempt sent as hedged copies through the core's racer (`run.raceCopies`): each copy is a fetch
+ * of its own, with its own attempt timer, ended by the caller's signal or by another copy winning.
+ * A losing answer is drained within `discardBodyMaxBytes` and cancelled, so its connection can be kept.
  */
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { attemptSignal } from './attempt-signal.ts';
@@ -19,9 +18,6 @@ export class Failed {
   }
 }
 
-/** Why a losing copy is cancelled. */
-const lost = (): Error => new Error('jitterbug: another copy of this hedged request answered first');
-
 /** Sends hedged copies of the attempt; resolves with the winning answer (or the last failure). */
 export const sendHedged = (
   send: FetchFunction,
@@ -31,58 +27,25 @@ export const sendHedged = (
   firstDelayMs: number,
   codeOf: (error: unknown) => string | undefined,
 ): Promise<Response | Failed> =>
-  new Promise((resolve) => {
-    const cancels: AbortController[] = [];
-    let pending = 0;
-    let done = false;
-    let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
-
-    // The window learns the request's time to its first answer, not the winning copy's own: a request
-    // its hedge saved was still slow, and a window of winners' times never sees the slow mode, so its
-    // percentile sits low and hedges more than it says (7 % of requests for 'p95' in `jitterbug-sim
-    // tail --window`, against 5 % fed whole requests).
-    const requestStartedAt = performance.now();
-    const finish = (answer: Response | Failed, copy: number): void => {
-      done = true;
-      clearTimeout(hedgeTimer);
-      cancels.forEach((cancel, i) => {
-        if (i + 1 !== copy) cancel.abort(lost());
-      });
-      run.hedgeAnswered(copy, answer instanceof Failed ? undefined : performance.now() - requestStartedAt);
-      resolve(answer);
-    };
-
-    const launch = (copy: number, delayMs: number | undefined): void => {
-      const cancel = new AbortController();
-      cancels.push(cancel);
+  run.raceCopies<Response | Failed>(firstDelayMs, {
+    send(_copy, cancel) {
       const timer = attemptSignal(timeoutMs, call.signal);
-      const signal = AbortSignal.any([timer?.signal ?? call.signal ?? cancel.signal, cancel.signal]);
+      const signal = AbortSignal.any([timer?.signal ?? call.signal ?? cancel, cancel]);
       const [input, init] = call.attempt(signal, true);
-      pending++;
-      send(input, init).then(
+      return send(input, init).then(
         (response) => {
-          pending--;
           timer?.stop();
-          if (done) void discardBody(response, run.options.discardBodyMaxBytes);
-          else if (pending === 0 || run.settlesHedge({ status: response.status })) finish(response, copy);
-          else void discardBody(response, run.options.discardBodyMaxBytes);
+          return { answer: response, result: { status: response.status } };
         },
         (error: unknown) => {
-          pending--;
           timer?.stop();
-          if (done) return;
           const code = codeOf(error);
-          if (pending === 0 || call.signal?.aborted || run.settlesHedge(code ? { error, code } : { error })) {
-            finish(new Failed(error, code), copy);
-          }
+          return { answer: new Failed(error, code), result: code ? { error, code } : { error } };
         },
       );
-      if (delayMs === undefined) return;
-      hedgeTimer = setTimeout(() => {
-        hedgeTimer = undefined;
-        if (!done && run.startHedge(copy + 1)) launch(copy + 1, run.hedgeDelay(copy + 1));
-      }, delayMs);
-    };
-
-    launch(1, firstDelayMs);
+    },
+    drop: (answer) => {
+      if (!(answer instanceof Failed)) void discardBody(answer, run.options.discardBodyMaxBytes);
+    },
+    cancelled: () => call.signal?.aborted === true,
   });

@@ -1,0 +1,104 @@
+/**
+ * The racer of hedged copies that the fetch engine and axios share (`run.raceCopies`), driven by an
+ * adapter whose copies answer when the test says: which copy wins, what is dropped, what is cancelled.
+ */
+import { createHedging, createRetryPolicy } from '@jitterbug/core';
+import type { AttemptResult, HedgedCopies, RetryRun } from '@jitterbug/core/adapter';
+import { describe, expect, it } from 'vitest';
+
+interface Copy {
+  readonly copy: number;
+  readonly cancel: AbortSignal;
+  answer(result: AttemptResult): void;
+}
+
+/** An adapter whose copies wait for the test; `dropped` lists the answers the racer let go. */
+const scripted = (cancelled = (): boolean => false) => {
+  const copies: Copy[] = [];
+  const dropped: string[] = [];
+  const adapter: HedgedCopies<string> = {
+    send: (copy, cancel) =>
+      new Promise((resolve) => {
+        copies.push({
+          copy,
+          cancel,
+          answer: (result) => resolve({ answer: `copy ${copy}: ${JSON.stringify(result)}`, result }),
+        });
+      }),
+    drop: (answer) => dropped.push(answer),
+    cancelled,
+  };
+  return { adapter, copies, dropped };
+};
+
+const run = (delayMs = 0): RetryRun =>
+  createRetryPolicy({ hedge: createHedging({ delayMs, ratio: 1 }), budget: false }).begin({
+    method: 'GET',
+    url: 'https://api.example/items',
+  });
+
+/** Lets the hedge timer (0 ms) fire. */
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
+
+describe('raceCopies: the hedged copies of one attempt', () => {
+  it('the first copy to settle wins; the other is cancelled, and its later answer dropped', async () => {
+    const r = run();
+    const { adapter, copies, dropped } = scripted();
+    const won = r.raceCopies(0, adapter);
+    await tick();
+    expect(copies.map((c) => c.copy)).toEqual([1, 2]);
+    copies[1]?.answer({ status: 200 });
+    expect(await won).toBe('copy 2: {"status":200}');
+    expect(copies[0]?.cancel.aborted).toBe(true);
+    expect(String(copies[0]?.cancel.reason)).toMatch(/another copy of this hedged request answered first/);
+    expect(copies[1]?.cancel.aborted).toBe(false);
+    copies[0]?.answer({ status: 200 });
+    await tick();
+    expect(dropped).toEqual(['copy 1: {"status":200}']);
+  });
+
+  it('a retried failure is dropped while another copy is out; the last copy left settles', async () => {
+    const r = run();
+    const { adapter, copies, dropped } = scripted();
+    const won = r.raceCopies(0, adapter);
+    await tick();
+    copies[0]?.answer({ status: 503 });
+    await tick();
+    expect(dropped).toEqual(['copy 1: {"status":503}']);
+    copies[1]?.answer({ status: 503 });
+    expect(await won).toBe('copy 2: {"status":503}');
+  });
+
+  it('a final answer (a 404) settles at once', async () => {
+    const r = run();
+    const { adapter, copies } = scripted();
+    const won = r.raceCopies(0, adapter);
+    await tick();
+    copies[0]?.answer({ status: 404 });
+    expect(await won).toBe('copy 1: {"status":404}');
+    expect(copies[1]?.cancel.aborted).toBe(true);
+  });
+
+  it('no copy is sent once the caller gave up, and its failure settles', async () => {
+    let gaveUp = false;
+    const r = run(20);
+    const { adapter, copies } = scripted(() => gaveUp);
+    const won = r.raceCopies(20, adapter);
+    gaveUp = true;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(copies).toHaveLength(1);
+    copies[0]?.answer({ error: new Error('aborted') });
+    expect(await won).toMatch(/^copy 1:/);
+  });
+
+  it('records the winning copy in the summary', async () => {
+    const r = run();
+    const { adapter, copies } = scripted();
+    const won = r.raceCopies(0, adapter);
+    await tick();
+    copies[1]?.answer({ status: 200 });
+    await won;
+    r.settle(200);
+    expect(r.summary?.hedge).toEqual({ copies: 1, winner: 2 });
+  });
+});
