@@ -6,6 +6,7 @@
  */
 export { attemptMayRetry } from './attempt-may-retry.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';
+export { holdWait } from './cooldown.ts';
 export { decideByStatus, defaultRetry, methodAllowsRetry } from './decide.ts';
 export { describeError, errorCode } from './errors.ts';
 export type { HedgedCopies } from './hedge-race.ts';

@@ -36,6 +36,23 @@ export interface AdaptiveThrottle {
   shouldReject(nowMs: number, random: RandomSource): boolean;
   /** Records that an attempt that was sent got an answer the backend was not overloaded to give. */
   accepted(nowMs: number): void;
+  /** The error a first attempt it refuses fails with (a {@link ThrottledError}). */
+  refusal(nowMs: number): ThrottledError;
+}
+
+/** The error a request fails with, before it is sent, when the adaptive throttle refuses it. */
+export class ThrottledError extends Error {
+  /** Always `ERR_JITTERBUG_THROTTLED`. */
+  readonly code = 'ERR_JITTERBUG_THROTTLED';
+  /** The probability with which the throttle was refusing requests. */
+  readonly probability: number;
+  constructor(probability: number) {
+    super(
+      `jitterbug: refused locally by the adaptive throttle (refusing ${Math.round(probability * 100)} %)`,
+    );
+    this.name = 'ThrottledError';
+    this.probability = probability;
+  }
 }
 
 /** Default throttle settings. */
@@ -105,6 +122,7 @@ export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): A
       advance(nowMs);
       accepts[head] = (accepts[head] ?? 0) + 1;
     },
+    refusal: (nowMs) => new ThrottledError(throttle.rejectProbability(nowMs)),
   };
   return branded(throttle, 'throttle');
 };

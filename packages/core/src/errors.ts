@@ -54,40 +54,6 @@ export class AttemptTimeoutError extends Error {
   }
 }
 
-/**
- * The error a request fails with, before it is sent, when its origin is held (see the `cooldown`
- * option) for longer than `retryAfter.maxMs` or past its deadline.
- */
-export class CooldownError extends Error {
-  /** Always `ERR_JITTERBUG_COOLDOWN`. */
-  readonly code = 'ERR_JITTERBUG_COOLDOWN';
-  /** The origin the server asked to wait for. */
-  readonly origin: string;
-  /** How long the request would have had to wait, in ms. */
-  readonly retryAfterMs: number;
-  constructor(origin: string, retryAfterMs: number) {
-    super(`jitterbug: ${origin} asked for ${Math.ceil(retryAfterMs)} ms without requests`);
-    this.name = 'CooldownError';
-    this.origin = origin;
-    this.retryAfterMs = retryAfterMs;
-  }
-}
-
-/** The error a request fails with, before it is sent, when the adaptive throttle refuses it. */
-export class ThrottledError extends Error {
-  /** Always `ERR_JITTERBUG_THROTTLED`. */
-  readonly code = 'ERR_JITTERBUG_THROTTLED';
-  /** The probability with which the throttle was refusing requests. */
-  readonly probability: number;
-  constructor(probability: number) {
-    super(
-      `jitterbug: refused locally by the adaptive throttle (refusing ${Math.round(probability * 100)} %)`,
-    );
-    this.name = 'ThrottledError';
-    this.probability = probability;
-  }
-}
-
 const MAX_CAUSE_DEPTH = 5;
 
 /**

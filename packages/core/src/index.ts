@@ -12,6 +12,7 @@ export {
   createAdaptiveThrottle,
   DEFAULT_THROTTLE,
   isAdaptiveThrottle,
+  ThrottledError,
 } from './adaptive-throttle.ts';
 export {
   type Backoff,
@@ -36,7 +37,7 @@ export {
   type RetryBudget,
   type RetryBudgetOptions,
 } from './budget.ts';
-export { type Cooldown, createCooldown, isCooldown } from './cooldown.ts';
+export { type Cooldown, CooldownError, createCooldown, isCooldown } from './cooldown.ts';
 export { createRetryPolicy } from './create-retry-policy.ts';
 export { type AttemptOutcome, type Decision, decide, type StopDecision } from './decide.ts';
 export {
@@ -51,11 +52,9 @@ export {
 } from './diagnostics/messages.ts';
 export {
   AttemptTimeoutError,
-  CooldownError,
   DEFAULT_ERROR_CODES,
   describeError,
   errorCode,
-  ThrottledError,
   UNPROCESSED_ERROR_CODES,
 } from './errors.ts';
 export { createHedging, type HedgeOptions, type Hedging, isHedging } from './hedge.ts';

@@ -9,7 +9,7 @@
  */
 
 import { channels, observed } from '#diagnostics';
-import { type BackoffState, initialBackoffState, unitRandom } from './backoff.ts';
+import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
 import {
   type AttemptOutcome,
@@ -21,7 +21,7 @@ import {
   retryableResult,
   type StopDecision,
 } from './decide.ts';
-import { CooldownError, errorCode, ThrottledError } from './errors.ts';
+import { errorCode } from './errors.ts';
 import type { HedgedCopies } from './hedge-race.ts';
 import { fail, isOptionObject } from './option-error.ts';
 import type {
@@ -34,7 +34,7 @@ import type {
   RetryReason,
   StopReason,
 } from './options.ts';
-import { type HeaderGetter, serverDelay } from './retry-after.ts';
+import type { HeaderGetter } from './retry-after.ts';
 import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
 /** A request as an adapter describes it to the policy. */
@@ -107,8 +107,8 @@ export class RetryRun {
   declare private retries: RetryReason[] | undefined;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
-  /** The end of the origin's cooldown this run has already waited for (or caused). */
-  declare private servedUntil: number;
+  /** The end of the origin's cooldown this run has already waited for (or caused); the cooldown's. */
+  declare servedUntil: number;
   /** Hedged copies sent, and the copy that answered the last hedged attempt. */
   declare private hedged: { copies: number; winner: number } | undefined;
 
@@ -144,26 +144,12 @@ export class RetryRun {
    */
   beforeAttempt(signal?: AbortSignal | { holdSignal(): AbortSignal }): void | Promise<void> {
     const o = this.options;
-    const cooldown = o.cooldown;
-    if (cooldown?.active) {
-      const origin = originOf(this.url);
-      const nowMs = o.now();
-      const jitter = o.retryAfter ? unitRandom(o.random) * o.retryAfter.jitterRatio : 0;
-      const release = cooldown.releaseAt(origin, nowMs, this.servedUntil, jitter);
-      if (release !== undefined) {
-        this.servedUntil = cooldown.until(origin);
-        const source = signal as { holdSignal?: () => AbortSignal } | undefined;
-        return this.holdFor(
-          origin,
-          release - nowMs,
-          source?.holdSignal ? source.holdSignal() : (signal as AbortSignal),
-        );
-      }
-    }
+    const held = o.cooldown?.active ? o.cooldown.admit(this, signal) : undefined;
+    if (held) return held;
     const throttle = o.throttle;
     // A first attempt the throttle refuses is not sent; retries are refused where they are decided.
     if (throttle && this.attempts === 0 && throttle.shouldReject(o.now(), o.random)) {
-      return this.refuse('throttled', new ThrottledError(throttle.rejectProbability(o.now())), undefined);
+      return this.refuse('throttled', throttle.refusal(o.now()), undefined);
     }
     if (observed && channels.attemptStart.hasSubscribers) {
       channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
@@ -216,23 +202,11 @@ export class RetryRun {
     if (latencyMs !== undefined) this.options.hedge?.latencies.record(latencyMs);
   }
 
-  /** Waits out the origin's cooldown, or refuses a wait the options do not allow. */
-  private async holdFor(origin: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
-    const o = this.options;
-    const limit = o.retryAfter ? o.retryAfter.maxMs : Number.POSITIVE_INFINITY;
-    // A hold past maxMs is what the request would get as a retry: refused, or cut to maxMs with 'cap'.
-    const waitMs = ms > limit && o.retryAfter && o.retryAfter.whenLonger === 'cap' ? limit : ms;
-    const reason: StopReason | undefined =
-      waitMs > limit
-        ? 'retry-after-too-long'
-        : o.deadlineMs !== undefined && !(this.elapsedMs() + waitMs <= o.deadlineMs)
-          ? 'deadline'
-          : undefined;
-    return reason ? this.refuse(reason, new CooldownError(origin, ms), ms) : this.wait(waitMs, signal);
-  }
-
-  /** Ends the run before an attempt is sent, and rejects with `error`. */
-  private async refuse(reason: StopReason, error: Error, refusedDelayMs: number | undefined): Promise<never> {
+  /**
+   * Ends the run before an attempt is sent, and rejects with `error`. For the opt-in features that
+   * hold or refuse an attempt (the cooldown, the throttle), not for adapters.
+   */
+  async refuse(reason: StopReason, error: Error, refusedDelayMs: number | undefined): Promise<never> {
     const o = this.options;
     const { method, url, attempts: attempt } = this;
     const event = { method, url, attempt, reason, status: undefined, error, route: o.route, refusedDelayMs };
@@ -380,7 +354,8 @@ export class RetryRun {
       decision = { retry: false, reason: 'budget-exhausted', gaveUp: true };
     }
     const { status } = outcome;
-    if (o.cooldown && o.retryAfter && (status === 429 || status === 503)) this.holdOrigin(outcome, decision);
+    if (o.cooldown && o.retryAfter && (status === 429 || status === 503))
+      o.cooldown.heed(this, outcome, decision);
     const { error } = outcome;
     const { method, url, attempts: attempt } = this;
     const route = o.route;
@@ -419,21 +394,6 @@ export class RetryRun {
     // A response the user asked to retry is not a success, whatever its status.
     const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
     return after(gaveUp, () => after(this.finish(reason, status, error, success), () => stopped));
-  }
-
-  /** A 429 or 503 that says when to come back holds every request of the policy to the origin. */
-  private holdOrigin(outcome: AttemptOutcome, decision: Decision): void {
-    const server = outcome.responseHeaders && serverDelay(outcome.responseHeaders, outcome.nowMs);
-    if (!server) return;
-    const until = outcome.nowMs + server.ms;
-    // This request keeps its place in the line: first, at the time it retries (if it does).
-    this.options.cooldown?.hold(
-      originOf(this.url),
-      outcome.nowMs,
-      until,
-      decision.retry ? outcome.nowMs + decision.delayMs : until,
-    );
-    this.servedUntil = until;
   }
 
   /**
@@ -489,15 +449,6 @@ export class RetryRun {
     return o.onFinish ? after(o.onFinish(summary), nothing) : undefined;
   }
 }
-
-/** The origin of a request's URL (a relative one's is the page's, in a browser). */
-const originOf = (url: string): string => {
-  try {
-    return new URL(url, (globalThis as { location?: { href?: string } }).location?.href).origin;
-  } catch {
-    return '';
-  }
-};
 
 /** Compiled route rules: the options of the first rule a request matches, and every rule's options. */
 export interface RouteTable {

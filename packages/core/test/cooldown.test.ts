@@ -137,7 +137,14 @@ describe('cooldown', () => {
       /"cooldown" must be false or what createCooldown\(\) returns, got true/,
     );
     // A look-alike is refused by name, not trusted until a request calls a method it lacks.
-    const lookAlike = { active: false, hold() {}, releaseAt: () => undefined, until: () => 0 };
+    const lookAlike = {
+      active: false,
+      hold() {},
+      releaseAt: () => undefined,
+      until: () => 0,
+      admit: () => undefined,
+      heed() {},
+    };
     expect(() => createRetryPolicy({ cooldown: lookAlike })).toThrow(/"cooldown" must be false or what/);
     expect(isCooldown(createCooldown())).toBe(true);
     expect(isCooldown(lookAlike)).toBe(false);

@@ -10,7 +10,7 @@
  */
 import type { Cooldown, HeaderGetter, StopReason } from '@jitterbug/core';
 import { serverDelay } from '@jitterbug/core';
-import { decideByStatus, type RetryRun } from '@jitterbug/core/adapter';
+import { decideByStatus, holdWait, type RetryRun } from '@jitterbug/core/adapter';
 
 /** What the cooldown says about an attempt about to be sent. */
 export type CooldownTurn =
@@ -51,16 +51,8 @@ export const cooldownTurn = (run: RetryRun, origin: string, servedUntil: number)
   const release = cooldown.releaseAt(origin, nowMs, servedUntil, jitter);
   if (release === undefined) return GO;
   const until = cooldown.until(origin);
-  const ms = release - nowMs;
-  const limit = o.retryAfter ? o.retryAfter.maxMs : Number.POSITIVE_INFINITY;
-  const waitMs = ms > limit && o.retryAfter && o.retryAfter.whenLonger === 'cap' ? limit : ms;
-  const reason: StopReason | undefined =
-    waitMs > limit
-      ? 'retry-after-too-long'
-      : o.deadlineMs !== undefined && !(run.elapsedMs() + waitMs <= o.deadlineMs)
-        ? 'deadline'
-        : undefined;
-  if (reason) return { kind: 'refuse', reason, servedUntil: until };
+  const { waitMs, refused } = holdWait(o, run.elapsedMs(), release - nowMs);
+  if (refused) return { kind: 'refuse', reason: refused, servedUntil: until };
   run.totalDelayMs += waitMs;
   return { kind: 'hold', waitMs, servedUntil: until };
 };
