@@ -31,12 +31,18 @@ const PEER_RETRY: Options['retry'] = {
  * jitterbug: the peer's retry option plus an `init` hook that does nothing, i.e. what ky spends on
  * every call that carries an `init` hook.
  */
-export const kyVariantOptions = async (kind: VariantKind | 'init-noop'): Promise<Options> => {
-  if (kind === 'raw') return { retry: 0 };
-  if (kind === 'peer') return { retry: PEER_RETRY };
-  if (kind === 'init-noop') return { retry: PEER_RETRY, hooks: { init: [() => {}] } } as Options;
+export const kyVariantOptions = async (
+  kind: VariantKind | 'init-noop',
+  /** The fetch ky sends through (default: the global one); jitterbug takes it as its adapter option. */
+  fetch?: (input: Request | URL | string, init?: RequestInit) => Promise<Response>,
+): Promise<Options> => {
+  const sending = fetch ? { fetch } : {};
+  if (kind === 'raw') return { retry: 0, ...sending };
+  if (kind === 'peer') return { retry: PEER_RETRY, ...sending };
+  if (kind === 'init-noop') return { retry: PEER_RETRY, hooks: { init: [() => {}] }, ...sending } as Options;
   const { kyRetry } = await import('@jitterbug/ky');
-  return { ...kyRetry(JITTERBUG_OPTIONS) };
+  // kyRetry sets ky's `fetch` option to its own; the fetch it sends through is its adapter option.
+  return { ...kyRetry(JITTERBUG_OPTIONS, sending) };
 };
 
 export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> =>

@@ -86,8 +86,8 @@ const kyCall = async (): Promise<Call> => {
   if (variant !== 'raw' && variant !== 'jitterbug' && variant !== 'peer' && variant !== 'init-noop') {
     throw new TypeError(`unknown ky variant "${variant}"`);
   }
-  const options = await kyVariantOptions(variant);
-  const api = ky.create({ baseUrl: 'http://127.0.0.1:9/', fetch, ...options });
+  const options = await kyVariantOptions(variant, fetch);
+  const api = ky.create({ baseUrl: 'http://127.0.0.1:9/', ...options });
   return async () => {
     const data = await api.get('ok').json<{ ok?: boolean }>();
     if (data.ok !== true) throw new Error('unexpected body');

@@ -27,6 +27,14 @@ export interface KyAdapterOptions {
    * interceptors see it). Give yours here, not as ky's `fetch` option: that would replace jitterbug's.
    */
   readonly fetch?: (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+  /**
+   * Lets `ky.retry()` from an `afterResponse` hook retry the call through its run. Default `false`:
+   * ky's own retry limit is then 0, and ky makes no copy of each call's `Request` (it clones every
+   * request, and tees a stream body into memory, whenever its limit is above 0, for the retry it
+   * might make: about 13 µs per call in `bench/`'s in-memory ky probe, a third of a call there).
+   * Without it, a hook's `ky.retry()` rejects the call with ky's `ForceRetryError`.
+   */
+  readonly forcedRetries?: boolean;
 }
 
 /** One ky call: the body's kind as ky's options hold it, and the run once the first attempt began. */
@@ -40,7 +48,9 @@ interface CallState {
 const byContext = privateSlot<CallState>();
 const byRequest = privateSlot<CallState>();
 
-const checkAdapterOptions = (options: KyAdapterOptions): FetchFunction | undefined => {
+const checkAdapterOptions = (
+  options: KyAdapterOptions,
+): { fetch: FetchFunction | undefined; forcedRetries: boolean } => {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('jitterbug: the ky adapter options must be an object');
   }
@@ -50,13 +60,18 @@ const checkAdapterOptions = (options: KyAdapterOptions): FetchFunction | undefin
         'jitterbug: the ky adapter has no option "timeout": ky\'s own `timeout` bounds the whole call, and the policy\'s `attemptTimeoutMs` each attempt',
       );
     }
-    if (key !== 'fetch') throw new TypeError(`jitterbug: unknown ky adapter option "${key}"`);
+    if (key !== 'fetch' && key !== 'forcedRetries') {
+      throw new TypeError(`jitterbug: unknown ky adapter option "${key}"`);
+    }
   }
-  const { fetch } = options;
+  const { fetch, forcedRetries = false } = options;
   if (fetch !== undefined && typeof fetch !== 'function') {
     throw new TypeError('jitterbug: option "fetch" must be a function');
   }
-  return fetch as FetchFunction | undefined;
+  if (typeof forcedRetries !== 'boolean') {
+    throw new TypeError('jitterbug: option "forcedRetries" must be a boolean');
+  }
+  return { fetch: fetch as FetchFunction | undefined, forcedRetries };
 };
 
 const bodyOf = (options: KyOptionsView): BodyKind | undefined =>
@@ -105,7 +120,7 @@ export const kyRetry = (
   adapterOptions: KyAdapterOptions = {},
 ): KyRetryOptions => {
   const policy = toRetryPolicy(optionsOrPolicy);
-  const inner = checkAdapterOptions(adapterOptions);
+  const { fetch: inner, forcedRetries } = checkAdapterOptions(adapterOptions);
   const send: FetchFunction = inner ?? ((input, init) => globalThis.fetch(input, init));
   const settings = { finalError: asKyTimeout };
 
@@ -172,18 +187,20 @@ export const kyRetry = (
     byRequest.set(request, state);
   };
 
-  // ky's own retry is on for forced retries only: it lists no method and no status. ky checks its
-  // limit before the beforeRetry hook, so it is one above the policy's retries (the run refuses the
-  // last one with its own reason), and no higher: hooks lost to a spread (`{ ...kyRetry(), hooks }`
-  // replaces them) cannot make ky send a forced retry more than once beyond what the policy allows.
-  const limit = Math.max(policy.options.maxAttempts, ...policy.routeOptions.map((o) => o.maxAttempts));
+  // ky's own retry is on for forced retries only, when asked for: it lists no method and no status.
+  // ky checks its limit before the beforeRetry hook, so it is one above the policy's retries (the
+  // run refuses the last one with its own reason), and no higher: hooks lost to a spread
+  // (`{ ...kyRetry(), hooks }` replaces them) cannot make ky send a forced retry more than once
+  // beyond what the policy allows. Otherwise 0, so that ky copies no request for a retry of its own.
+  const limit = forcedRetries
+    ? Math.max(policy.options.maxAttempts, ...policy.routeOptions.map((o) => o.maxAttempts))
+    : 0;
   return {
     fetch: fetch as KyRetryOptions['fetch'],
     // No methods: ky's own retry never starts on a status or an error (it checks the method first).
     retry: { limit, methods: [], delay: () => 0 },
-    hooks: {
-      beforeRequest: [beforeRequest],
-      beforeRetry: [beforeRetry],
-    } as unknown as KyRetryOptions['hooks'],
+    hooks: (forcedRetries
+      ? { beforeRequest: [beforeRequest], beforeRetry: [beforeRetry] }
+      : { beforeRequest: [beforeRequest] }) as unknown as KyRetryOptions['hooks'],
   };
 };

@@ -75,13 +75,14 @@ describe.each(kys)('%s', (_name, ky) => {
       },
     });
     const limited = '{"error":{"code":"RATE_LIMIT"}}';
+    const FORCED: KyAdapterOptions = { forcedRetries: true };
 
     it('is sent, after the policy delay, counted and reported as forced', async () => {
       server.route('/rl', [
         { status: 200, body: limited },
         { status: 200, body: '{"ok":true}' },
       ]);
-      const response = await client({}, rateLimitHook() as Options).get(url('/rl'));
+      const response = await client({}, rateLimitHook() as Options, FORCED).get(url('/rl'));
       expect(await response.json()).toEqual({ ok: true });
       expect(server.seen('/rl')).toHaveLength(2);
       expect(waits).toEqual([50]); // full jitter, random 0.5, base 100
@@ -93,7 +94,7 @@ describe.each(kys)('%s', (_name, ky) => {
         { status: 200, body: limited },
         { status: 200, body: '{"ok":true}' },
       ]);
-      const response = await client({}, rateLimitHook(20) as Options).get(url('/rl-delay'));
+      const response = await client({}, rateLimitHook(20) as Options, FORCED).get(url('/rl-delay'));
       expect(waits).toEqual([]);
       expect(getRetryInfo(response)).toMatchObject({ attempts: 2, totalDelayMs: 20 });
     });
@@ -102,7 +103,7 @@ describe.each(kys)('%s', (_name, ky) => {
       server.route('/rl-always', [{ status: 200, body: limited }]);
       const finished: RetryInfo[] = [];
       const error = await errorOf(
-        client({ maxAttempts: 2, onFinish: (i) => finished.push(i) }, rateLimitHook() as Options).get(
+        client({ maxAttempts: 2, onFinish: (i) => finished.push(i) }, rateLimitHook() as Options, FORCED).get(
           url('/rl-always'),
         ),
       );
@@ -115,13 +116,35 @@ describe.each(kys)('%s', (_name, ky) => {
     it('draws on the retry budget', async () => {
       server.route('/rl-budget', [{ status: 200, body: limited }]);
       const error = await errorOf(
-        client({ maxAttempts: 5, budget: { burst: 1, ratio: 0 } }, rateLimitHook() as Options).get(
+        client({ maxAttempts: 5, budget: { burst: 1, ratio: 0 } }, rateLimitHook() as Options, FORCED).get(
           url('/rl-budget'),
         ),
       );
       expect(error).toMatchObject({ name: 'ForceRetryError' });
       expect(server.seen('/rl-budget')).toHaveLength(2);
       expect(getRetryInfo(error)).toMatchObject({ reason: 'budget-exhausted' });
+    });
+
+    it('needs forcedRetries: without it ky sends the call once and rejects a forced retry itself', async () => {
+      server.route('/rl-off', [
+        { status: 200, body: limited },
+        { status: 200, body: '{"ok":true}' },
+      ]);
+      const error = await errorOf(client({}, rateLimitHook() as Options).get(url('/rl-off')));
+      expect(error).toMatchObject({ name: 'ForceRetryError' });
+      expect(server.seen('/rl-off')).toHaveLength(1);
+    });
+
+    it('ky’s own retry limit is 0 without forcedRetries (ky copies no request for a retry of its own)', () => {
+      expect(kyRetry().retry).toMatchObject({ limit: 0, methods: [] });
+      expect(kyRetry().hooks.beforeRetry).toBeUndefined();
+      expect(kyRetry(createRetryPolicy({ maxAttempts: 4 }), FORCED).retry).toMatchObject({
+        limit: 4,
+        methods: [],
+      });
+      expect(() => kyRetry({}, { forcedRetries: 'yes' as never })).toThrow(
+        /"forcedRetries" must be a boolean/,
+      );
     });
   });
 

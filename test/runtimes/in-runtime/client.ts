@@ -53,7 +53,7 @@ export interface RuntimeClient {
 export interface ClientSetup {
   /** The policy's options (with `routes`: made into a policy with `createRetryPolicy`). */
   readonly options: RetryPolicyOptions;
-  /** ky only: hooks added with `.extend({ hooks })` after `kyRetry`. */
+  /** ky only: hooks added with `.extend({ hooks })` after `kyRetry` (then made with `forcedRetries`). */
   readonly kyHooks?: Hooks;
 }
 

@@ -17,7 +17,10 @@ const bodyOf = async (response: Response): Promise<string | undefined> => {
 };
 
 export const kyClient: ClientFactory = ({ options, kyHooks }) => {
-  const base = ky.create({ ...kyRetry(createRetryPolicy(options)) });
+  // A scenario's own hooks are the forced retry's (`ky.retry()`), which the adapter must be asked for.
+  const base = ky.create({
+    ...kyRetry(createRetryPolicy(options), { forcedRetries: kyHooks !== undefined }),
+  });
   const api = kyHooks ? base.extend({ hooks: kyHooks }) : base;
   return {
     async send(request: RuntimeRequest): Promise<CallResult> {
