@@ -38,10 +38,16 @@ export interface Cooldown {
    * (a wait in line, or a refusal with a {@link CooldownError} when it is longer than
    * `retryAfter.maxMs` allows or passes the deadline).
    */
-  admit(run: RetryRun, signal: HoldSignal | undefined): Promise<void> | undefined;
+  admit(run: CooldownRun, signal: HoldSignal | undefined): Promise<void> | undefined;
   /** For the run's decision on a 429 or 503: one that says when to come back holds the origin. */
-  heed(run: RetryRun, outcome: AttemptOutcome, decision: Decision): void;
+  heed(run: CooldownRun, outcome: AttemptOutcome, decision: Decision): void;
 }
+
+/**
+ * What the cooldown asks of a run: public members only (a structural type, so that a `Cooldown`
+ * from another copy of the package type-checks against this copy's runs).
+ */
+export type CooldownRun = Pick<RetryRun, 'url' | 'options' | 'servedUntil' | 'elapsedMs' | 'refuse' | 'wait'>;
 
 /** What `beforeAttempt` is given: the signal, or an object that makes one only for a hold. */
 type HoldSignal = AbortSignal | { holdSignal(): AbortSignal };
@@ -78,7 +84,7 @@ export const holdWait = (
 
 /** Waits out the origin's hold, or refuses a wait the run's options do not allow. */
 const holdFor = (
-  run: RetryRun,
+  run: CooldownRun,
   origin: string,
   ms: number,
   signal: AbortSignal | undefined,

@@ -9,6 +9,12 @@
  */
 import type { AttemptResult, RetryRun } from './policy.ts';
 
+/**
+ * What the racer asks of the run: its public hedging methods only (a structural type, so that a
+ * `Hedging` from another copy of the package type-checks against this copy's runs).
+ */
+export type HedgingRun = Pick<RetryRun, 'settlesHedge' | 'startHedge' | 'hedgeDelay' | 'hedgeAnswered'>;
+
 /** How an adapter sends the copies of one attempt. */
 export interface HedgedCopies<A> {
   /**
@@ -26,7 +32,7 @@ export interface HedgedCopies<A> {
 const lost = (): Error => new Error('jitterbug: another copy of this hedged request answered first');
 
 /** Sends hedged copies of the run's attempt; resolves with the winning copy's answer. */
-export const raceCopies = <A>(run: RetryRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A> =>
+export const raceCopies = <A>(run: HedgingRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A> =>
   new Promise((resolve) => {
     const cancels: AbortController[] = [];
     let pending = 0;

@@ -6,10 +6,9 @@
  */
 import { createRetryBudget, type RetryBudget } from './budget.ts';
 import { branded, isFeature } from './feature.ts';
-import { type HedgedCopies, raceCopies } from './hedge-race.ts';
+import { type HedgedCopies, type HedgingRun, raceCopies } from './hedge-race.ts';
 import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 import { fail, fieldsOf, given, numberIn } from './option-error.ts';
-import type { RetryRun } from './policy.ts';
 
 /** The `hedge` option. */
 export interface HedgeOptions {
@@ -43,7 +42,7 @@ export interface Hedging {
   readonly latencies: LatencyWindow;
   readonly budget: RetryBudget;
   /** Sends one attempt's copies for an adapter; see {@link HedgedCopies}. */
-  race<A>(run: RetryRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A>;
+  race<A>(run: HedgingRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A>;
 }
 
 const PERCENTILE = /^p(\d+(?:\.\d+)?)$/;

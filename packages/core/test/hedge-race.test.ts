@@ -91,6 +91,20 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     expect(await won).toMatch(/^copy 1:/);
   });
 
+  it('once the caller gave up, a copy’s failure settles even with another copy out', async () => {
+    let gaveUp = false;
+    const r = run();
+    const { adapter, copies, dropped } = scripted(() => gaveUp);
+    const won = r.raceCopies(0, adapter);
+    await tick();
+    expect(copies).toHaveLength(2);
+    gaveUp = true;
+    copies[0]?.answer({ error: new Error('aborted') });
+    expect(await won).toMatch(/^copy 1:/);
+    expect(copies[1]?.cancel.aborted).toBe(true);
+    expect(dropped).toEqual([]);
+  });
+
   it('records the winning copy in the summary', async () => {
     const r = run();
     const { adapter, copies } = scripted();

@@ -32,7 +32,9 @@ export const sendHedged = (
       const timer = attemptSignal(timeoutMs, call.signal);
       const signal = AbortSignal.any([timer?.signal ?? call.signal ?? cancel, cancel]);
       const [input, init] = call.attempt(signal, true);
-      return send(input, init).then(
+      // A fetch that throws instead of rejecting fails this copy (a later copy is sent from a timer,
+      // where a throw would be uncaught).
+      return new Promise<Response>((resolve) => resolve(send(input, init))).then(
         (response) => {
           timer?.stop();
           return { answer: response, result: { status: response.status } };

@@ -50,6 +50,19 @@ describe('hedged requests', () => {
     expect(slow?.finished).toBe(false);
   });
 
+  it('a route rule given createHedging hedges its requests; the base policy does not', async () => {
+    slowThenFast('/search/tail');
+    slowThenFast('/other/tail', { status: 200, body: 'slow', delayMs: 200 });
+    const send = client({ routes: [{ match: 'GET /search/*', hedge: createHedging({ delayMs: 30 }) }] });
+    const routed = await send(url('/search/tail'));
+    expect(await routed.text()).toBe('fast');
+    expect(getRetryInfo(routed)).toMatchObject({ route: 'GET /search/*', hedge: { copies: 1, winner: 2 } });
+    const plain = await send(url('/other/tail'));
+    expect(await plain.text()).toBe('slow');
+    expect(getRetryInfo(plain)?.hedge).toBeUndefined();
+    expect(server.seen('/other/tail')).toHaveLength(1);
+  });
+
   it('never hedges a POST without an idempotency key; hedges one with a key', async () => {
     slowThenFast('/pay', { status: 200, body: 'slow', delayMs: 300 });
     const send = client({ hedge: createHedging({ delayMs: 20 }) });
@@ -120,6 +133,26 @@ describe('hedged requests', () => {
     for (let i = 0; i < 20; i++) await (await send(url('/quick'))).text();
     slowThenFast('/late');
     expect(await (await send(url('/late'))).text()).toBe('fast');
+  });
+
+  it('a fetch that throws (not rejects) for a hedged copy fails that copy; the first still answers', async () => {
+    server.route('/thrower', [{ status: 200, body: 'slow', delayMs: 150 }]);
+    const agent = new Agent();
+    agents.push(agent);
+    let calls = 0;
+    const throwing: typeof fetch = (input, init) => {
+      calls++;
+      if (calls === 2) throw new TypeError('synchronous failure');
+      return fetch(input, { ...init, dispatcher: agent } as RequestInit);
+    };
+    const send = withRetry(
+      throwing,
+      createRetryPolicy({ hedge: createHedging({ delayMs: 20 }), budget: false }),
+    );
+    const response = await send(url('/thrower'));
+    expect(await response.text()).toBe('slow');
+    expect(calls).toBe(2);
+    expect(getRetryInfo(response)).toMatchObject({ attempts: 1, hedge: { copies: 1, winner: 1 } });
   });
 
   it('the caller’s abort cancels every copy, with its reason', async () => {

@@ -10,7 +10,7 @@ export interface KyOptionsView {
   readonly signal?: AbortSignal | null;
   readonly body?: unknown;
   /** ky's retry options, normalized (ky fills in its default methods when given a number). */
-  readonly retry?: { readonly methods?: readonly string[] } | number;
+  readonly retry?: { readonly methods?: readonly string[]; readonly limit?: number } | number;
 }
 
 const isRequest = (value: unknown): value is Request =>

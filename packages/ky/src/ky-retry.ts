@@ -1,8 +1,8 @@
 /**
  * `kyRetry()`: ky options that run every attempt of a ky call through jitterbug's fetch engine (ky's
  * `fetch` option), so ky sees one fetch per call and jitterbug makes every retry decision. ky's own
- * retry stays on only for what the user forces from an `afterResponse` hook (`ky.retry()`): those
- * reach `beforeRetry`, where the call's run decides them.
+ * retry is off (limit 0), unless the user asks for forced retries (`forcedRetries`: `ky.retry()` from
+ * an `afterResponse` hook): those reach `beforeRetry`, where the call's run decides them.
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
 import {
@@ -86,18 +86,25 @@ const asKyTimeout = (error: unknown, call: Call): unknown => {
 };
 
 /**
- * Whether ky's `retry` option was set again after `kyRetry()` (`retry: 2` on a call, or `.extend()`
- * with one): ky would then retry what jitterbug already retried, multiplying the attempts.
+ * Why ky's `retry` option, set again after `kyRetry()` (`retry: 2` on a call, or `.extend()` with
+ * one), is refused, if it is: ky would retry on its own what jitterbug already retried (a number, or
+ * methods), or, without `forcedRetries`, make forced retries that no run decides (a limit above 0:
+ * ky would also copy every request again).
  */
-const kyRetriesOnItsOwn = (options: KyOptionsView): boolean => {
+const retrySetAgain = (options: KyOptionsView, forcedRetries: boolean): TypeError | undefined => {
   const { retry } = options;
-  return typeof retry === 'number' ? retry > 0 : (retry?.methods?.length ?? 0) > 0;
+  if (typeof retry === 'number' ? retry > 0 : (retry?.methods?.length ?? 0) > 0) {
+    return new TypeError(
+      'jitterbug: ky\'s "retry" option was set after kyRetry(), so ky would retry on its own what jitterbug already retried; set retries with jitterbug instead (a call\'s `jitterbug: { maxAttempts }`, or the policy)',
+    );
+  }
+  if (!forcedRetries && typeof retry === 'object' && (retry.limit ?? 0) > 0) {
+    return new TypeError(
+      'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries: true }), whose run decides forced retries',
+    );
+  }
+  return undefined;
 };
-
-const retryReplaced = (): TypeError =>
-  new TypeError(
-    'jitterbug: ky\'s "retry" option was set after kyRetry(), so ky would retry on its own what jitterbug already retried; set retries with jitterbug instead (a call\'s `jitterbug: { maxAttempts }`, or the policy)',
-  );
 
 const isForcedRetry = (error: unknown): error is Error & { customDelay?: number } =>
   (error as { name?: unknown } | null)?.name === 'ForceRetryError';
@@ -109,7 +116,8 @@ const isForcedRetry = (error: unknown): error is Error & { customDelay?: number 
  *
  * Each ky call is one run: `getRetryInfo(response)` or `getRetryInfo(error)` tells what it cost; a
  * call's own overrides go in its `jitterbug` option (`api.get(url, { jitterbug: { maxAttempts: 5 } })`,
- * `false` to send it once); `ky.retry()` from an `afterResponse` hook is a forced retry of the run.
+ * `false` to send it once); with `forcedRetries`, `ky.retry()` from an `afterResponse` hook is a
+ * forced retry of the run.
  *
  * @param optionsOrPolicy - `createRetryPolicy` options (without routes), or a policy to share.
  * @param adapterOptions - settings of the adapter itself: {@link KyAdapterOptions}.
@@ -150,8 +158,10 @@ export const kyRetry = (
   // Links the call (its context) with the request ky sends (the body's kind is known only here).
   const beforeRequest = (...args: unknown[]): void => {
     const { request, options } = beforeRequestArgs(args);
-    if (kyRetriesOnItsOwn(options)) throw retryReplaced();
-    const context = options.context;
+    const refused = retrySetAgain(options, forcedRetries);
+    if (refused) throw refused;
+    // The call's context finds its state again only for a forced retry (ky's next request).
+    const context = forcedRetries ? options.context : undefined;
     let state = context ? byContext.get(context) : undefined;
     if (!state) {
       state = { body: bodyOf(options), run: undefined };

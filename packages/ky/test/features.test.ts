@@ -191,11 +191,20 @@ describe.each(kys)('%s', (_name, ky) => {
       },
     );
 
-    it('a retry option that keeps ky from retrying on its own (a limit, no methods) is accepted', async () => {
+    it('with forcedRetries, a limit alone (no methods) is accepted: it caps forced retries', async () => {
       server.route('/limit', [{ status: 503 }, { status: 200, body: 'ok' }]);
-      const api = client({}, { retry: { limit: 5 } } as Options);
+      const api = client({}, { retry: { limit: 5 } } as Options, { forcedRetries: true });
       expect(await api.get(url('/limit')).text()).toBe('ok');
       expect(server.seen('/limit')).toHaveLength(2);
+    });
+
+    it('without forcedRetries, a limit is refused: ky would make forced retries no run decides', async () => {
+      server.route('/limit-off', [{ status: 200, body: 'ok' }]);
+      const api = client({}, { retry: { limit: 5 } } as Options);
+      const error = await errorOf(api.get(url('/limit-off')));
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toContain('forcedRetries: true');
+      expect(server.seen('/limit-off')).toHaveLength(0);
     });
   });
 

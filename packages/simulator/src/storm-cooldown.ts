@@ -36,8 +36,8 @@ export const originOf = (url: string): string => {
  * The cooldown's part of `run.beforeAttempt()` at the policy's `now()`: the same `releaseAt` and
  * `until` calls on the policy's `Cooldown`, the same jitter draw from its random source (made only
  * while the cooldown is active), the same `retryAfter.maxMs` / `whenLonger` and `deadlineMs` checks.
- * `servedUntil` is the end of the hold the run was last released from or caused (the run keeps it
- * privately; the caller keeps it here, see {@link servedUntilAfter}). A hold is added to the run's
+ * `servedUntil` is the end of the hold the run was last released from or caused (the caller keeps
+ * its own copy here, see {@link servedUntilAfter}, rather than writing the run's). A hold is added to the run's
  * `totalDelayMs`, as its `wait` adds it.
  */
 export const cooldownTurn = (run: RetryRun, origin: string, servedUntil: number): CooldownTurn => {
