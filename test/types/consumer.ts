@@ -26,6 +26,11 @@ export const featured = withRetry(fetch, {
   cooldown: createCooldown(),
   throttle: createAdaptiveThrottle({ k: 2 }),
 });
+// A call cannot hedge (a percentile needs the latencies a policy's requests share).
+export const unhedged = featured('https://example.com/', {
+  // @ts-expect-error: `hedge` is not a call's override
+  jitterbug: { hedge: createHedging({ delayMs: 5 }) },
+});
 const dispatcher = new Agent().compose(retryInterceptor(policy));
 export const res = await request('https://example.com/', {
   dispatcher,

@@ -2,14 +2,14 @@
  * One request's own retry settings, in the axios idiom: a `jitterbug` field of the request config,
  * typed here by augmenting axios' `AxiosRequestConfig` (as axios-retry does for `'axios-retry'`).
  */
-import type { RetryOverrides } from '@jitterbug/core';
+import type { CallOverrides } from '@jitterbug/core';
 
 /**
  * What a request's `jitterbug` field takes: options that override the policy's (after its route
  * rule) for this request only, or `false` to send it once. Not `hedge`: a percentile delay needs the
  * latencies a policy or a route shares.
  */
-export type CallRetryOptions = Omit<RetryOverrides, 'hedge'> | false;
+export type CallRetryOptions = CallOverrides | false;
 
 declare module 'axios' {
   // The type parameters of a merged declaration must be a prefix of axios' own: `D` alone fits both

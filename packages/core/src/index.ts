@@ -62,6 +62,7 @@ export { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 export {
   type AttemptInfo,
   type BackoffOptions,
+  type CallOverrides,
   DEFAULTS,
   type DelaySource,
   type GiveUpEvent,

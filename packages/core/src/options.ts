@@ -238,6 +238,12 @@ export interface RetryOverrides {
   readonly hedge?: Hedging | false;
 }
 
+/**
+ * What a single call may override (its `jitterbug` option, `policy.begin`'s overrides): a route's
+ * options but `hedge` — a percentile needs the latencies that the requests of a policy share.
+ */
+export type CallOverrides = Omit<RetryOverrides, 'hedge'>;
+
 /** What a route rule matches: `"POST /payments/*"`, `"/reports/*"`, a `URLPattern`, or a predicate. */
 export type RouteMatch =
   | string

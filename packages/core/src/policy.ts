@@ -26,11 +26,11 @@ import type { HedgedCopies } from './hedge-race.ts';
 import { fail, isOptionObject } from './option-error.ts';
 import type {
   AttemptInfo,
+  CallOverrides,
   MaybePromise,
   ResolvedOptions,
   RetryInfo,
   RetryOptions,
-  RetryOverrides,
   RetryReason,
   StopReason,
 } from './options.ts';
@@ -475,7 +475,7 @@ export interface RetryPolicy {
    *
    * @throws TypeError naming the option when the overrides are invalid.
    */
-  begin(request: RetryRequest, overrides?: RetryOverrides | false): RetryRun;
+  begin(request: RetryRequest, overrides?: CallOverrides | false): RetryRun;
 }
 
 const POLICY_BRAND = Symbol.for('jitterbug.policy');
@@ -484,7 +484,7 @@ const POLICY_BRAND = Symbol.for('jitterbug.policy');
 export const upperMethod = (method: string): string => (method === 'GET' ? method : method.toUpperCase());
 
 /** The options for a call with its own overrides (`false`: no retries). */
-const overridden = (base: ResolvedOptions, overrides: RetryOverrides | false): ResolvedOptions =>
+const overridden = (base: ResolvedOptions, overrides: CallOverrides | false): ResolvedOptions =>
   overrides === false
     ? { ...base, retry: false, disabledBy: 'retry-disabled' }
     : resolveOptions(overrides, CALL_KEYS, base, 'jitterbug.');

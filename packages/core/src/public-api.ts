@@ -10,6 +10,7 @@ export {
   type AdaptiveThrottleOptions,
   type AttemptInfo,
   type BackoffOptions,
+  type CallOverrides,
   type Cooldown,
   createAdaptiveThrottle,
   createCooldown,

@@ -4,7 +4,7 @@
  * string, bytes, `Blob`, `FormData` or `URLSearchParams` in `init.body` is sent again as it is; a
  * `ReadableStream` (or an async iterable) only once, unless it was read into memory first.
  */
-import type { HeaderGetter, RetryOverrides } from '@jitterbug/core';
+import type { CallOverrides, HeaderGetter } from '@jitterbug/core';
 import type { BodyKind } from '@jitterbug/core/adapter';
 
 /** What `fetch` takes as its first argument. */
@@ -13,7 +13,7 @@ export type FetchInput = string | URL | Request;
 /** `fetch`'s options, with the call's own retry overrides (`false`: no retries for this call). */
 export type FetchInit = RequestInit & {
   /** This call's overrides of the policy's options, or `false` to send it once. */
-  readonly jitterbug?: RetryOverrides | false | undefined;
+  readonly jitterbug?: CallOverrides | false | undefined;
 };
 
 /** A function with `fetch`'s signature. */

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-import type { RetryOverrides } from '@jitterbug/core';
+import type { CallOverrides } from '@jitterbug/core';
 
 export * from '@jitterbug/core/public-api';
 export { type KyAdapterOptions, type KyRetryOptions, kyRetry } from './ky-retry.ts';
@@ -12,6 +12,6 @@ export { type KyAdapterOptions, type KyRetryOptions, kyRetry } from './ky-retry.
 declare module 'ky' {
   interface Options {
     /** This call's overrides of the jitterbug policy's options, or `false` to send it once. */
-    jitterbug?: RetryOverrides | false;
+    jitterbug?: CallOverrides | false;
   }
 }

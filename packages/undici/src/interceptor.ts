@@ -1,7 +1,7 @@
 /**
  * `retryInterceptor`: jitterbug for undici, as an interceptor for `Dispatcher.compose`.
  */
-import type { RetryOverrides, RetryPolicyOrOptions } from '@jitterbug/core';
+import type { CallOverrides, RetryPolicyOrOptions } from '@jitterbug/core';
 import { type RetryRun, toRetryPolicy } from '@jitterbug/core/adapter';
 import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
@@ -108,7 +108,7 @@ export const retryInterceptor = (
             headers,
             body: body === undefined || body === null ? 'none' : requestBodyKind(body),
           },
-          (opts as { jitterbug?: RetryOverrides | false }).jitterbug,
+          (opts as { jitterbug?: CallOverrides | false }).jitterbug,
         );
       } catch (error) {
         caller.onResponseError?.(null, error as Error);
