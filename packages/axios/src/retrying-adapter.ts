@@ -5,7 +5,7 @@
  * per request, as without retries. This file sets a request up; `run-request.ts` runs it.
  */
 import type { HeaderGetter, RetryPolicy } from '@jitterbug/core';
-import { bodyKind, mayRetry } from '@jitterbug/core/adapter';
+import { bodyKind, maySendAgain } from '@jitterbug/core/adapter';
 import axios, {
   type AxiosAdapter,
   AxiosHeaders,
@@ -83,7 +83,7 @@ const retryingAdapter = (
       if (
         run.body === 'stream' &&
         run.options.bufferStreamBytes > 0 &&
-        mayRetry(run.options, run.method, requestHeaders)
+        maySendAgain(run.options, run.method, requestHeaders)
       ) {
         return prepareStreamBody(ctx);
       }

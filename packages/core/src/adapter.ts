@@ -4,13 +4,13 @@
  *
  * @packageDocumentation
  */
-export { attemptMayRetry } from './attempt-may-retry.ts';
+export { attemptMayRetry, transparentRetryLeft } from './attempt-may-retry.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';
 export { holdWait } from './cooldown.ts';
 export { decideByStatus, defaultRetry, methodAllowsRetry } from './decide.ts';
 export { describeError, errorCode } from './errors.ts';
 export type { HedgedCopies } from './hedge-race.ts';
-export { mayRetry } from './may-retry.ts';
+export { mayRetry, maySendAgain } from './may-retry.ts';
 export {
   type AttemptResult,
   createPolicy,

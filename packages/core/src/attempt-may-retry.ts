@@ -17,3 +17,11 @@ export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): bo
   run.body !== 'stream' &&
   run.attempts - run.transparentRetries + 1 < run.options.maxAttempts &&
   mayRetryUpper(run.options, run.method, requestHeaders);
+
+/**
+ * Whether a transparent retry could still follow the run's next attempt (any method gets one, after
+ * a failure that proves nothing was sent, while `transparentRetries` has some left): then the
+ * request must stay sendable even when {@link attemptMayRetry} says no.
+ */
+export const transparentRetryLeft = (run: RetryRun): boolean =>
+  run.body !== 'stream' && run.options.retry && run.transparentRetries < run.options.transparentRetries;

@@ -15,6 +15,17 @@ import type { HeaderGetter } from './retry-after.ts';
 export const mayRetry = (options: ResolvedOptions, method: string, requestHeaders: HeaderGetter): boolean =>
   mayRetryUpper(options, method.toUpperCase(), requestHeaders);
 
+/**
+ * Whether the request may be sent more than once, so that its body must stay sendable (read ahead,
+ * or a `Request` cloned): {@link mayRetry}, or a transparent retry, which any method gets (a refused
+ * connection, an HTTP/2 `REFUSED_STREAM`) when `transparentRetries` allows them.
+ */
+export const maySendAgain = (
+  options: ResolvedOptions,
+  method: string,
+  requestHeaders: HeaderGetter,
+): boolean => mayRetry(options, method, requestHeaders) || (options.retry && options.transparentRetries > 0);
+
 /** {@link mayRetry} for a method already in upper case (a run's), without `toUpperCase`. */
 export const mayRetryUpper = (
   options: ResolvedOptions,

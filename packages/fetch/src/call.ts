@@ -46,7 +46,7 @@ const withoutOverrides = (init: FetchInit | undefined): RequestInit | undefined 
 
 /** One call: the parts the core reads, and what each attempt sends. */
 export class Call {
-  declare readonly input: FetchInput;
+  declare input: FetchInput;
   /** The caller's init without `jitterbug`. */
   declare init: RequestInit | undefined;
   declare readonly method: string;
@@ -157,13 +157,15 @@ export class Call {
 
   /**
    * The arguments of one attempt. `more`: another attempt may follow, so a `Request` whose body is
-   * replayed by cloning is cloned (the last attempt sends the original). `extra`: headers set over
-   * the call's own (a resumed download's `Range` and `If-Range`).
+   * replayed by cloning is cloned (the last attempt sends the original). `spare`: only a transparent
+   * retry could follow (one that proves nothing was sent): the original is sent and a copy kept for
+   * it. `extra`: headers set over the call's own (a resumed download's `Range` and `If-Range`).
    */
   attempt(
     signal: AbortSignal | undefined,
     more: boolean,
     extra?: Readonly<Record<string, string>>,
+    spare = false,
   ): [FetchInput, RequestInit | undefined] {
     let init = this.init;
     if (this.replay === 'bytes') init = { ...init, body: this.bytes! };
@@ -175,6 +177,9 @@ export class Call {
       init = { ...init, headers };
     }
     const input = this.input;
-    return [this.replay === 'clone' && more ? (input as Request).clone() : input, init];
+    if (this.replay !== 'clone' || !(more || spare)) return [input, init];
+    if (more) return [(input as Request).clone(), init];
+    this.input = (input as Request).clone();
+    return [input, init];
   }
 }

@@ -3,7 +3,7 @@
  * `fetch` option). It only sends, waits and translates; every decision is the run's.
  */
 import type { Decision } from '@jitterbug/core';
-import { attemptMayRetry, mayRetry, type RetryRun } from '@jitterbug/core/adapter';
+import { attemptMayRetry, maySendAgain, type RetryRun, transparentRetryLeft } from '@jitterbug/core/adapter';
 import { attemptSignal } from './attempt-signal.ts';
 import { awaitTurn } from './await-turn.ts';
 import type { Call, FetchFunction } from './call.ts';
@@ -27,7 +27,7 @@ export interface EngineSettings {
 const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
   const stream = call.streamBody();
   const max = run.options.bufferStreamBytes;
-  if (!stream || max <= 0 || !mayRetry(run.options, run.method, call.headers)) return;
+  if (!stream || max <= 0 || !maySendAgain(run.options, run.method, call.headers)) return;
   let read: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
   try {
     read = await readUpTo(stream, max, call.signal);
@@ -53,7 +53,8 @@ const sendOnce = async (
   timeoutMs: number | undefined,
 ): Promise<Response | Failed> => {
   const timer = attemptSignal(timeoutMs, call.signal);
-  const [input, init] = call.attempt(timer?.signal, attemptMayRetry(run, call.headers));
+  const more = attemptMayRetry(run, call.headers);
+  const [input, init] = call.attempt(timer?.signal, more, undefined, !more && transparentRetryLeft(run));
   // A percentile hedge delay learns from the attempts that were not hedged too.
   const startedAt = run.options.hedge ? performance.now() : 0;
   try {

@@ -5,6 +5,9 @@
  * make the failure look like the caller's malformed request. Node's fetch sends for real to a
  * loopback server that destroys the connection; its error is then reported as a browser reports it.
  */
+
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { createRetryPolicy, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,6 +68,24 @@ describe('a lost connection after the original Request was sent', () => {
     expect(used).toBe(true);
     expect(getRetryInfo(error)).toMatchObject({ attempts: 2, retries: ['error'], reason: 'max-attempts' });
     expect(server.seen('/item').map((r) => r.body.toString())).toEqual(['v=1', 'v=1']);
+  });
+
+  it('a POST to a refused connection: each transparent retry sends a copy, the last the original', async () => {
+    // A port with nothing listening: the connection is refused, which proves nothing was sent.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const request = new Request(`http://127.0.0.1:${port}/charge`, { method: 'POST', body: '{"a":1}' });
+    const call = new Call(request, undefined, 'replayable');
+    const policy = createRetryPolicy({ sleep: (_ms, signal) => realSleep(0, signal) });
+    const run = policy.begin({ method: call.method, url: call.url, headers: call.headers, body: call.body });
+    const error = await execute((input, init) => fetch(input, init), call, run).catch((e: unknown) => e);
+    // The connection's own error, not a complaint about a used body.
+    expect((error as Error).message).toBe('fetch failed');
+    expect((error as { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
+    expect(getRetryInfo(error)).toMatchObject({ attempts: 3, retries: ['unprocessed', 'unprocessed'] });
+    expect(request.bodyUsed).toBe(true);
   });
 
   it.each([

@@ -3,7 +3,7 @@
  * Replayable bodies (strings, bytes, `FormData`, …) are left alone: undici sends them again as is.
  */
 import type { HeaderGetter } from '@jitterbug/core';
-import { type BufferedStream, bufferStream, mayRetry, type RetryRun } from '@jitterbug/core/adapter';
+import { type BufferedStream, bufferStream, maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
 import { declaredLength } from './request-info.ts';
 import type { DispatchOpts } from './types.ts';
 
@@ -73,15 +73,6 @@ async function* prefixThenRest(
 }
 
 /**
- * Whether the request could be sent more than once: as the core's `mayRetry` says, or by a
- * transparent retry, which any method gets (a refused connection, an HTTP/2 `REFUSED_STREAM`) and
- * `mayRetry` leaves out: without this a POST's fetch body would never be read ahead, and could not
- * be sent again after a refusal.
- */
-const maySendAgain = (run: RetryRun, headers: HeaderGetter): boolean =>
-  mayRetry(run.options, run.method, headers) || (run.options.retry && run.options.transparentRetries > 0);
-
-/**
  * Reads a stream body ahead. Resolves with a copy of the options whose body is the buffered bytes
  * (and the run's body marked replayable) or, past the limit, the read prefix followed by the rest of
  * the stream. When `signal` aborts, rejects at once with its reason and closes the stream.
@@ -101,7 +92,7 @@ export const prepareBody = (
   if (run.body !== 'stream') return opts;
   const known = knownLength(opts, headers, knownLengthBodyBytes);
   const limit = Math.max(run.options.bufferStreamBytes, known ?? 0);
-  if ((limit <= 0 && known === undefined) || !maySendAgain(run, headers)) return opts;
+  if ((limit <= 0 && known === undefined) || !maySendAgain(run.options, run.method, headers)) return opts;
   return (signal) =>
     bufferStream(toAsyncIterable(opts.body), limit, signal).then((buffered): DispatchOpts => {
       if (!buffered.complete) return { ...opts, body: prefixThenRest(buffered) };
