@@ -1,34 +1,14 @@
-import type { Script } from '../../support/scripted-server.ts';
 import type { Scenario } from '../scenario.ts';
 import { expectFinalStatus, onlyCall } from './final-status.ts';
-import { describeShape, networkCode } from './network-failure.ts';
+import { describeShape, healingClient, healingRoutes, networkCode } from './network-failure.ts';
 
 export const networkFailureGet: Scenario = {
   id: 'network-failure-get',
   title:
     'a GET whose connection is destroyed before any response byte is retried and succeeds on its second attempt',
-  routes() {
-    // Every request is destroyed until jitterbug decided to retry: Firefox, for one, sends a GET
-    // again by itself (up to 10 times) when a connection closes before an answer, and this must
-    // reach jitterbug as a failure however many times the runtime tried.
-    let healed = false;
-    const flaky: Script = () => (healed ? { status: 200, body: 'back' } : { destroy: 'before-headers' });
-    const heal: Script = () => {
-      healed = true;
-      return { status: 200, body: 'healed' };
-    };
-    return { '/flaky': flaky, '/heal': heal };
-  },
+  routes: () => healingRoutes('/flaky', 'back'),
   async run(ctx) {
-    const client = ctx.connect({
-      options: {
-        errorCodes: [networkCode(ctx.runtime, ctx.client)],
-        onRetry: async () => {
-          await (await ctx.rawFetch(ctx.url('/heal'))).text();
-        },
-      },
-    });
-    return { calls: [await client.send({ method: 'GET', url: ctx.url('/flaky') })] };
+    return { calls: [await healingClient(ctx).send({ method: 'GET', url: ctx.url('/flaky') })] };
   },
   check(ctx) {
     const { expect, result, runtime, client } = ctx;

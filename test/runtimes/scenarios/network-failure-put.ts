@@ -1,7 +1,6 @@
-import type { Script } from '../../support/scripted-server.ts';
 import type { Scenario } from '../scenario.ts';
 import { expectFinalStatus, onlyCall } from './final-status.ts';
-import { networkCode } from './network-failure.ts';
+import { healingClient, healingRoutes } from './network-failure.ts';
 
 const BODY = { sku: 'a-1', quantity: 3 };
 
@@ -9,28 +8,10 @@ export const networkFailurePut: Scenario = {
   id: 'network-failure-put',
   title:
     'a PUT with a JSON body whose connection is destroyed before any response byte is retried with the same body',
-  routes() {
-    // As in network-failure-get: destroyed until jitterbug decided to retry, however many times
-    // the runtime itself sent the request again.
-    let healed = false;
-    const flaky: Script = () => (healed ? { status: 200, body: 'stored' } : { destroy: 'before-headers' });
-    const heal: Script = () => {
-      healed = true;
-      return { status: 200, body: 'healed' };
-    };
-    return { '/item': flaky, '/heal': heal };
-  },
+  routes: () => healingRoutes('/item', 'stored'),
   async run(ctx) {
-    const client = ctx.connect({
-      options: {
-        errorCodes: [networkCode(ctx.runtime, ctx.client)],
-        onRetry: async () => {
-          await (await ctx.rawFetch(ctx.url('/heal'))).text();
-        },
-      },
-    });
     const body = { kind: 'json', value: BODY } as const;
-    return { calls: [await client.send({ method: 'PUT', url: ctx.url('/item'), body })] };
+    return { calls: [await healingClient(ctx).send({ method: 'PUT', url: ctx.url('/item'), body })] };
   },
   check(ctx) {
     const { expect } = ctx;

@@ -4,7 +4,10 @@
  * (browsers, Deno, workerd) and for axios' own `ERR_NETWORK`. The network-failure scenarios retry
  * with `errorCodes` set to this code alone, so a retry proves the failure was read as it.
  */
+import type { Script } from '../../support/scripted-server.ts';
+import type { RuntimeClient } from '../in-runtime/client.ts';
 import type { ClientName, ErrorShape, RuntimeName } from '../protocol.ts';
+import type { RunContext } from '../scenario.ts';
 
 const FETCH_CODE: Readonly<Record<RuntimeName, string>> = {
   chromium: 'ERR_NETWORK',
@@ -36,3 +39,31 @@ export const describeShape = (shape: ErrorShape | null | undefined): string => {
   }
   return parts.join(' <- cause: ');
 };
+
+/**
+ * Routes whose `path` destroys every connection before any response byte until the client heals it
+ * (`/heal`, which {@link healingClient} calls on its retry), then answers 200 with `body`. Every
+ * request is destroyed until jitterbug decided to retry: Firefox, for one, sends a GET again by itself
+ * (up to 10 times) when a connection closes before an answer, and this must reach jitterbug as a
+ * failure however many times the runtime tried.
+ */
+export const healingRoutes = (path: string, body: string): Record<string, Script> => {
+  let healed = false;
+  const flaky: Script = () => (healed ? { status: 200, body } : { destroy: 'before-headers' });
+  const heal: Script = () => {
+    healed = true;
+    return { status: 200, body: 'healed' };
+  };
+  return { [path]: flaky, '/heal': heal };
+};
+
+/** The client for {@link healingRoutes}: retries only on the runtime's network-failure code, and heals. */
+export const healingClient = (ctx: RunContext): RuntimeClient =>
+  ctx.connect({
+    options: {
+      errorCodes: [networkCode(ctx.runtime, ctx.client)],
+      onRetry: async () => {
+        await (await ctx.rawFetch(ctx.url('/heal'))).text();
+      },
+    },
+  });
