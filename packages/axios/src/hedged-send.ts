@@ -1,10 +1,11 @@
 /**
  * One attempt sent as hedged copies (the run's `hedge` option) through the core's racer
- * (`run.raceCopies`), each copy through the real adapter with a config of its own (its own signal,
+ * (`Hedging.race`), each copy through the real adapter with a config of its own (its own signal,
  * headers and body); a losing copy is cancelled (its signal aborted, a stream body destroyed). Not in
  * stream mode (`capDiscardedBodies`): the loop sends those attempts once, so every attempt here is
  * one whose result is known at once.
  */
+import type { Hedging } from '@jitterbug/core';
 import type { AttemptResult } from '@jitterbug/core/adapter';
 import { AxiosHeaders, type InternalAxiosRequestConfig } from 'axios';
 import { listen, startAttemptTimer } from './abort.ts';
@@ -19,11 +20,11 @@ const own = (value: unknown, copy: InternalAxiosRequestConfig, config: InternalA
 };
 
 /** Sends hedged copies of one attempt; resolves with the winning copy's attempt (or the last failure). */
-export const sendHedged = (ctx: RequestContext, firstDelayMs: number): Promise<Attempt> => {
+export const sendHedged = (ctx: RequestContext, hedging: Hedging, firstDelayMs: number): Promise<Attempt> => {
   const { run, config } = ctx;
   const callerSignal = config.signal;
   const timeoutMs = run.options.attemptTimeoutMs;
-  return run.raceCopies<Attempt>(firstDelayMs, {
+  return hedging.race<Attempt>(run, firstDelayMs, {
     send(_copy, cancel) {
       // The caller's signal may be axios' generic one (not an AbortSignal): it reaches the copy
       // through a controller of the copy's own.

@@ -109,10 +109,11 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
     // Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched.
     const streamMode = ctx.streamMode !== undefined && attemptMayRetry(run, ctx.requestHeaders);
     // Hedged copies (the `hedge` option), not in stream mode: such an attempt is sent once.
-    const hedgeDelayMs = streamMode ? undefined : run.hedgeDelay(1);
+    const hedging = streamMode ? undefined : run.options.hedge;
+    const hedgeDelayMs = hedging?.delayFor(run, 1);
     let attempt: Attempt | Promise<Attempt>;
-    if (hedgeDelayMs !== undefined) {
-      attempt = sendHedged(ctx, hedgeDelayMs);
+    if (hedging && hedgeDelayMs !== undefined) {
+      attempt = sendHedged(ctx, hedging, hedgeDelayMs);
     } else {
       const timeoutMs = run.options.attemptTimeoutMs;
       // The caller's signal: while the attempt runs, config.signal is the attempt timer's.

@@ -9,6 +9,7 @@ export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './bo
 export { holdWait } from './cooldown.ts';
 export { decideByStatus, defaultRetry, methodAllowsRetry } from './decide.ts';
 export { describeError, errorCode } from './errors.ts';
+export { forceRetry } from './force.ts';
 export type { HedgedCopies } from './hedge-race.ts';
 export { mayRetry, maySendAgain } from './may-retry.ts';
 export {
@@ -21,4 +22,6 @@ export {
   upperMethod,
 } from './policy.ts';
 export { type PrivateSlot, privateSlot } from './private-slot.ts';
+export { type RefusableRun, refuse } from './refuse.ts';
+export { resumeDecision } from './resume.ts';
 export { setRetryInfo } from './retry-info.ts';

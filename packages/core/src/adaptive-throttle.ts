@@ -13,6 +13,8 @@
 import { type RandomSource, unitRandom } from './backoff.ts';
 import { branded, isFeature } from './feature.ts';
 import { fieldsOf, given, numberIn } from './option-error.ts';
+import type { RetryRun } from './policy.ts';
+import { type RefusableRun, refuse } from './refuse.ts';
 
 /** Options of {@link createAdaptiveThrottle}. */
 export interface AdaptiveThrottleOptions {
@@ -38,6 +40,12 @@ export interface AdaptiveThrottle {
   accepted(nowMs: number): void;
   /** The error a first attempt it refuses fails with (a {@link ThrottledError}). */
   refusal(nowMs: number): ThrottledError;
+  /**
+   * For `RetryRun.beforeAttempt`: `undefined` when `run`'s attempt may be sent; for a first attempt
+   * it refuses, the run finished as `throttled` and a promise that rejects with the
+   * {@link ThrottledError}. Retries are refused where they are decided, not here.
+   */
+  admit(run: RefusableRun & Pick<RetryRun, 'attempts'>): Promise<never> | undefined;
 }
 
 /** The error a request fails with, before it is sent, when the adaptive throttle refuses it. */
@@ -123,6 +131,11 @@ export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): A
       accepts[head] = (accepts[head] ?? 0) + 1;
     },
     refusal: (nowMs) => new ThrottledError(throttle.rejectProbability(nowMs)),
+    admit(run) {
+      const o = run.options;
+      if (run.attempts > 0 || !throttle.shouldReject(o.now(), o.random)) return undefined;
+      return refuse(run, 'throttled', throttle.refusal(o.now()), undefined);
+    },
   };
   return branded(throttle, 'throttle');
 };

@@ -13,6 +13,7 @@ import type { AttemptOutcome, Decision } from './decide.ts';
 import { branded, isFeature } from './feature.ts';
 import type { ResolvedOptions, StopReason } from './options.ts';
 import type { RetryRun } from './policy.ts';
+import { refuse } from './refuse.ts';
 import { serverDelay } from './retry-after.ts';
 
 /** The cooldowns of a policy (or of several, shared like a retry budget). */
@@ -47,7 +48,10 @@ export interface Cooldown {
  * What the cooldown asks of a run: public members only (a structural type, so that a `Cooldown`
  * from another copy of the package type-checks against this copy's runs).
  */
-export type CooldownRun = Pick<RetryRun, 'url' | 'options' | 'servedUntil' | 'elapsedMs' | 'refuse' | 'wait'>;
+export type CooldownRun = Pick<
+  RetryRun,
+  'url' | 'method' | 'attempts' | 'options' | 'servedUntil' | 'elapsedMs' | 'finish' | 'wait'
+>;
 
 /** What `beforeAttempt` is given: the signal, or an object that makes one only for a hold. */
 type HoldSignal = AbortSignal | { holdSignal(): AbortSignal };
@@ -90,7 +94,7 @@ const holdFor = (
   signal: AbortSignal | undefined,
 ): Promise<void> => {
   const { waitMs, refused } = holdWait(run.options, run.elapsedMs(), ms);
-  return refused ? run.refuse(refused, new CooldownError(origin, ms), ms) : run.wait(waitMs, signal);
+  return refused ? refuse(run, refused, new CooldownError(origin, ms), ms) : run.wait(waitMs, signal);
 };
 
 /**
@@ -152,6 +156,7 @@ export const createCooldown = (): Cooldown => {
       return holds.get(origin)?.until ?? 0;
     },
     admit(run, signal) {
+      if (holds.size === 0) return undefined;
       const o = run.options;
       const origin = originOf(run.url);
       const nowMs = o.now();

@@ -2,18 +2,13 @@
  * The race of one attempt's hedged copies, for the adapters that send whole attempts (the fetch
  * engine, so `withRetry` and ky, and axios): a copy goes out each time the run's hedge delay passes
  * with no answer and the hedge budget has a token; the first copy whose answer settles the attempt
- * (`run.settlesHedge`: anything but a retried failure) wins, or the last copy left; the others are
+ * (`Hedging.settles`: anything but a retried failure) wins, or the last copy left; the others are
  * cancelled and their answers dropped. A copy's retried failure (a 503, a reset) is dropped while
  * another copy is still out. The adapter sends a copy and says what came back; it is reached through
  * the `Hedging` that `createHedging` returns, so that a program that never hedges does not carry it.
  */
-import type { AttemptResult, RetryRun } from './policy.ts';
-
-/**
- * What the racer asks of the run: its public hedging methods only (a structural type, so that a
- * `Hedging` from another copy of the package type-checks against this copy's runs).
- */
-export type HedgingRun = Pick<RetryRun, 'settlesHedge' | 'startHedge' | 'hedgeDelay' | 'hedgeAnswered'>;
+import type { Hedging, HedgingRun } from './hedge.ts';
+import type { AttemptResult } from './policy.ts';
 
 /** How an adapter sends the copies of one attempt. */
 export interface HedgedCopies<A> {
@@ -32,7 +27,12 @@ export interface HedgedCopies<A> {
 const lost = (): Error => new Error('jitterbug: another copy of this hedged request answered first');
 
 /** Sends hedged copies of the run's attempt; resolves with the winning copy's answer. */
-export const raceCopies = <A>(run: HedgingRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A> =>
+export const raceCopies = <A>(
+  hedging: Hedging,
+  run: HedgingRun,
+  firstDelayMs: number,
+  copies: HedgedCopies<A>,
+): Promise<A> =>
   new Promise((resolve) => {
     const cancels: AbortController[] = [];
     let pending = 0;
@@ -47,7 +47,7 @@ export const raceCopies = <A>(run: HedgingRun, firstDelayMs: number, copies: Hed
     const settle = (copy: number, answer: A, result: AttemptResult): void => {
       pending--;
       const failed = !('status' in result);
-      if (done || !(pending === 0 || (failed && copies.cancelled()) || run.settlesHedge(result))) {
+      if (done || !(pending === 0 || (failed && copies.cancelled()) || hedging.settles(run, result))) {
         copies.drop(answer);
         return;
       }
@@ -56,7 +56,7 @@ export const raceCopies = <A>(run: HedgingRun, firstDelayMs: number, copies: Hed
       cancels.forEach((cancel, i) => {
         if (i + 1 !== copy) cancel.abort(lost());
       });
-      run.hedgeAnswered(copy, failed ? undefined : performance.now() - startedAt);
+      hedging.answered(run, copy, failed ? undefined : performance.now() - startedAt);
       resolve(answer);
     };
 
@@ -68,8 +68,8 @@ export const raceCopies = <A>(run: HedgingRun, firstDelayMs: number, copies: Hed
       if (delayMs === undefined) return;
       hedgeTimer = setTimeout(() => {
         hedgeTimer = undefined;
-        if (!done && !copies.cancelled() && run.startHedge(copy + 1))
-          launch(copy + 1, run.hedgeDelay(copy + 1));
+        if (!done && !copies.cancelled() && hedging.start(run, copy + 1))
+          launch(copy + 1, hedging.delayFor(run, copy + 1));
       }, delayMs);
     };
 

@@ -4,11 +4,20 @@
  * requests that may be sent twice (a retried method or an idempotency key, a replayable body), with
  * a budget of their own so that a slow server under load is not hit harder.
  */
+import { channels, observed } from '#diagnostics';
 import { createRetryBudget, type RetryBudget } from './budget.ts';
+import { methodAllowsRetry, retryableResult } from './decide.ts';
 import { branded, isFeature } from './feature.ts';
-import { type HedgedCopies, type HedgingRun, raceCopies } from './hedge-race.ts';
+import { type HedgedCopies, raceCopies } from './hedge-race.ts';
 import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 import { fail, fieldsOf, given, numberIn } from './option-error.ts';
+import type { AttemptResult, RetryRun } from './policy.ts';
+
+/**
+ * What hedging asks of a run: public members only (a structural type, so that a `Hedging` from
+ * another copy of the package type-checks against this copy's runs).
+ */
+export type HedgingRun = Pick<RetryRun, 'options' | 'method' | 'headers' | 'body' | 'attempts' | 'hedged'>;
 
 /** The `hedge` option. */
 export interface HedgeOptions {
@@ -41,7 +50,28 @@ export interface Hedging {
    */
   readonly latencies: LatencyWindow;
   readonly budget: RetryBudget;
-  /** Sends one attempt's copies for an adapter; see {@link HedgedCopies}. */
+  /**
+   * When another copy of `run`'s attempt may be sent, in ms after the last one was: `undefined` when
+   * none will be (the request may not be sent twice, `copies` — those of this attempt sent so far —
+   * are all allowed, or a percentile delay has too few latencies).
+   */
+  delayFor(run: HedgingRun, copies: number): number | undefined;
+  /**
+   * Takes a token for copy `copy` of `run`'s attempt, about to be sent (send it at once: subscribers
+   * to `jitterbug:attempt:start` are told synchronously). `false`: the hedge budget is empty, send none.
+   */
+  start(run: HedgingRun, copy: number): boolean;
+  /** Whether a copy's result settles a hedged attempt: anything but a failure that is retried. */
+  settles(run: HedgingRun, result: AttemptResult): boolean;
+  /**
+   * Records which copy (1-based) answered `run`'s attempt, and the request's time to its first
+   * answer (for the percentile), when known.
+   */
+  answered(run: HedgingRun, copy: number, latencyMs: number | undefined): void;
+  /**
+   * Sends `run`'s attempt as hedged copies (after {@link Hedging.delayFor} gave `firstDelayMs`) and
+   * resolves with the winning copy's answer; see {@link HedgedCopies}.
+   */
   race<A>(run: HedgingRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A>;
 }
 
@@ -83,12 +113,32 @@ export const createHedging = (options: HedgeOptions): Hedging => {
   }
   const ratio = numberIn(given(h.ratio, 0.05), `${name}.ratio`, 0, 1);
   const latencies = createLatencyWindow(1000);
+  const budget = createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`);
   const hedging: Hedging = {
     maxAttempts: maxAttempts as number,
     delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
     latencies,
-    budget: createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`),
-    race: raceCopies,
+    budget,
+    delayFor(run, copies) {
+      const o = run.options;
+      if (copies >= hedging.maxAttempts || run.body === 'stream' || !o.retry) return undefined;
+      return methodAllowsRetry(run.method, run.headers, o) ? hedging.delay() : undefined;
+    },
+    start(run, copy) {
+      if (!budget.tryWithdraw()) return false;
+      run.hedged ??= { copies: 0, winner: 1 };
+      run.hedged.copies++;
+      if (observed && channels.attemptStart.hasSubscribers) {
+        channels.attemptStart.publish({ run: run as RetryRun, attempt: run.attempts + 1, copy });
+      }
+      return true;
+    },
+    settles: (run, result) => !retryableResult(result, run.options),
+    answered(run, copy, latencyMs) {
+      if (run.hedged) run.hedged.winner = copy;
+      if (latencyMs !== undefined) latencies.record(latencyMs);
+    },
+    race: (run, firstDelayMs, copies) => raceCopies(hedging, run, firstDelayMs, copies),
   };
   return branded(hedging, 'hedge');
 };

@@ -17,12 +17,9 @@ import {
   decide,
   decideByStatus,
   defaultRetry,
-  methodAllowsRetry,
-  retryableResult,
   type StopDecision,
 } from './decide.ts';
 import { errorCode } from './errors.ts';
-import type { HedgedCopies } from './hedge-race.ts';
 import { fail, isOptionObject } from './option-error.ts';
 import type {
   AttemptInfo,
@@ -69,14 +66,14 @@ export type AttemptResult =
       readonly unprocessed?: boolean;
     };
 
-const NO_HEADERS: HeaderGetter = () => undefined;
+export const NO_HEADERS: HeaderGetter = () => undefined;
 const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** `f(value)`, after `value` settles when it is a thenable (then as a real `Promise`). */
-const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
+export const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
   isThenable(value) ? Promise.resolve(value).then(f) : f(value as T);
 
 const nothing = (): undefined => undefined;
@@ -101,7 +98,8 @@ export class RetryRun {
   declare summary: RetryInfo | undefined;
   /** The body as the decision sees it; an adapter that buffered a stream marks it `'replayable'`. */
   declare body: BodyKind;
-  declare private readonly headers: HeaderGetter;
+  /** The request's headers, for the idempotency key. */
+  declare readonly headers: HeaderGetter;
   declare private readonly startMs: number;
   declare private backoffState: BackoffState;
   declare private retries: RetryReason[] | undefined;
@@ -109,8 +107,8 @@ export class RetryRun {
   declare transparentRetries: number;
   /** The end of the origin's cooldown this run has already waited for (or caused); the cooldown's. */
   declare servedUntil: number;
-  /** Hedged copies sent, and the copy that answered the last hedged attempt. */
-  declare private hedged: { copies: number; winner: number } | undefined;
+  /** Hedged copies sent, and the copy that answered the last hedged attempt (hedging's). */
+  declare hedged: { copies: number; winner: number } | undefined;
 
   constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
     this.options = options;
@@ -144,76 +142,11 @@ export class RetryRun {
    */
   beforeAttempt(signal?: AbortSignal | { holdSignal(): AbortSignal }): void | Promise<void> {
     const o = this.options;
-    const held = o.cooldown?.active ? o.cooldown.admit(this, signal) : undefined;
+    const held = o.cooldown?.admit(this, signal) ?? o.throttle?.admit(this);
     if (held) return held;
-    const throttle = o.throttle;
-    // A first attempt the throttle refuses is not sent; retries are refused where they are decided.
-    if (throttle && this.attempts === 0 && throttle.shouldReject(o.now(), o.random)) {
-      return this.refuse('throttled', throttle.refusal(o.now()), undefined);
-    }
     if (observed && channels.attemptStart.hasSubscribers) {
       channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
     }
-  }
-
-  /**
-   * When another copy of the attempt in flight may be sent, in ms after this copy was: `undefined`
-   * when none will be (no hedging, the request may not be sent twice, `copies` — those of this
-   * attempt sent so far — are all the policy allows, or a percentile delay has too few latencies).
-   */
-  hedgeDelay(copies: number): number | undefined {
-    const o = this.options;
-    const hedge = o.hedge;
-    if (!hedge || copies >= hedge.maxAttempts || this.body === 'stream' || !o.retry) return undefined;
-    return methodAllowsRetry(this.method, this.headers, o) ? hedge.delay() : undefined;
-  }
-
-  /**
-   * Takes a token for a hedged copy about to be sent (call it, then send at once: subscribers to
-   * `jitterbug:attempt:start` are told synchronously). `false`: the hedge budget is empty, send none.
-   */
-  startHedge(copy: number): boolean {
-    if (!this.options.hedge?.budget.tryWithdraw()) return false;
-    this.hedged ??= { copies: 0, winner: 1 };
-    this.hedged.copies++;
-    if (observed && channels.attemptStart.hasSubscribers) {
-      channels.attemptStart.publish({ run: this, attempt: this.attempts + 1, copy });
-    }
-    return true;
-  }
-
-  /** Whether a copy's result settles a hedged attempt: anything but a failure that is retried. */
-  settlesHedge(result: AttemptResult): boolean {
-    return !retryableResult(result, this.options);
-  }
-
-  /**
-   * Sends the attempt as hedged copies (after {@link RetryRun.hedgeDelay} gave `firstDelayMs`), and
-   * resolves with the winning copy's answer; see `HedgedCopies`.
-   */
-  raceCopies<A>(firstDelayMs: number, copies: HedgedCopies<A>): Promise<A> {
-    // hedgeDelay gave a delay, so there is hedging.
-    return this.options.hedge!.race(this, firstDelayMs, copies);
-  }
-
-  /** Records which copy (1-based) answered the hedged attempt, and how long an attempt took to its headers. */
-  hedgeAnswered(copy: number, latencyMs: number | undefined): void {
-    if (this.hedged) this.hedged.winner = copy;
-    if (latencyMs !== undefined) this.options.hedge?.latencies.record(latencyMs);
-  }
-
-  /**
-   * Ends the run before an attempt is sent, and rejects with `error`. For the opt-in features that
-   * hold or refuse an attempt (the cooldown, the throttle), not for adapters.
-   */
-  async refuse(reason: StopReason, error: Error, refusedDelayMs: number | undefined): Promise<never> {
-    const o = this.options;
-    const { method, url, attempts: attempt } = this;
-    const event = { method, url, attempt, reason, status: undefined, error, route: o.route, refusedDelayMs };
-    if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
-    await o.onGiveUp?.(event);
-    await this.finish(reason, undefined, error, false);
-    throw error;
   }
 
   /** Publishes the end of the attempt just counted. */
@@ -286,39 +219,8 @@ export class RetryRun {
     );
   }
 
-  /**
-   * A retry the user forced after the run handed its last response over (ky's `ky.retry()` from an
-   * `afterResponse` hook): decided like any retry of that attempt (`maxAttempts`, the deadline, the
-   * budget, a replayable body), after `delayMs` if given, else the policy's delay. The run is open
-   * again: on `retry: true` it goes on, and on `retry: false` it finishes anew with that reason (as a
-   * failure: the user refused the response); `onFinish` is then called again, with the whole run.
-   */
-  force(delayMs?: number, headers?: HeaderGetter): Decision | Promise<Decision> {
-    const last = this.summary;
-    this.summary = undefined;
-    const outcome = this.outcome(
-      last?.status !== undefined
-        ? { status: last.status, headers: headers ?? NO_HEADERS }
-        : { error: last?.error },
-    );
-    return this.conclude({ ...outcome, forced: { delayMs } });
-  }
-
-  /**
-   * The body of the response this run handed over broke with `error` (call it only when `resume` is
-   * on and the response had a `resumeValidator`): whether to ask for the rest. On `retry: true` the
-   * run is open again — wait `delayMs`, send the request again with `resumeHeaders(bytes, validator)`,
-   * check the answer with `checkResumed`, and report it (`settle`/`next`) as any attempt; the run
-   * finishes again (calling `onFinish` again) when it ends. On `retry: false` the run finishes anew as
-   * a failure with `error`, which the body then ends with.
-   */
-  resume(error: unknown, code?: string): Decision | Promise<Decision> {
-    this.summary = undefined;
-    const outcome = this.outcome(code ? { error, code } : { error });
-    return this.conclude({ ...outcome, resuming: true });
-  }
-
-  private outcome(result: AttemptResult): AttemptOutcome {
+  /** What the decision looks at, for `result` of the attempt just counted (for the features' modules). */
+  outcome(result: AttemptResult): AttemptOutcome {
     const o = this.options;
     const nowMs = o.now();
     const hasStatus = 'status' in result;
@@ -342,8 +244,8 @@ export class RetryRun {
     };
   }
 
-  /** Turns the pure decision into the run's state and events. */
-  private conclude(outcome: AttemptOutcome): Decision | Promise<Decision> {
+  /** Turns the pure decision into the run's state and events (for the features' modules). */
+  conclude(outcome: AttemptOutcome): Decision | Promise<Decision> {
     const o = this.options;
     const budget = o.budget;
     let decision = decide(outcome, o);
@@ -421,7 +323,11 @@ export class RetryRun {
     return this.finish('aborted', undefined, reason, false);
   }
 
-  private finish(
+  /**
+   * Finishes the run (once; later calls do nothing): its summary, `jitterbug:run:end`, `onFinish`,
+   * whose promise it returns if it returned one. For adapters, `abort` and `wait` do this.
+   */
+  finish(
     reason: StopReason,
     status: number | undefined,
     error: unknown,

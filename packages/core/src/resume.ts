@@ -4,6 +4,8 @@
  * and only a `206` whose `Content-Range` starts at N, for the same representation, is spliced on.
  * Anything else ends the body with an error: mismatched bytes are never joined.
  */
+import type { Decision } from './decide.ts';
+import type { RetryRun } from './policy.ts';
 import type { HeaderGetter } from './retry-after.ts';
 
 /** Why a resumed body could not be continued. */
@@ -80,4 +82,21 @@ export const checkResumed = (
     return new ResumeError(`the representation changed (ETag ${etag}, was ${validator})`);
   }
   return undefined;
+};
+
+/**
+ * The body of the response `run` handed over broke with `error` (ask only when `resume` is on and the
+ * response had a `resumeValidator`): whether to ask for the rest. On `retry: true` the run is open
+ * again — wait `delayMs`, send the request again with `resumeHeaders(bytes, validator)`, check the
+ * answer with `checkResumed`, and report it (`settle`/`next`) as any attempt; the run finishes again
+ * (calling `onFinish` again) when it ends. On `retry: false` the run finishes anew as a failure with
+ * `error`, which the body then ends with.
+ */
+export const resumeDecision = (
+  run: RetryRun,
+  error: unknown,
+  code?: string,
+): Decision | Promise<Decision> => {
+  run.summary = undefined;
+  return run.conclude({ ...run.outcome(code ? { error, code } : { error }), resuming: true });
 };

@@ -4,6 +4,7 @@
  * hook keeps the decision synchronous.
  */
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import { forceRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { decided, fixed, recordingSleep } from './helpers.ts';
 
@@ -98,7 +99,7 @@ describe('async hooks', () => {
   });
 });
 
-describe('RetryRun.force (ky.retry() after the response was handed over)', () => {
+describe('forceRetry (ky.retry() after the response was handed over)', () => {
   it('continues a finished run: counts, draws from the budget, waits the given delay, finishes again', async () => {
     const finished: unknown[] = [];
     const policy = createRetryPolicy({
@@ -110,7 +111,7 @@ describe('RetryRun.force (ky.retry() after the response was handed over)', () =>
     decided(run.settle(200)!);
     expect(finished).toHaveLength(1);
     const tokens = policy.options.budget!.tokens;
-    expect(decided(run.force(250))).toMatchObject({
+    expect(decided(forceRetry(run, 250))).toMatchObject({
       retry: true,
       delayMs: 250,
       delaySource: 'forced',
@@ -131,7 +132,7 @@ describe('RetryRun.force (ky.retry() after the response was handed over)', () =>
   it('a forced retry past maxAttempts finishes the run as a failure with that reason', () => {
     const run = begin({ maxAttempts: 1 });
     decided(run.settle(200)!);
-    expect(decided(run.force())).toMatchObject({ retry: false, reason: 'max-attempts' });
+    expect(decided(forceRetry(run))).toMatchObject({ retry: false, reason: 'max-attempts' });
     expect(run.summary).toMatchObject({
       attempts: 1,
       reason: 'max-attempts',

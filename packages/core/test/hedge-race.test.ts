@@ -1,5 +1,5 @@
 /**
- * The racer of hedged copies that the fetch engine and axios share (`run.raceCopies`), driven by an
+ * The racer of hedged copies that the fetch engine and axios share (`Hedging.race`), driven by an
  * adapter whose copies answer when the test says: which copy wins, what is dropped, what is cancelled.
  */
 import { createHedging, createRetryPolicy } from '@jitterbug/core';
@@ -37,6 +37,10 @@ const run = (delayMs = 0): RetryRun =>
     url: 'https://api.example/items',
   });
 
+/** The run's hedging races the copies. */
+const race = <A>(r: RetryRun, delayMs: number, copies: HedgedCopies<A>): Promise<A> =>
+  r.options.hedge!.race(r, delayMs, copies);
+
 /** Lets the hedge timer (0 ms) fire. */
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -44,7 +48,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   it('the first copy to settle wins; the other is cancelled, and its later answer dropped', async () => {
     const r = run();
     const { adapter, copies, dropped } = scripted();
-    const won = r.raceCopies(0, adapter);
+    const won = race(r, 0, adapter);
     await tick();
     expect(copies.map((c) => c.copy)).toEqual([1, 2]);
     copies[1]?.answer({ status: 200 });
@@ -60,7 +64,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   it('a retried failure is dropped while another copy is out; the last copy left settles', async () => {
     const r = run();
     const { adapter, copies, dropped } = scripted();
-    const won = r.raceCopies(0, adapter);
+    const won = race(r, 0, adapter);
     await tick();
     copies[0]?.answer({ status: 503 });
     await tick();
@@ -72,7 +76,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   it('a final answer (a 404) settles at once', async () => {
     const r = run();
     const { adapter, copies } = scripted();
-    const won = r.raceCopies(0, adapter);
+    const won = race(r, 0, adapter);
     await tick();
     copies[0]?.answer({ status: 404 });
     expect(await won).toBe('copy 1: {"status":404}');
@@ -83,7 +87,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     let gaveUp = false;
     const r = run(20);
     const { adapter, copies } = scripted(() => gaveUp);
-    const won = r.raceCopies(20, adapter);
+    const won = race(r, 20, adapter);
     gaveUp = true;
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(copies).toHaveLength(1);
@@ -95,7 +99,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     let gaveUp = false;
     const r = run();
     const { adapter, copies, dropped } = scripted(() => gaveUp);
-    const won = r.raceCopies(0, adapter);
+    const won = race(r, 0, adapter);
     await tick();
     expect(copies).toHaveLength(2);
     gaveUp = true;
@@ -108,7 +112,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   it('records the winning copy in the summary', async () => {
     const r = run();
     const { adapter, copies } = scripted();
-    const won = r.raceCopies(0, adapter);
+    const won = race(r, 0, adapter);
     await tick();
     copies[1]?.answer({ status: 200 });
     await won;

@@ -6,6 +6,7 @@ import {
   resumeHeaders,
   resumeValidator,
 } from '@jitterbug/core';
+import { resumeDecision } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { decided, fetchFailed, fixed, headers } from './helpers.ts';
 
@@ -64,7 +65,7 @@ describe('resumeHeaders and checkResumed', () => {
   });
 });
 
-describe('RetryRun.resume', () => {
+describe('resumeDecision', () => {
   const begin = (resume: boolean, maxAttempts = 3) =>
     createRetryPolicy({ random: fixed(0.5), resume, maxAttempts }).begin({
       method: 'GET',
@@ -74,7 +75,10 @@ describe('RetryRun.resume', () => {
   it('reopens the run for a retried error: counted, delayed, reported as resume', () => {
     const run = begin(true);
     decided(run.settle(200)!);
-    expect(decided(run.resume(fetchFailed('ECONNRESET')))).toMatchObject({ retry: true, reason: 'resume' });
+    expect(decided(resumeDecision(run, fetchFailed('ECONNRESET')))).toMatchObject({
+      retry: true,
+      reason: 'resume',
+    });
     expect(run.summary).toBeUndefined();
     decided(run.settle(206)!);
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['resume'], outcome: 'success' });
@@ -83,14 +87,14 @@ describe('RetryRun.resume', () => {
   it('finishes the run as a failure when it may not resume (no attempts left, an error not retried)', () => {
     const last = begin(true, 1);
     decided(last.settle(200)!);
-    expect(decided(last.resume(fetchFailed('ECONNRESET')))).toMatchObject({
+    expect(decided(resumeDecision(last, fetchFailed('ECONNRESET')))).toMatchObject({
       retry: false,
       reason: 'max-attempts',
     });
     expect(last.summary).toMatchObject({ outcome: 'failure', reason: 'max-attempts' });
     const odd = begin(true);
     decided(odd.settle(200)!);
-    expect(decided(odd.resume(new Error('parse error')))).toMatchObject({
+    expect(decided(resumeDecision(odd, new Error('parse error')))).toMatchObject({
       retry: false,
       reason: 'error-not-retryable',
     });

@@ -3,15 +3,13 @@
  * `fetch` option). It only sends, waits and translates; every decision is the run's.
  */
 import type { Decision } from '@jitterbug/core';
-import { attemptMayRetry, maySendAgain, type RetryRun, transparentRetryLeft } from '@jitterbug/core/adapter';
-import { attemptSignal } from './attempt-signal.ts';
+import { maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
 import { awaitTurn } from './await-turn.ts';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
-import { Failed, sendHedged } from './hedged-attempt.ts';
-import { networkCode } from './network-code.ts';
 import { readUpTo } from './read-body.ts';
 import { resumable } from './resumable-body.ts';
+import { Failed, sendCopy } from './send-copy.ts';
 import { tagged } from './tagged.ts';
 
 /** How a client on the engine differs from plain fetch. */
@@ -45,27 +43,31 @@ const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
   }
 };
 
-/** Sends one attempt (not hedged); a failure comes back as `Failed`, a response as it is. */
-const sendOnce = async (
-  send: FetchFunction,
-  call: Call,
-  run: RetryRun,
-  timeoutMs: number | undefined,
-): Promise<Response | Failed> => {
-  const timer = attemptSignal(timeoutMs, call.signal);
-  const more = attemptMayRetry(run, call.headers);
-  const [input, init] = call.attempt(timer?.signal, more, undefined, !more && transparentRetryLeft(run));
-  // A percentile hedge delay learns from the attempts that were not hedged too.
-  const startedAt = run.options.hedge ? performance.now() : 0;
-  try {
-    const response = await send(input, init);
-    if (startedAt) run.hedgeAnswered(1, performance.now() - startedAt);
-    return response;
-  } catch (error) {
-    return new Failed(error, networkCode(error, call));
-  } finally {
-    timer?.stop();
+/**
+ * Sends the attempt: once, or as hedged copies when the policy hedges and the run allows it (the
+ * core's racer sends them; a losing answer is drained within `discardBodyMaxBytes` and cancelled).
+ */
+const sendAttempt = async (send: FetchFunction, call: Call, run: RetryRun): Promise<Response | Failed> => {
+  const hedging = run.options.hedge;
+  if (!hedging) return sendCopy(send, call, run);
+  const firstDelayMs = hedging.delayFor(run, 1);
+  if (firstDelayMs === undefined) {
+    // A percentile hedge delay learns from the attempts that were not hedged too.
+    const startedAt = performance.now();
+    const sent = await sendCopy(send, call, run);
+    if (!(sent instanceof Failed)) hedging.answered(run, 1, performance.now() - startedAt);
+    return sent;
   }
+  return hedging.race<Response | Failed>(run, firstDelayMs, {
+    send: async (_copy, cancel) => {
+      const answer = await sendCopy(send, call, run, cancel);
+      return { answer, result: answer instanceof Failed ? answer : { status: answer.status } };
+    },
+    drop: (answer) => {
+      if (!(answer instanceof Failed)) void discardBody(answer, run.options.discardBodyMaxBytes);
+    },
+    cancelled: () => call.signal?.aborted === true,
+  });
 };
 
 /** Waits before the next attempt; the caller's abort ends the call with its reason. */
@@ -100,12 +102,7 @@ export const execute = async (
     // An origin in a cooldown holds the attempt (in order, released with jitter) or refuses it.
     const turn = awaitTurn(run, signal ?? undefined);
     if (turn) await turn;
-    const timeoutMs = run.options.attemptTimeoutMs;
-    const hedgeMs = run.hedgeDelay(1);
-    const sent =
-      hedgeMs === undefined
-        ? await sendOnce(send, call, run, timeoutMs)
-        : await sendHedged(send, call, run, timeoutMs, hedgeMs, (error) => networkCode(error, call));
+    const sent = await sendAttempt(send, call, run);
     if (sent instanceof Failed) {
       const { error } = sent;
       const aborted = signal?.aborted === true;
@@ -131,7 +128,7 @@ export const execute = async (
     if (!decision.retry) {
       tagged(response, run);
       // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
-      return run.options.resume ? resumable(response, { send, call, run, timeoutMs }) : response;
+      return run.options.resume ? resumable(response, { send, call, run }) : response;
     }
     await discardBody(response, run.options.discardBodyMaxBytes);
     await backOff(run, call, decision.delayMs);

@@ -12,7 +12,7 @@ import {
   resumeHeaders,
   resumeValidator,
 } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import { type RetryRun, resumeDecision } from '@jitterbug/core/adapter';
 import { attemptSignal } from './attempt-signal.ts';
 import { awaitTurn } from './await-turn.ts';
 import type { Call, FetchFunction } from './call.ts';
@@ -25,8 +25,6 @@ export interface ResumeContext {
   readonly send: FetchFunction;
   readonly call: Call;
   readonly run: RetryRun;
-  /** Each resuming request's timeout until its headers, as for any attempt. */
-  readonly timeoutMs: number | undefined;
 }
 
 const settled = async (pending: Decision | Promise<Decision>): Promise<Decision> => pending;
@@ -92,7 +90,7 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
     // The caller aborted or cancelled: the body ends as it would without jitterbug.
     if (callerSignal?.aborted || this.cancelled?.signal.aborted) throw error;
     const code = networkCode(error, call);
-    let decision = await settled(code ? run.resume(error, code) : run.resume(error));
+    let decision = await settled(code ? resumeDecision(run, error, code) : resumeDecision(run, error));
     if (!decision.retry) throw tagged(error, run);
     this.cancelled ??= new AbortController();
     const stop = callerSignal
@@ -142,8 +140,9 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
 
   /** Sends the request again for the bytes from `this.bytes` on, if still the same representation. */
   private async askForRest(signal: AbortSignal): Promise<Response | { error: unknown }> {
-    const { send, call, timeoutMs } = this.context;
-    const timer = attemptSignal(timeoutMs, signal);
+    const { send, call, run } = this.context;
+    // Each resuming request has the timeout of any attempt, until its headers.
+    const timer = attemptSignal(run.options.attemptTimeoutMs, signal);
     const [input, init] = call.attempt(
       timer?.signal ?? signal,
       true,

@@ -7,6 +7,7 @@
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
 import {
   type BodyKind,
+  forceRetry,
   privateSlot,
   type RetryRun,
   setRetryInfo,
@@ -177,7 +178,7 @@ export const kyRetry = (
     const run = state?.run;
     if (!state || !run || !isForcedRetry(error)) throw error;
     const given = error.customDelay;
-    const pending = run.force(given);
+    const pending = forceRetry(run, given);
     const decision = pending instanceof Promise ? await pending : pending;
     if (!decision.retry) {
       if (run.summary) setRetryInfo(error, run.summary);

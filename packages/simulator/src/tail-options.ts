@@ -73,7 +73,7 @@ export interface TailOptions {
   readonly hedgeRatio?: number;
   /**
    * The hedge budget's depth in tokens. Unset (the default): the core's own hedge budget, which
-   * holds ten tokens (`run.startHedge`). A number: the budget variants ask a
+   * holds ten tokens (`Hedging.start`). A number: the budget variants ask a
    * `createRetryBudget({ ratio: hedgeRatio, burst })` of their own instead, to show what another
    * depth does (the core does not let a policy set it; it held one until this experiment).
    */

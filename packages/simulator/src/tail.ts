@@ -9,9 +9,9 @@
  * a Poisson process at a share of the server's capacity (`load`).
  *
  * Every request is a `RetryRun` of a real `RetryPolicy` with the core's `hedge` option, driven as
- * the fetch engine drives it: `hedgeDelay` says when to send the next copy (a fixed delay, or the
- * 95th percentile of the core's latency window, once it holds 20 latencies), `startHedge` takes a
- * token from the core's hedge budget, `hedgeAnswered` feeds the window, `settle` ends the run.
+ * the fetch engine drives it: `hedge.delayFor` says when to send the next copy (a fixed delay, or the
+ * 95th percentile of the core's latency window, once it holds 20 latencies), `hedge.start` takes a
+ * token from the core's hedge budget, `hedge.answered` feeds the window, `settle` ends the run.
  */
 import { createRetryBudget, seededRandom } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
@@ -79,7 +79,6 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
   const network = createLatency(seededRandom(deriveSeed(o.seed, 'network')), o.latency);
   let clock = 0;
   const policy = createTailPolicy(variant, o, seededRandom(deriveSeed(o.seed, 'jitter')), () => clock);
-  const hedging = variant !== 'none';
   const budgeted = variant.endsWith('+budget');
   const feedRequest = o.windowFeed === 'request';
   // A deeper hedge budget than the core's, when asked for: deposited per request, one token a hedge.
@@ -137,7 +136,7 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
     ownBudget?.deposit();
     // No cooldown and no throttle: the attempt may always go at once.
     run.beforeAttempt();
-    const delay = run.hedgeDelay(1);
+    const delay = run.options.hedge?.delayFor(run, 1);
     if (delay !== undefined) {
       kind[r] = HEDGE;
       heap.push(r, now + delay);
@@ -165,12 +164,13 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
         const copy = copiesSent[id]! + 1;
         wantedHedges++;
         // Without the budget, the client sends the copy whenever the core's delay has passed.
-        if (budgeted && !(ownBudget ? ownBudget.tryWithdraw() : run.startHedge(copy))) {
+        const hedge = run.options.hedge!;
+        if (budgeted && !(ownBudget ? ownBudget.tryWithdraw() : hedge.start(run, copy))) {
           refusedHedges++;
           heap.pop();
           break;
         }
-        const delay = run.hedgeDelay(copy);
+        const delay = hedge.delayFor(run, copy);
         if (delay === undefined) heap.pop();
         else heap.replaceTop(now + delay);
         send(id, now);
@@ -210,8 +210,11 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
         endMs = now;
         // The engines feed the window with the request's time to its first answer ('request'); the
         // 'winner' feed gives it the answering copy's own time, as they did, to show what that hid.
-        if (hedging)
-          run.hedgeAnswered((slot % COPIES) + 1, now - (feedRequest ? startedAt[r]! : sentAt[slot]!));
+        run.options.hedge?.answered(
+          run,
+          (slot % COPIES) + 1,
+          now - (feedRequest ? startedAt[r]! : sentAt[slot]!),
+        );
         run.settle(200);
       }
     }

@@ -2,11 +2,11 @@
  * One attempt sent as hedged copies (the core's `hedge` option): each time the run's hedge delay
  * passes with no response head, another copy is dispatched (when the run's hedge budget allows),
  * up to the policy's copies. The first copy whose head carries a status that settles the attempt
- * (`run.settlesHedge`) wins and becomes the request's current attempt; the copies still waiting are
+ * (`Hedging.settles`) wins and becomes the request's current attempt; the copies still waiting are
  * aborted, and those already answering are drained within `discardBodyMaxBytes` (to keep their
  * connections). A copy's retried failure (a 503, a reset) is dropped while another copy is out.
  */
-import { AttemptTimeoutError } from '@jitterbug/core';
+import { AttemptTimeoutError, type Hedging } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { AttemptEvents } from './attempt-events.ts';
 import type { RetryingRequest } from './retrying-request.ts';
@@ -147,6 +147,7 @@ class HedgeCopy extends AttemptEvents {
 /** The copies of one attempt, until one of them wins. */
 export class HedgedAttempt {
   declare readonly run: RetryRun;
+  declare private readonly hedging: Hedging;
   declare private readonly request: RetryingRequest;
   declare private readonly opts: DispatchOpts;
   declare private readonly copies: HedgeCopy[];
@@ -157,9 +158,10 @@ export class HedgedAttempt {
   declare private open: boolean;
   declare private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(request: RetryingRequest, run: RetryRun, opts: DispatchOpts) {
+  constructor(request: RetryingRequest, run: RetryRun, hedging: Hedging, opts: DispatchOpts) {
     this.request = request;
     this.run = run;
+    this.hedging = hedging;
     this.opts = opts;
     this.copies = [];
     this.pending = 0;
@@ -187,7 +189,7 @@ export class HedgedAttempt {
   hedgeDue(): void {
     this.timer = undefined;
     const next = this.copies.length + 1;
-    if (this.open && this.run.startHedge(next)) this.launch(this.run.hedgeDelay(next));
+    if (this.open && this.hedging.start(this.run, next)) this.launch(this.hedging.delayFor(this.run, next));
   }
 
   /** A copy started: the caller gets its `onRequestStart` with the first one. */
@@ -205,7 +207,7 @@ export class HedgedAttempt {
     statusMessage?: string,
   ): void {
     this.pending--;
-    if (this.pending === 0 || this.run.settlesHedge({ status: statusCode })) {
+    if (this.pending === 0 || this.hedging.settles(this.run, { status: statusCode })) {
       // The request's time to its first answer (from the first copy), not the winner's own: a window
       // of winners' times never sees the slow mode, and its percentile hedges more than it says.
       this.win(copy, performance.now() - this.copies[0]!.sentAt);
@@ -224,7 +226,7 @@ export class HedgedAttempt {
     this.pending--;
     if (!this.open) return;
     if (!this.request.provesUnprocessed(copy.controller !== null, error)) this.processed = true;
-    if (this.pending === 0 || this.request.callerAborted() || this.run.settlesHedge({ error })) {
+    if (this.pending === 0 || this.request.callerAborted() || this.hedging.settles(this.run, { error })) {
       // Unprocessed only if every copy was: none is left out that the server may have taken on.
       const unprocessed = this.pending === 0 && !this.processed;
       this.win(copy, undefined);
@@ -258,6 +260,6 @@ export class HedgedAttempt {
     for (const other of this.copies) if (other !== copy && other.phase === 'out') other.drop(lost());
     copy.phase = 'won';
     copy.stopTimer();
-    this.run.hedgeAnswered(copy.copy, latencyMs);
+    this.hedging.answered(this.run, copy.copy, latencyMs);
   }
 }

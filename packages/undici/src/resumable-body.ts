@@ -2,7 +2,7 @@
  * Resuming a delivered body that breaks (the opt-in `resume`): what a request keeps of the response
  * it handed over, the dispatch that asks for the rest (`Range`/`If-Range` laid over the caller's
  * headers, in whichever shape undici was given them), and how the answer is reported to the run.
- * Every decision is the core's: `resumeValidator`, `run.resume`, `checkResumed`.
+ * Every decision is the core's: `resumeValidator`, `resumeDecision`, `checkResumed`.
  */
 import {
   checkResumed,

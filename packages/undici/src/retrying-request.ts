@@ -7,7 +7,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import { AttemptTimeoutError, type Decision } from '@jitterbug/core';
-import { type AttemptResult, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import { type AttemptResult, type RetryRun, resumeDecision, setRetryInfo } from '@jitterbug/core/adapter';
 import { AttemptEvents, AttemptHandler } from './attempt-events.ts';
 import type { BodyReader } from './body.ts';
 import { HedgedAttempt } from './hedged-attempt.ts';
@@ -255,12 +255,13 @@ export class RetryingRequest extends AttemptEvents {
     const resumable = this.resumable;
     const opts = resumable?.resuming ? resumable.restOpts() : this.opts!;
     // Hedging is opt-in: only then is anything timed or any copy made.
-    if (this.run.options.hedge) {
-      const hedgeMs = this.run.hedgeDelay(1);
+    const hedging = this.run.options.hedge;
+    if (hedging) {
+      const hedgeMs = hedging.delayFor(this.run, 1);
       if (hedgeMs !== undefined) {
         this.current = undefined;
         this.sentAt = 0;
-        this.hedge = new HedgedAttempt(this, this.run, opts);
+        this.hedge = new HedgedAttempt(this, this.run, hedging, opts);
         return this.hedge.start(hedgeMs);
       }
       this.sentAt = performance.now();
@@ -433,7 +434,7 @@ export class RetryingRequest extends AttemptEvents {
     }
     // A percentile hedge delay learns from the attempts that were not hedged too.
     if (this.sentAt) {
-      this.run.hedgeAnswered(1, performance.now() - this.sentAt);
+      this.run.options.hedge?.answered(this.run, 1, performance.now() - this.sentAt);
       this.sentAt = 0;
     }
     const run = this.run;
@@ -582,7 +583,7 @@ export class RetryingRequest extends AttemptEvents {
 
   private askResume(error: Error, resumable: BodyResume): void {
     resumable.resuming = true;
-    this.askAbout(error, () => this.run.resume(error));
+    this.askAbout(error, () => resumeDecision(this.run, error));
   }
 
   responseData(_controller: Controller, chunk: Buffer): void {
