@@ -1,5 +1,5 @@
 /**
- * Resuming broken downloads (`resume: true`) on every streaming client (withRetry, ky, undici's
+ * Resuming broken downloads (`resume: createResume()`) on every streaming client (withRetry, ky, undici's
  * `request()` and `fetch()`, Node's `fetch` through the interceptor), over a real range-serving
  * server that resets connections mid-body: when the server can continue the same representation the
  * caller gets exactly its bytes; when it cannot (a changed file, Range ignored, a wrong offset, a
@@ -8,7 +8,7 @@
  * no socket, timer or unhandled rejection is left behind.
  */
 import type { RetryInfo, RetryOptions } from '@jitterbug/core';
-import { ResumeError, sleep as realSleep } from '@jitterbug/core';
+import { createResume, ResumeError, sleep as realSleep } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   content,
@@ -51,7 +51,7 @@ describe.each(streaming.map((d) => [d.name, d] as const))('resuming downloads: %
   const client = async (options: RetryOptions = {}): Promise<ConformanceClient> => {
     finished = [];
     const c = await driver.create(server.url, {
-      resume: true,
+      resume: createResume(),
       random: () => 0.5,
       sleep: tinySleep().sleep,
       ...options,

@@ -7,7 +7,7 @@
 const FEATURE = Symbol.for('jitterbug.feature');
 
 /** The opt-in features, by the option that takes them. */
-export type FeatureKind = 'hedge' | 'cooldown' | 'throttle';
+export type FeatureKind = 'hedge' | 'cooldown' | 'throttle' | 'resume';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>

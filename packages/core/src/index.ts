@@ -82,7 +82,16 @@ export {
 export { compilePathPattern } from './path-pattern.ts';
 export { isRetryPolicy, type RetryPolicy, type RetryPolicyOrOptions } from './policy.ts';
 export { seededRandom } from './random.ts';
-export { checkResumed, ResumeError, resumeHeaders, resumeValidator } from './resume.ts';
+export type { ResumeSender } from './resumable-response.ts';
+export {
+  checkResumed,
+  createResume,
+  isResume,
+  type Resume,
+  ResumeError,
+  resumeHeaders,
+  resumeValidator,
+} from './resume.ts';
 export {
   type HeaderGetter,
   MAX_SERVER_DELAY_MS,

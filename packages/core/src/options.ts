@@ -9,6 +9,7 @@ import type { RetryBudget, RetryBudgetOptions } from './budget.ts';
 import type { Cooldown } from './cooldown.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { Hedging } from './hedge.ts';
+import type { Resume } from './resume.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Sleep } from './sleep.ts';
 
@@ -213,14 +214,16 @@ export interface RetryOverrides {
   /** A budget for this route instead of the policy's; `false` for none. */
   readonly budget?: RetryBudgetOptions | RetryBudget | false;
   /**
-   * Resume a download whose body breaks after the response was handed over (`Range` from the byte it
-   * broke at, `If-Range` with the response's strong ETag or Last-Modified; only a `206` that continues
-   * the same representation at that byte is spliced on, anything else ends the body with a
-   * `ResumeError`). For a GET answered 200 without a content coding; each resume counts as an attempt
-   * and draws on the budget. Default `false` (continuing a body costs every such response a stream
-   * of its own; with fetch the caller gets a new `Response`, without `url`/`redirected`).
+   * Resumed downloads, from `createResume()`: a download whose body breaks after the response was
+   * handed over asks for the rest (`Range` from the byte it broke at, `If-Range` with the response's
+   * strong ETag or Last-Modified; only a `206` that continues the same representation at that byte
+   * is spliced on, anything else ends the body with a `ResumeError`). For a GET answered 200 without
+   * a content coding; each resume counts as an attempt and draws on the budget. Default `false`
+   * (continuing a body costs every such response a stream of its own; with fetch the caller gets a
+   * new `Response`, without `url`/`redirected`). A factory, so that a program that never resumes
+   * does not carry it.
    */
-  readonly resume?: boolean;
+  readonly resume?: Resume | false;
   /**
    * Retries of a failure that proves the request never reached the server's application (the
    * connection was refused or never made — `UNPROCESSED_ERROR_CODES` —, HTTP/2 `REFUSED_STREAM`, a
@@ -304,7 +307,7 @@ export interface ResolvedOptions {
   readonly route: string | undefined;
   readonly maxAttempts: number;
   readonly transparentRetries: number;
-  readonly resume: boolean;
+  readonly resume: Resume | undefined;
   /** The strategy with its numbers. */
   readonly backoff: BackoffParams & { readonly strategy: Backoff };
   readonly methods: ReadonlySet<string>;

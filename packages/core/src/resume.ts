@@ -5,7 +5,9 @@
  * Anything else ends the body with an error: mismatched bytes are never joined.
  */
 import type { Decision } from './decide.ts';
+import { branded, isFeature } from './feature.ts';
 import type { RetryRun } from './policy.ts';
+import { type ResumeSender, resumableResponse } from './resumable-response.ts';
 import type { HeaderGetter } from './retry-after.ts';
 
 /** Why a resumed body could not be continued. */
@@ -100,3 +102,37 @@ export const resumeDecision = (
   run.summary = undefined;
   return run.conclude({ ...run.outcome(code ? { error, code } : { error }), resuming: true });
 };
+
+/**
+ * Resumed downloads, made by {@link createResume}: what the adapters that resume need and others do
+ * not carry. The undici adapter resumes with its own handler; this carries the part for clients whose
+ * answers are WHATWG `Response`s.
+ */
+export interface Resume {
+  /**
+   * What the caller gets for `response`, `run`'s final answer: `response` itself when its body could
+   * not be resumed (see {@link resumeValidator}), else a new `Response` with the same status, status
+   * text and headers and a body that asks for the rest when it breaks (without `url`, `redirected`
+   * or `type`: fetch sets those only on responses it makes). Carries the run's summary either way.
+   */
+  response(response: Response, run: RetryRun, sender: ResumeSender): Response;
+}
+
+/**
+ * Resumed downloads, for a policy's, a route's or a call's `resume` option:
+ *
+ * ```ts
+ * withRetry(fetch, { resume: createResume() });
+ * ```
+ *
+ * A download whose body breaks after the response was handed over asks for the rest (`Range` from
+ * the byte it broke at, `If-Range` with the response's strong ETag or Last-Modified), and only a
+ * `206` that continues the same representation at that byte is spliced on; anything else ends the
+ * body with a {@link ResumeError}. For a GET answered 200 without a content coding; each resume
+ * counts as an attempt and draws on the budget. A factory rather than a boolean so that a program
+ * that never resumes does not carry this code: bundlers leave out what is not imported.
+ */
+export const createResume = (): Resume => branded({ response: resumableResponse }, 'resume');
+
+/** Whether a value was made by {@link createResume}. */
+export const isResume = (value: unknown): value is Resume => isFeature(value, 'resume');

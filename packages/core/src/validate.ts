@@ -78,7 +78,6 @@ const ROWS: Readonly<Record<string, Row>> = {
     Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000
       ? v
       : fail(n, 'an integer from 1 to 1000', v),
-  resume: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
   transparentRetries: (v, n) =>
     Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 10
       ? v
@@ -110,6 +109,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   cooldown: feature('cooldown', 'createCooldown()'),
   hedge: feature('hedge', 'createHedging({ delayMs })'),
   throttle: feature('throttle', 'createAdaptiveThrottle()'),
+  resume: feature('resume', 'createResume()'),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
@@ -140,6 +140,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   cooldown: undefined,
   throttle: undefined,
   hedge: undefined,
+  resume: undefined,
   shouldRetry: undefined,
   onRetry: undefined,
   onGiveUp: undefined,

@@ -1,7 +1,9 @@
 /** The core's side of resuming a broken download: when it may, how to ask, what to accept. */
 import {
   checkResumed,
+  createResume,
   createRetryPolicy,
+  isResume,
   ResumeError,
   resumeHeaders,
   resumeValidator,
@@ -67,7 +69,7 @@ describe('resumeHeaders and checkResumed', () => {
 
 describe('resumeDecision', () => {
   const begin = (resume: boolean, maxAttempts = 3) =>
-    createRetryPolicy({ random: fixed(0.5), resume, maxAttempts }).begin({
+    createRetryPolicy({ random: fixed(0.5), resume: resume && createResume(), maxAttempts }).begin({
       method: 'GET',
       url: 'https://x/file',
     });
@@ -100,7 +102,13 @@ describe('resumeDecision', () => {
     });
   });
 
-  it('is refused as an option that is not a boolean', () => {
-    expect(() => createRetryPolicy({ resume: 'yes' as never })).toThrow(/"resume"/);
+  it('is refused as an option that is not false or what createResume() returns, naming the factory', () => {
+    for (const value of [true, 'yes', {}, { response: () => undefined }]) {
+      expect(() => createRetryPolicy({ resume: value as never })).toThrow(
+        /option "resume" must be false or what createResume\(\) returns/,
+      );
+    }
+    expect(createRetryPolicy({ resume: false }).options.resume).toBeUndefined();
+    expect(isResume(createRetryPolicy({ resume: createResume() }).options.resume)).toBe(true);
   });
 });

@@ -7,8 +7,8 @@ import { maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
 import { awaitTurn } from './await-turn.ts';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
+import { networkCode } from './network-code.ts';
 import { readUpTo } from './read-body.ts';
-import { resumable } from './resumable-body.ts';
 import { Failed, sendCopy } from './send-copy.ts';
 import { tagged } from './tagged.ts';
 
@@ -128,7 +128,15 @@ export const execute = async (
     if (!decision.retry) {
       tagged(response, run);
       // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
-      return run.options.resume ? resumable(response, { send, call, run }) : response;
+      const resume = run.options.resume;
+      return resume
+        ? resume.response(response, run, {
+            signal: call.signal ?? undefined,
+            send: (headers, signal) => sendCopy(send, call, run, signal, headers),
+            discard: discardBody,
+            codeOf: (error) => networkCode(error, call),
+          })
+        : response;
     }
     await discardBody(response, run.options.discardBodyMaxBytes);
     await backOff(run, call, decision.delayMs);

@@ -22,13 +22,15 @@ export class Failed {
 
 /**
  * Sends one copy of `run`'s attempt; never rejects. `cancel`: the copy is one of several (hedged),
- * which the racer ends when another wins; the request then stays sendable for the next copy.
+ * which the racer ends when another wins, or a request for the rest of a body (`extra`: its
+ * `Range`, `If-Range`); the request then stays sendable for the next one.
  */
 export const sendCopy = async (
   send: FetchFunction,
   call: Call,
   run: RetryRun,
   cancel?: AbortSignal,
+  extra?: Readonly<Record<string, string>>,
 ): Promise<Response | Failed> => {
   const timer = attemptSignal(run.options.attemptTimeoutMs, call.signal);
   let signal = timer?.signal;
@@ -37,7 +39,7 @@ export const sendCopy = async (
     signal = own ? AbortSignal.any([own, cancel]) : cancel;
   }
   const more = cancel !== undefined || attemptMayRetry(run, call.headers);
-  const [input, init] = call.attempt(signal, more, undefined, !more && transparentRetryLeft(run));
+  const [input, init] = call.attempt(signal, more, extra, !more && transparentRetryLeft(run));
   try {
     return await send(input, init);
   } catch (error) {

@@ -1,9 +1,10 @@
 /**
- * Resuming a broken download through withRetry (`resume: true`), over a real range-serving server:
+ * Resuming a broken download through withRetry (`resume: createResume()`), over a real range-serving server:
  * the caller's body goes on seamlessly after resets, and fails with a `ResumeError` — never mixing
  * bytes — when the server cannot continue the same representation at the right byte.
  */
 import {
+  createResume,
   createRetryPolicy,
   ResumeError,
   type RetryInfo,
@@ -28,7 +29,7 @@ const client = (options: RetryPolicyOptions = {}) => {
     createRetryPolicy({
       random: () => 0.5,
       sleep: async () => {},
-      resume: true,
+      resume: createResume(),
       onFinish: (info) => {
         finished.push(info);
       },
@@ -67,7 +68,7 @@ afterEach(async () => {
 });
 afterAll(() => server.close());
 
-describe('resume: true', () => {
+describe('resume: createResume()', () => {
   it('several resets: each resumed from the byte it broke at, the caller gets the exact representation', async () => {
     server.serve('/file', { body: FILE, etag: '"v1"' }, [
       { resetAfter: 70_000 },
@@ -256,10 +257,10 @@ describe('resume: true', () => {
     expect(server.seen('/off')).toHaveLength(1);
   });
 
-  it('a call’s own jitterbug: { resume: true } turns it on for that call', async () => {
+  it('a call’s own jitterbug: { resume: createResume() } turns it on for that call', async () => {
     server.serve('/mine', { body: FILE, etag: '"v1"' }, [{ resetAfter: 100_000 }, {}]);
     const send = client({ resume: false });
-    const { bytes, error } = await drain(await send(url('/mine'), { jitterbug: { resume: true } }));
+    const { bytes, error } = await drain(await send(url('/mine'), { jitterbug: { resume: createResume() } }));
     expect(error).toBeUndefined();
     expect(bytes.equals(FILE)).toBe(true);
   });

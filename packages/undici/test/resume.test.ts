@@ -1,10 +1,11 @@
 /**
- * Resuming a broken download through the interceptor (`resume: true`), over a real range-serving
+ * Resuming a broken download through the interceptor (`resume: createResume()`), over a real range-serving
  * server, for undici 8 and 7 `request()`, undici's `fetch()` and Node's global `fetch` (legacy
  * handlers): the caller's body goes on seamlessly after resets (one response, one end), and ends with
  * a `ResumeError` — never mixing bytes — when the server cannot continue the same representation.
  */
 import {
+  createResume,
   createRetryPolicy,
   getRetryInfo,
   ResumeError,
@@ -142,7 +143,7 @@ describe.each(clients)('$name', ({ Agent, get, tags }) => {
     const policy = createRetryPolicy({
       random: () => 0.5,
       sleep: async () => {},
-      resume: true,
+      resume: createResume(),
       onFinish: (info) => {
         finished.push(info);
       },
@@ -292,7 +293,7 @@ describe.each(clients)('$name', ({ Agent, get, tags }) => {
     while (!server.seen('/slow')[1]!.cut) await realSleep(5);
   });
 
-  it('resume: false keeps today’s behaviour; a request’s own resume: true turns it on', async () => {
+  it('resume: false keeps today’s behaviour; a request’s own resume: createResume() turns it on', async () => {
     server.serve('/off', { body: FILE, etag: '"v1"' }, [{ resetAfter: 100_000 }, {}]);
     const send = open({ resume: false });
     const { error } = await (await send('/off')).read();
@@ -301,7 +302,7 @@ describe.each(clients)('$name', ({ Agent, get, tags }) => {
     if (!tags) return;
     // request() carries a request's own settings to the interceptor; fetch passes none.
     server.serve('/on', { body: FILE, etag: '"v1"' }, [{ resetAfter: 100_000 }, {}]);
-    const on = await (await send('/on', { extra: jitterbugOptions({ resume: true }) })).read();
+    const on = await (await send('/on', { extra: jitterbugOptions({ resume: createResume() }) })).read();
     expect(on.bytes.equals(FILE)).toBe(true);
   });
 });

@@ -1,31 +1,49 @@
 /**
- * Resuming a download whose body breaks after the response was handed over (the opt-in `resume`):
- * the caller gets a new `Response` (same status, status text and headers) whose body reads the
- * original one and, when it breaks, asks for the rest with `Range`/`If-Range` and goes on with the
- * answer's bytes — only when the run decides to, and only an answer `checkResumed` accepts. Anything
- * else ends the body with an error; bytes of another representation are never spliced on.
+ * Resuming a download whose body breaks after the response was handed over, for clients whose
+ * answers are WHATWG `Response`s (the fetch engine: `withRetry`, ky): the caller gets a new
+ * `Response` (same status, status text and headers) whose body reads the original one and, when it
+ * breaks, asks for the rest with `Range`/`If-Range` and goes on with the answer's bytes — only when
+ * the run decides to, and only an answer `checkResumed` accepts. Anything else ends the body with an
+ * error; bytes of another representation are never spliced on. The adapter sends (a
+ * {@link ResumeSender}); this only composes streams. Reached through what `createResume` returns, so
+ * that a program that never resumes does not carry it.
  */
-import {
-  checkResumed,
-  type Decision,
-  type HeaderGetter,
-  resumeHeaders,
-  resumeValidator,
-} from '@jitterbug/core';
-import { type RetryRun, resumeDecision } from '@jitterbug/core/adapter';
-import { attemptSignal } from './attempt-signal.ts';
-import { awaitTurn } from './await-turn.ts';
-import type { Call, FetchFunction } from './call.ts';
-import { discardBody } from './discard.ts';
-import { networkCode } from './network-code.ts';
-import { tagged } from './tagged.ts';
+import type { Decision } from './decide.ts';
+import type { RetryRun } from './policy.ts';
+import { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
+import type { HeaderGetter } from './retry-after.ts';
+import { setRetryInfo } from './retry-info.ts';
+
+/** How the adapter sends the requests for the rest of a body, and reads what comes back. */
+export interface ResumeSender {
+  /** The caller's signal: its abort ends the body as it would without jitterbug. */
+  readonly signal: AbortSignal | undefined;
+  /**
+   * Sends the request again with `headers` over its own (`Range`, `If-Range`), ended by `signal`,
+   * with the attempt timeout of any attempt. Never rejects: a failure comes back as its error, with
+   * the code the core should read when the error carries none of its own.
+   */
+  send(
+    headers: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<Response | { readonly error: unknown; readonly code?: string }>;
+  /** Drops an answer that is not used: at most `maxBytes` of its body drained, the rest cancelled. */
+  discard(response: Response, maxBytes: number): Promise<void>;
+  /** The code of an error the body broke with, when it carries none the core can read. */
+  codeOf(error: unknown): string | undefined;
+}
 
 /** What a resume needs of the call it continues. */
-export interface ResumeContext {
-  readonly send: FetchFunction;
-  readonly call: Call;
+interface ResumeContext {
   readonly run: RetryRun;
+  readonly sender: ResumeSender;
 }
+
+/** `target`, carrying the run's summary when the run is finished. */
+const tagged = <T>(target: T, run: RetryRun): T => {
+  if (run.summary) setRetryInfo(target, run.summary);
+  return target;
+};
 
 const settled = async (pending: Decision | Promise<Decision>): Promise<Decision> => pending;
 
@@ -85,11 +103,11 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
    * does not continue the body.
    */
   private async rest(error: unknown): Promise<ReadableStreamDefaultReader<Uint8Array>> {
-    const { call, run } = this.context;
-    const callerSignal = call.signal ?? undefined;
+    const { sender, run } = this.context;
+    const callerSignal = sender.signal;
     // The caller aborted or cancelled: the body ends as it would without jitterbug.
     if (callerSignal?.aborted || this.cancelled?.signal.aborted) throw error;
-    const code = networkCode(error, call);
+    const code = sender.codeOf(error);
     let decision = await settled(code ? resumeDecision(run, error, code) : resumeDecision(run, error));
     if (!decision.retry) throw tagged(error, run);
     this.cancelled ??= new AbortController();
@@ -102,13 +120,19 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
       } catch (reason) {
         throw tagged(reason, run);
       }
-      const turn = awaitTurn(run, stop);
-      if (turn) await turn;
-      const answer = await this.askForRest(stop);
-      if (!(answer instanceof Response)) {
+      // An origin in a cooldown holds the request (or refuses it), as any attempt.
+      for (let held = run.beforeAttempt(stop); held; held = run.beforeAttempt(stop)) {
+        try {
+          await held;
+        } catch (reason) {
+          throw tagged(reason, run);
+        }
+      }
+      const answer = await sender.send(resumeHeaders(this.bytes, this.validator), stop);
+      if ('error' in answer) {
         const failure = answer.error;
         const aborted = stop.aborted;
-        const failureCode = aborted ? undefined : networkCode(failure, call);
+        const failureCode = aborted ? undefined : answer.code;
         decision = await settled(
           run.next(failureCode ? { error: failure, code: failureCode } : { error: failure, aborted }),
         );
@@ -127,33 +151,14 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
             : (run.settle(status) ?? run.next({ status, headers, response: answer })),
         );
       } catch (hookError) {
-        void discardBody(answer, 0);
+        void sender.discard(answer, 0);
         throw hookError;
       }
-      if (decision.retry || refused) await discardBody(answer, run.options.discardBodyMaxBytes);
+      if (decision.retry || refused) await sender.discard(answer, run.options.discardBodyMaxBytes);
       if (decision.retry) continue;
       if (refused) throw tagged(refused, run);
       if (this.target) tagged(this.target, run);
       return (answer.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() })).getReader();
-    }
-  }
-
-  /** Sends the request again for the bytes from `this.bytes` on, if still the same representation. */
-  private async askForRest(signal: AbortSignal): Promise<Response | { error: unknown }> {
-    const { send, call, run } = this.context;
-    // Each resuming request has the timeout of any attempt, until its headers.
-    const timer = attemptSignal(run.options.attemptTimeoutMs, signal);
-    const [input, init] = call.attempt(
-      timer?.signal ?? signal,
-      true,
-      resumeHeaders(this.bytes, this.validator),
-    );
-    try {
-      return await send(input, init);
-    } catch (error) {
-      return { error };
-    } finally {
-      timer?.stop();
     }
   }
 }
@@ -164,8 +169,8 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
  * and headers and a body that resumes (without `url`, `redirected` or `type`: fetch sets those only
  * on responses it makes). Carries the run's summary either way.
  */
-export const resumable = (response: Response, context: ResumeContext): Response => {
-  const { run } = context;
+export const resumableResponse = (response: Response, run: RetryRun, sender: ResumeSender): Response => {
+  const context: ResumeContext = { run, sender };
   const body = response.body;
   const validator =
     body && resumeValidator(run.method, response.status, (name) => response.headers.get(name));
