@@ -109,13 +109,6 @@ export const decideByStatus = (
   return options.retry ? NOT_RETRYABLE : stop(options.disabledBy, false);
 };
 
-/** Whether the outcome is a failure that is retried: a listed status, or a listed error code. */
-export const isRetryable = (outcome: AttemptOutcome, options: ResolvedOptions): boolean => {
-  if (outcome.status !== undefined) return options.statusCodes.has(outcome.status);
-  const code = outcome.code ?? errorCode(outcome.error);
-  return code !== undefined && options.errorCodes.has(code);
-};
-
 /**
  * Whether a status or an error is a failure that is retried (its status in `statusCodes`, its code in
  * `errorCodes`), from the attempt's result alone: a hedged attempt waits for its other copies then.
@@ -135,7 +128,7 @@ export const retryableResult = (
 
 /** What jitterbug would do without `shouldRetry`: retry a retryable failure of a retryable request. */
 export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions): boolean =>
-  isRetryable(outcome, options) && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  retryableResult(outcome, options) && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
 
 /** The wait before the retry: the server's delay if the response gives one, else the backoff's. */
 const retryDelay = (
@@ -199,35 +192,29 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     const settled = decideByStatus(outcome.status, options);
     if (settled) return settled;
   }
-  const retryable = isRetryable(outcome, options);
+  const retryable = retryableResult(outcome, options);
   if (!options.retry) return stop(options.disabledBy, retryable);
-  // A request the server never got is sent again whatever its method, on a budget of its own.
-  if (
+  // A request the server never got is sent again whatever its method, on a budget of its own, and
+  // does not count in maxAttempts.
+  const transparent =
     provablyUnprocessed(outcome) &&
     (outcome.transparentRetries ?? 0) < options.transparentRetries &&
     outcome.verdict !== false &&
-    outcome.bodyReplayable
-  ) {
-    const delay = retryDelay(outcome, options);
-    if ('retry' in delay) return delay;
-    if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
-      return stop('deadline', true, delay.delayMs);
-    }
-    if (outcome.budgetTokens < 1 - 1e-9) return stop('budget-exhausted', true);
-    return { retry: true, ...delay, reason: 'unprocessed' };
-  }
+    outcome.bodyReplayable;
   const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
-  if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
-  if (!byDefault && !forced && outcome.verdict !== true) {
-    if (retryable) return stop('method-not-idempotent', true);
-    if (outcome.status === undefined) return stop('error-not-retryable', false);
-    return outcome.status >= 400 ? NOT_RETRYABLE : SUCCESS;
+  if (!transparent) {
+    if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
+    if (!byDefault && !forced && outcome.verdict !== true) {
+      if (retryable) return stop('method-not-idempotent', true);
+      if (outcome.status === undefined) return stop('error-not-retryable', false);
+      return outcome.status >= 400 ? NOT_RETRYABLE : SUCCESS;
+    }
+    // Past this point the attempt is one we would retry: every stop is a give-up.
+    if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
+    // Attempts the server provably never saw (retried transparently) do not count.
+    if (outcome.attempt - (outcome.transparentRetries ?? 0) >= options.maxAttempts)
+      return stop('max-attempts', true);
   }
-  // Past this point the attempt is one we would retry: every stop is a give-up.
-  if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
-  // Attempts the server provably never saw (retried transparently) do not count.
-  if (outcome.attempt - (outcome.transparentRetries ?? 0) >= options.maxAttempts)
-    return stop('max-attempts', true);
   const delay = retryDelay(outcome, options);
   if ('retry' in delay) return delay;
   // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.
@@ -235,12 +222,14 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     return stop('deadline', true, delay.delayMs);
   }
   if (outcome.budgetTokens < 1 - 1e-9) return stop('budget-exhausted', true);
-  const reason: RetryReason = outcome.resuming
-    ? 'resume'
-    : !byDefault
-      ? 'forced'
-      : outcome.status !== undefined
-        ? 'status'
-        : 'error';
+  const reason: RetryReason = transparent
+    ? 'unprocessed'
+    : outcome.resuming
+      ? 'resume'
+      : !byDefault
+        ? 'forced'
+        : outcome.status !== undefined
+          ? 'status'
+          : 'error';
   return { retry: true, ...delay, reason };
 };

@@ -107,15 +107,12 @@ export const createHedging = (options: HedgeOptions): Hedging => {
   const valid =
     p === undefined ? typeof delay === 'number' && delay >= 0 && Number.isFinite(delay) : p > 0 && p < 100;
   if (!valid) fail(`${name}.delayMs`, 'a number of ms >= 0 or a percentile such as "p95"', delay);
-  const maxAttempts = given(h.maxAttempts, 2);
-  if (!(Number.isInteger(maxAttempts) && (maxAttempts as number) >= 2 && (maxAttempts as number) <= 10)) {
-    fail(`${name}.maxAttempts`, 'an integer from 2 to 10', maxAttempts);
-  }
+  const maxAttempts = numberIn(given(h.maxAttempts, 2), `${name}.maxAttempts`, 2, 10, true);
   const ratio = numberIn(given(h.ratio, 0.05), `${name}.ratio`, 0, 1);
   const latencies = createLatencyWindow(1000);
   const budget = createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`);
   const hedging: Hedging = {
-    maxAttempts: maxAttempts as number,
+    maxAttempts,
     delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
     latencies,
     budget,

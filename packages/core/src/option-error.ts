@@ -31,13 +31,21 @@ export const unknownOption = (name: string): never => {
   throw new TypeError(`jitterbug: unknown option "${name}"`);
 };
 
-/** A finite number from `min` to `max`, or the `TypeError` for `name`. */
-export const numberIn = (value: unknown, name: string, min: number, max = Number.MAX_VALUE): number =>
-  typeof value === 'number' && value >= min && value <= max
+/** A finite number (an integer when `integer`) from `min` to `max`, or the `TypeError` for `name`. */
+export const numberIn = (
+  value: unknown,
+  name: string,
+  min: number,
+  max = Number.MAX_VALUE,
+  integer = false,
+): number =>
+  typeof value === 'number' && value >= min && value <= max && (!integer || Number.isInteger(value))
     ? value
     : fail(
         name,
-        max === Number.MAX_VALUE ? `a finite number >= ${min}` : `a number from ${min} to ${max}`,
+        max === Number.MAX_VALUE
+          ? `a finite number >= ${min}`
+          : `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
         value,
       );
 

@@ -15,9 +15,9 @@ import { sleep } from './sleep.ts';
 type Row = (value: unknown, name: string, inherited: ResolvedOptions) => unknown;
 
 const number =
-  (min: number): Row =>
+  (min: number, max?: number, integer?: boolean): Row =>
   (v, n) =>
-    numberIn(v, n, min);
+    numberIn(v, n, min, max, integer);
 
 /** An opt-in feature: `false`, or the object its factory made. */
 const feature =
@@ -74,14 +74,8 @@ const retryAfterRow: Row = (v, n, { retryAfter }) => {
 };
 
 const ROWS: Readonly<Record<string, Row>> = {
-  maxAttempts: (v, n) =>
-    Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1000
-      ? v
-      : fail(n, 'an integer from 1 to 1000', v),
-  transparentRetries: (v, n) =>
-    Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 10
-      ? v
-      : fail(n, 'an integer from 0 to 10', v),
+  maxAttempts: number(1, 1000, true),
+  transparentRetries: number(0, 10, true),
   backoff: backoffRow,
   methods: setOf(isToken, 'HTTP method (a token)', (m: string) => m.toUpperCase()),
   statusCodes: setOf(
