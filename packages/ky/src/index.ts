@@ -7,6 +7,7 @@
 import type { CallOverrides } from '@jitterbug/core';
 
 export * from '@jitterbug/core/public-api';
+export { type ForcedRetries, forcedRetries } from './forced-retries.ts';
 export { type KyAdapterOptions, type KyRetryOptions, kyRetry } from './ky-retry.ts';
 
 declare module 'ky' {

@@ -5,18 +5,13 @@
  * an `afterResponse` hook): those reach `beforeRetry`, where the call's run decides them.
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import {
-  type BodyKind,
-  forceRetry,
-  privateSlot,
-  type RetryRun,
-  setRetryInfo,
-  toRetryPolicy,
-} from '@jitterbug/core/adapter';
+import { type BodyKind, toRetryPolicy } from '@jitterbug/core/adapter';
 import { Call, execute, type FetchFunction, type FetchInit, isStreamBody } from '@jitterbug/fetch/engine';
 import type { Options } from 'ky';
 import * as kyModule from 'ky';
-import { beforeRequestArgs, beforeRetryArgs, type KyOptionsView } from './hook-args.ts';
+import { byContext, byRequest } from './call-state.ts';
+import type { ForcedRetries } from './forced-retries.ts';
+import { beforeRequestArgs, type KyOptionsView } from './hook-args.ts';
 
 /** What `kyRetry` returns: spread it into `ky.create()` or pass it to `.extend()`. */
 export type KyRetryOptions = Required<Pick<Options, 'fetch' | 'retry' | 'hooks'>>;
@@ -29,29 +24,20 @@ export interface KyAdapterOptions {
    */
   readonly fetch?: (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
   /**
-   * Lets `ky.retry()` from an `afterResponse` hook retry the call through its run. Default `false`:
-   * ky's own retry limit is then 0, and ky makes no copy of each call's `Request` (it clones every
-   * request, and tees a stream body into memory, whenever its limit is above 0, for the retry it
-   * might make: about 13 µs per call in `bench/`'s in-memory ky probe, a third of a call there).
-   * Without it, a hook's `ky.retry()` rejects the call with ky's `ForceRetryError`.
+   * The `forcedRetries` export of `@jitterbug/ky`, to let `ky.retry()` from an `afterResponse` hook
+   * retry the call through its run. Default: none — ky's own retry limit is then 0, and ky makes no
+   * copy of each call's `Request` (it clones every request, and tees a stream body into memory,
+   * whenever its limit is above 0, for the retry it might make: about 13 µs per call in `bench/`'s
+   * in-memory ky probe, a third of a call there); a hook's `ky.retry()` then rejects the call with
+   * ky's `ForceRetryError`. An export rather than `true`, so that a program that does not force
+   * retries carries none of their code.
    */
-  readonly forcedRetries?: boolean;
+  readonly forcedRetries?: ForcedRetries | false;
 }
-
-/** One ky call: the body's kind as ky's options hold it, and the run once the first attempt began. */
-interface CallState {
-  readonly body: BodyKind | undefined;
-  run: RetryRun | undefined;
-}
-
-// ky gives each call its own `context` object and passes it to every hook of the call; the `Request`
-// a hook sees is the one ky hands to fetch next. Both carry the call's state, invisibly.
-const byContext = privateSlot<CallState>();
-const byRequest = privateSlot<CallState>();
 
 const checkAdapterOptions = (
   options: KyAdapterOptions,
-): { fetch: FetchFunction | undefined; forcedRetries: boolean } => {
+): { fetch: FetchFunction | undefined; forced: ForcedRetries | undefined } => {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('jitterbug: the ky adapter options must be an object');
   }
@@ -65,14 +51,18 @@ const checkAdapterOptions = (
       throw new TypeError(`jitterbug: unknown ky adapter option "${key}"`);
     }
   }
-  const { fetch, forcedRetries = false } = options;
+  const { fetch, forcedRetries } = options;
   if (fetch !== undefined && typeof fetch !== 'function') {
     throw new TypeError('jitterbug: option "fetch" must be a function');
   }
-  if (typeof forcedRetries !== 'boolean') {
-    throw new TypeError('jitterbug: option "forcedRetries" must be a boolean');
+  const forced = forcedRetries || undefined;
+  // Only the export itself: `true` would make every bundle carry forced retries.
+  if (forced !== undefined && typeof (forced as Partial<ForcedRetries>).beforeRetry !== 'function') {
+    throw new TypeError(
+      `jitterbug: option "forcedRetries" must be the forcedRetries export of @jitterbug/ky, got ${String(forcedRetries)}`,
+    );
   }
-  return { fetch: fetch as FetchFunction | undefined, forcedRetries };
+  return { fetch: fetch as FetchFunction | undefined, forced };
 };
 
 const bodyOf = (options: KyOptionsView): BodyKind | undefined =>
@@ -92,23 +82,20 @@ const asKyTimeout = (error: unknown, call: Call): unknown => {
  * methods), or, without `forcedRetries`, make forced retries that no run decides (a limit above 0:
  * ky would also copy every request again).
  */
-const retrySetAgain = (options: KyOptionsView, forcedRetries: boolean): TypeError | undefined => {
+const retrySetAgain = (options: KyOptionsView, forced: boolean): TypeError | undefined => {
   const { retry } = options;
   if (typeof retry === 'number' ? retry > 0 : (retry?.methods?.length ?? 0) > 0) {
     return new TypeError(
       'jitterbug: ky\'s "retry" option was set after kyRetry(), so ky would retry on its own what jitterbug already retried; set retries with jitterbug instead (a call\'s `jitterbug: { maxAttempts }`, or the policy)',
     );
   }
-  if (!forcedRetries && typeof retry === 'object' && (retry.limit ?? 0) > 0) {
+  if (!forced && typeof retry === 'object' && (retry.limit ?? 0) > 0) {
     return new TypeError(
-      'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries: true }), whose run decides forced retries',
+      'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries }) with the forcedRetries export, whose run decides forced retries',
     );
   }
   return undefined;
 };
-
-const isForcedRetry = (error: unknown): error is Error & { customDelay?: number } =>
-  (error as { name?: unknown } | null)?.name === 'ForceRetryError';
 
 /**
  * ky options that retry with jitterbug: backoff with jitter, `Retry-After`, a retry budget, per-route
@@ -129,7 +116,7 @@ export const kyRetry = (
   adapterOptions: KyAdapterOptions = {},
 ): KyRetryOptions => {
   const policy = toRetryPolicy(optionsOrPolicy);
-  const { fetch: inner, forcedRetries } = checkAdapterOptions(adapterOptions);
+  const { fetch: inner, forced } = checkAdapterOptions(adapterOptions);
   const send: FetchFunction = inner ?? ((input, init) => globalThis.fetch(input, init));
   const settings = { finalError: asKyTimeout };
 
@@ -159,41 +146,14 @@ export const kyRetry = (
   // Links the call (its context) with the request ky sends (the body's kind is known only here).
   const beforeRequest = (...args: unknown[]): void => {
     const { request, options } = beforeRequestArgs(args);
-    const refused = retrySetAgain(options, forcedRetries);
+    const refused = retrySetAgain(options, forced !== undefined);
     if (refused) throw refused;
     // The call's context finds its state again only for a forced retry (ky's next request).
-    const context = forcedRetries ? options.context : undefined;
+    const context = forced ? options.context : undefined;
     let state = context ? byContext.get(context) : undefined;
     if (!state) {
       state = { body: bodyOf(options), run: undefined };
       if (context) byContext.set(context, state);
-    }
-    byRequest.set(request, state);
-  };
-
-  // Only a retry the user forced reaches here (ky's own retry lists no method and no status).
-  const beforeRetry = async (...args: unknown[]): Promise<void> => {
-    const { request, options, error } = beforeRetryArgs(args);
-    const state = options.context ? byContext.get(options.context) : undefined;
-    const run = state?.run;
-    if (!state || !run || !isForcedRetry(error)) throw error;
-    const given = error.customDelay;
-    const pending = forceRetry(run, given);
-    const decision = pending instanceof Promise ? await pending : pending;
-    if (!decision.retry) {
-      if (run.summary) setRetryInfo(error, run.summary);
-      throw error;
-    }
-    if (given === undefined) {
-      try {
-        await run.wait(decision.delayMs, options.signal ?? undefined);
-      } catch (reason) {
-        if (run.summary) setRetryInfo(reason, run.summary);
-        throw reason;
-      }
-    } else {
-      // ky waited the delay `ky.retry({ delay })` gave before it called this hook.
-      run.totalDelayMs += given;
     }
     byRequest.set(request, state);
   };
@@ -203,15 +163,15 @@ export const kyRetry = (
   // run refuses the last one with its own reason), and no higher: hooks lost to a spread
   // (`{ ...kyRetry(), hooks }` replaces them) cannot make ky send a forced retry more than once
   // beyond what the policy allows. Otherwise 0, so that ky copies no request for a retry of its own.
-  const limit = forcedRetries
+  const limit = forced
     ? Math.max(policy.options.maxAttempts, ...policy.routeOptions.map((o) => o.maxAttempts))
     : 0;
   return {
     fetch: fetch as KyRetryOptions['fetch'],
     // No methods: ky's own retry never starts on a status or an error (it checks the method first).
     retry: { limit, methods: [], delay: () => 0 },
-    hooks: (forcedRetries
-      ? { beforeRequest: [beforeRequest], beforeRetry: [beforeRetry] }
+    hooks: (forced
+      ? { beforeRequest: [beforeRequest], beforeRetry: [forced.beforeRetry] }
       : { beforeRequest: [beforeRequest] }) as unknown as KyRetryOptions['hooks'],
   };
 };

@@ -8,7 +8,7 @@ import type { Options } from 'ky';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { getRetryInfo, type KyAdapterOptions, kyRetry } from '../src/index.ts';
+import { forcedRetries, getRetryInfo, type KyAdapterOptions, kyRetry } from '../src/index.ts';
 import { kys, recordingSleep } from './helpers.ts';
 
 const errorOf = async (promise: Promise<unknown>): Promise<unknown> => {
@@ -75,7 +75,7 @@ describe.each(kys)('%s', (_name, ky) => {
       },
     });
     const limited = '{"error":{"code":"RATE_LIMIT"}}';
-    const FORCED: KyAdapterOptions = { forcedRetries: true };
+    const FORCED: KyAdapterOptions = { forcedRetries };
 
     it('is sent, after the policy delay, counted and reported as forced', async () => {
       server.route('/rl', [
@@ -142,9 +142,12 @@ describe.each(kys)('%s', (_name, ky) => {
         limit: 4,
         methods: [],
       });
-      expect(() => kyRetry({}, { forcedRetries: 'yes' as never })).toThrow(
-        /"forcedRetries" must be a boolean/,
-      );
+      for (const value of [true, 'yes', {}]) {
+        expect(() => kyRetry({}, { forcedRetries: value as never })).toThrow(
+          /option "forcedRetries" must be the forcedRetries export of @jitterbug\/ky/,
+        );
+      }
+      expect(kyRetry({}, { forcedRetries: false }).hooks.beforeRetry).toBeUndefined();
     });
   });
 
@@ -193,7 +196,7 @@ describe.each(kys)('%s', (_name, ky) => {
 
     it('with forcedRetries, a limit alone (no methods) is accepted: it caps forced retries', async () => {
       server.route('/limit', [{ status: 503 }, { status: 200, body: 'ok' }]);
-      const api = client({}, { retry: { limit: 5 } } as Options, { forcedRetries: true });
+      const api = client({}, { retry: { limit: 5 } } as Options, { forcedRetries });
       expect(await api.get(url('/limit')).text()).toBe('ok');
       expect(server.seen('/limit')).toHaveLength(2);
     });
@@ -203,7 +206,7 @@ describe.each(kys)('%s', (_name, ky) => {
       const api = client({}, { retry: { limit: 5 } } as Options);
       const error = await errorOf(api.get(url('/limit-off')));
       expect(error).toBeInstanceOf(TypeError);
-      expect((error as Error).message).toContain('forcedRetries: true');
+      expect((error as Error).message).toContain('kyRetry(options, { forcedRetries })');
       expect(server.seen('/limit-off')).toHaveLength(0);
     });
   });

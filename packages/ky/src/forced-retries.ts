@@ -1,0 +1,50 @@
+/**
+ * Forced retries: `ky.retry()` from an `afterResponse` hook, decided by the call's run. Opt-in, and
+ * an export rather than a flag, so that a program that does not force retries carries none of this.
+ */
+import { forceRetry, setRetryInfo } from '@jitterbug/core/adapter';
+import { byContext, byRequest } from './call-state.ts';
+import { beforeRetryArgs } from './hook-args.ts';
+
+/** What `kyRetry(options, { forcedRetries })` takes: the `forcedRetries` export itself. */
+export interface ForcedRetries {
+  /** ky's `beforeRetry` hook, which only a retry the user forced reaches. */
+  readonly beforeRetry: (...args: unknown[]) => Promise<void>;
+}
+
+const isForcedRetry = (error: unknown): error is Error & { customDelay?: number } =>
+  (error as { name?: unknown } | null)?.name === 'ForceRetryError';
+
+/**
+ * Give it to `kyRetry` to let `ky.retry()` from an `afterResponse` hook retry the call through its
+ * run: `kyRetry(options, { forcedRetries })`. ky then copies every call's `Request` (and tees a
+ * stream body into memory) for the retry it might make, which costs every call (see the README).
+ */
+export const forcedRetries: ForcedRetries = {
+  // Only a retry the user forced reaches here (ky's own retry lists no method and no status).
+  async beforeRetry(...args) {
+    const { request, options, error } = beforeRetryArgs(args);
+    const state = options.context ? byContext.get(options.context) : undefined;
+    const run = state?.run;
+    if (!state || !run || !isForcedRetry(error)) throw error;
+    const given = error.customDelay;
+    const pending = forceRetry(run, given);
+    const decision = pending instanceof Promise ? await pending : pending;
+    if (!decision.retry) {
+      if (run.summary) setRetryInfo(error, run.summary);
+      throw error;
+    }
+    if (given === undefined) {
+      try {
+        await run.wait(decision.delayMs, options.signal ?? undefined);
+      } catch (reason) {
+        if (run.summary) setRetryInfo(reason, run.summary);
+        throw reason;
+      }
+    } else {
+      // ky waited the delay `ky.retry({ delay })` gave before it called this hook.
+      run.totalDelayMs += given;
+    }
+    byRequest.set(request, state);
+  },
+};
