@@ -84,6 +84,8 @@ export interface SizeRow {
   readonly error?: string;
   /** The source files in the bundle, relative to the repository (tree-shaking checks). */
   readonly inputs?: readonly string[];
+  /** Minified bytes each source file leaves in the bundle, largest first. */
+  readonly bytesByInput?: readonly (readonly [input: string, bytes: number])[];
 }
 
 const bundle = async (entry: Entry): Promise<SizeRow> => {
@@ -102,9 +104,14 @@ const bundle = async (entry: Entry): Promise<SizeRow> => {
     });
     const code = result.outputFiles[0]!.contents;
     const output = Object.values(result.metafile.outputs)[0];
+    const byInput = Object.entries(output?.inputs ?? {})
+      .map(([input, { bytesInOutput }]) => [input, bytesInOutput] as const)
+      .filter(([, bytes]) => bytes > 0)
+      .sort((a, b) => b[1] - a[1]);
     return {
       id: entry.id,
       inputs: Object.keys(output?.inputs ?? {}),
+      bytesByInput: byInput,
       name: entry.name,
       what: entry.what,
       minified: code.byteLength,
@@ -120,7 +127,28 @@ export const measureSizes = (): Promise<SizeRow[]> => Promise.all(ENTRIES.map(bu
 
 const bytes = (n: number | undefined): string => (n === undefined ? '—' : n.toLocaleString('en'));
 
-export const sizesTable = (rows: readonly SizeRow[]): string =>
+/** The files that make up most of each jitterbug bundle: what a smaller budget would have to cut. */
+const breakdownTable = (rows: readonly SizeRow[]): string => {
+  const ours = rows.filter((r) => r.what === 'jitterbug' && r.bytesByInput && r.minified);
+  const files = [...new Set(ours.flatMap((r) => r.bytesByInput!.map(([input]) => input)))];
+  const bytesIn = (r: SizeRow, file: string): number => r.bytesByInput!.find(([i]) => i === file)?.[1] ?? 0;
+  const largest = (file: string): number => Math.max(...ours.map((r) => bytesIn(r, file)));
+  files.sort((a, b) => largest(b) - largest(a));
+  const shown = files.slice(0, 16);
+  const other = (r: SizeRow): number => r.minified! - shown.reduce((sum, f) => sum + bytesIn(r, f), 0);
+  return table(
+    ['source file (minified bytes in the bundle)', ...ours.map((r) => r.id)],
+    [
+      ...shown.map((file) => [
+        `\`${file.replace(/^packages\//, '')}\``,
+        ...ours.map((r) => (bytesIn(r, file) ? bytes(bytesIn(r, file)) : '—')),
+      ]),
+      ['everything else', ...ours.map((r) => bytes(other(r)))],
+    ],
+  );
+};
+
+const totalsTable = (rows: readonly SizeRow[]): string =>
   table(
     ['bundle', 'of', 'minified (bytes)', 'minified + gzip -9 (bytes)'],
     rows.map((r) => [
@@ -130,6 +158,10 @@ export const sizesTable = (rows: readonly SizeRow[]): string =>
       r.error ? '—' : bytes(r.gzip),
     ]),
   );
+
+/** The sizes beside the peers', and where jitterbug's bytes go. */
+export const sizesTable = (rows: readonly SizeRow[]): string =>
+  `${totalsTable(rows)}\n\nWhere the bytes go: the source files that leave the most in each jitterbug bundle (minified, before gzip).\n\n${breakdownTable(rows)}`;
 
 export const SIZES_NOTE =
   "esbuild (JS API, `platform: 'browser'`, ESM, `minify`, tree-shaken), each entry a one-line module " +
