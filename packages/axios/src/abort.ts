@@ -73,18 +73,22 @@ export interface AttemptTimer extends Linked {
 
 /**
  * Starts one attempt's timer. The attempt gets a signal that aborts when the caller's signal does
- * or when `timeoutMs` passes; `fired()` tells the two apart afterwards.
+ * or when `timeoutMs` passes; `fired()` tells the two apart afterwards. Without `timeoutMs` it is
+ * only the caller's signal as an `AbortSignal` (axios' generic one may not be), for a hedged copy.
  */
 export const startAttemptTimer = (
-  timeoutMs: number,
+  timeoutMs: number | undefined,
   callerSignal: GenericSignal | undefined,
 ): AttemptTimer => {
   const controller = new AbortController();
   let fired = false;
-  const timer = setTimeout(() => {
-    fired = true;
-    controller.abort(new AttemptTimeoutError(timeoutMs));
-  }, timeoutMs);
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          fired = true;
+          controller.abort(new AttemptTimeoutError(timeoutMs));
+        }, timeoutMs);
   const stopListening = callerSignal ? listen(callerSignal, () => controller.abort()) : () => {};
   return {
     signal: controller.signal,

@@ -1,13 +1,19 @@
 /**
  * A request while jitterbug runs it, and one attempt of it in flight: what the attempt loop and
- * the stream-mode attempts share.
+ * the stream-mode attempts share, and the sending of an attempt or of one hedged copy of it.
  */
 import type { HeaderGetter } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
-import type { AxiosResponse } from 'axios';
-import { type AxiosAdapter, type InternalAxiosRequestConfig, isCancel } from 'axios';
-import { type AttemptTimer, attemptTimeoutError, withAbortReason } from './abort.ts';
+import {
+  type AxiosAdapter,
+  AxiosHeaders,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+  isCancel,
+} from 'axios';
+import { type AttemptTimer, attemptTimeoutError, startAttemptTimer, withAbortReason } from './abort.ts';
 import { AdapterResponse, type Attempt, failed } from './attempt.ts';
+import { overrideAttemptFields, restoreFields } from './config-fields.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 
 /** One request's state. */
@@ -54,7 +60,7 @@ export const errorAttempt = (sent: InFlight, error: unknown): Attempt =>
   failed(errorResult(error, !sent.timer?.fired()), error);
 
 /** The adapter rejected: a status `validateStatus` refused, or a failure. */
-export const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
+const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
   sent.timer?.dispose();
   const error = caughtError(ctx, sent, caught);
   if (isStatusRejection(error)) return failed(statusResult(error.response), error, error.response);
@@ -62,7 +68,7 @@ export const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unk
 };
 
 /** The adapter resolved: its response as it is, or (stream mode) with its body still to read. */
-export const respondedAttempt = (
+const respondedAttempt = (
   ctx: RequestContext,
   sent: InFlight,
   response: AxiosResponse,
@@ -70,4 +76,55 @@ export const respondedAttempt = (
   if (sent.streamMode) return ctx.streamMode!.attempt(ctx, sent, response);
   sent.timer?.dispose();
   return new AdapterResponse(response);
+};
+
+/** A copy's response or error carries the caller's config, not the copy's (as a single attempt's does). */
+const ownedByCaller = (
+  value: unknown,
+  copy: InternalAxiosRequestConfig,
+  config: InternalAxiosRequestConfig,
+): void => {
+  const carrier = value as { config?: unknown; response?: { config?: unknown } } | null | undefined;
+  if (carrier?.config === copy) carrier.config = config;
+  if (carrier?.response?.config === copy) carrier.response.config = config;
+};
+
+/**
+ * Sends one copy of the request's attempt through the real adapter and translates what it settled
+ * with; never rejects. A single attempt borrows the caller's config, its fields set for the attempt
+ * and put back (see `config-fields.ts`). `cancel`: the copy is one of several (hedged, never in
+ * stream mode), which the racer ends when another wins; it is sent with a config of its own (its
+ * signal, its body and the headers an adapter may set), and the caller's is left as it is.
+ */
+export const sendCopy = async (
+  ctx: RequestContext,
+  streamMode: boolean,
+  cancel?: AbortSignal,
+): Promise<Attempt> => {
+  const { config } = ctx;
+  const timeoutMs = ctx.run.options.attemptTimeoutMs;
+  // The caller's signal: while a single attempt runs, config.signal is the attempt timer's.
+  const callerSignal = config.signal;
+  // A hedged copy always gets a signal of its own: the caller's (which may be axios' generic one,
+  // not an AbortSignal) through the timer, joined with the racer's cancel.
+  const timer = timeoutMs === undefined && !cancel ? undefined : startAttemptTimer(timeoutMs, callerSignal);
+  const sent: InFlight = { streamMode, timer, callerSignal };
+  const copy: InternalAxiosRequestConfig | undefined = cancel && {
+    ...config,
+    headers: new AxiosHeaders(config.headers),
+    data: ctx.data,
+    signal: AbortSignal.any([timer!.signal, cancel]),
+  };
+  const saved = copy ? [] : overrideAttemptFields(config, ctx.data, timer?.signal, streamMode);
+  try {
+    const response = await ctx.adapter(copy ?? config);
+    restoreFields(config, saved);
+    if (copy) ownedByCaller(response, copy, config);
+    return respondedAttempt(ctx, sent, response);
+  } catch (caught) {
+    // Putting the fields back twice (if reading the response threw) leaves them as they were.
+    restoreFields(config, saved);
+    if (copy) ownedByCaller(caught, copy, config);
+    return rejectedAttempt(ctx, sent, caught);
+  }
 };

@@ -4,14 +4,12 @@
  * request with its error; the caller's cancel ends a wait or a cooldown hold at once.
  */
 import type { Decision } from '@jitterbug/core';
-import { attemptMayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import { type AttemptResult, attemptMayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { bufferRequestStream } from '#platform';
-import { callerCancellation, type Linked, startAttemptTimer, throwIfCancelled } from './abort.ts';
+import { callerCancellation, type Linked, throwIfCancelled } from './abort.ts';
 import type { Attempt } from './attempt.ts';
-import { overrideAttemptFields, restoreFields } from './config-fields.ts';
-import { sendHedged } from './hedged-send.ts';
-import { type InFlight, type RequestContext, rejectedAttempt, respondedAttempt } from './in-flight.ts';
+import { type RequestContext, sendCopy } from './in-flight.ts';
 import type { PreparedBody } from './request-body.ts';
 
 /**
@@ -111,27 +109,19 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
     // Hedged copies (the `hedge` option), not in stream mode: such an attempt is sent once.
     const hedging = streamMode ? undefined : run.options.hedge;
     const hedgeDelayMs = hedging?.delayFor(run, 1);
-    let attempt: Attempt | Promise<Attempt>;
-    if (hedging && hedgeDelayMs !== undefined) {
-      attempt = sendHedged(ctx, hedging, hedgeDelayMs);
-    } else {
-      const timeoutMs = run.options.attemptTimeoutMs;
-      // The caller's signal: while the attempt runs, config.signal is the attempt timer's.
-      const callerSignal = config.signal;
-      const timer = timeoutMs === undefined ? undefined : startAttemptTimer(timeoutMs, callerSignal);
-      const sent: InFlight = { streamMode, timer, callerSignal };
-      const saved = overrideAttemptFields(config, ctx.data, timer?.signal, streamMode);
-      try {
-        const response = await ctx.adapter(config);
-        restoreFields(config, saved);
-        attempt = respondedAttempt(ctx, sent, response);
-      } catch (caught) {
-        // Putting the fields back twice (if reading the response threw) leaves them as they were.
-        restoreFields(config, saved);
-        attempt = rejectedAttempt(ctx, sent, caught);
-      }
-    }
-    if (attempt instanceof Promise) attempt = await attempt;
+    const attempt =
+      hedging && hedgeDelayMs !== undefined
+        ? await hedging.race<Attempt>(run, hedgeDelayMs, {
+            send: async (_copy, cancel) => {
+              const answer = await sendCopy(ctx, false, cancel);
+              // Not in stream mode, so the attempt's result is known at once.
+              return { answer, result: answer.result() as AttemptResult };
+            },
+            drop: (answer) => answer.discard(),
+            // Whether the caller cancelled the request (its signal or its token).
+            cancelled: () => !!config.signal?.aborted || config.cancelToken?.reason !== undefined,
+          })
+        : await sendCopy(ctx, streamMode);
     let decision: Decision;
     try {
       const { status } = attempt;
