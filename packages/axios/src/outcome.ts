@@ -6,12 +6,15 @@ import type { HeaderGetter } from '@jitterbug/core';
 import { type AttemptResult, errorCode } from '@jitterbug/core/adapter';
 import { AxiosError, AxiosHeaders, type AxiosResponse, isAxiosError, isCancel } from 'axios';
 
-/** Response headers as the core reads them (any case). */
-export const responseHeaders = (response: AxiosResponse): HeaderGetter => {
-  // Built on first use: the core reads response headers only for a status it retries.
+/**
+ * The headers of a request's config or of a response, as the core reads them (any case). Built on
+ * first use: the core reads request headers only for a method it would not retry anyway, and
+ * response headers only for a status it retries.
+ */
+export const headersOf = (holder: { readonly headers: unknown }): HeaderGetter => {
   let headers: AxiosHeaders | undefined;
   return (name) => {
-    headers ??= AxiosHeaders.from(response.headers as AxiosHeaders);
+    headers ??= AxiosHeaders.from(holder.headers as AxiosHeaders);
     const value = headers.get(name);
     return value === undefined || value === null || value === false ? undefined : String(value);
   };
@@ -23,7 +26,7 @@ export const responseHeaders = (response: AxiosResponse): HeaderGetter => {
  */
 export const statusResult = (response: AxiosResponse, shown: AxiosResponse = response): AttemptResult => ({
   status: response.status,
-  headers: responseHeaders(response),
+  headers: headersOf(response),
   response: shown,
 });
 
@@ -70,17 +73,15 @@ const BROWSER_ABORT = 'Request aborted';
 export const errorResult = (error: unknown, cancelledByCaller: boolean): AttemptResult => {
   if (!isAxiosError(error)) return { error };
   const { code, message } = error;
-  if (code === AxiosError.ERR_BAD_RESPONSE && message === 'stream has been aborted') {
-    return { error: new AxiosTransportError('ECONNRESET', error) };
-  }
-  if (code === AxiosError.ECONNABORTED && message !== BROWSER_ABORT) {
-    return { error: new AxiosTransportError('ETIMEDOUT', error) };
-  }
-  if (code === AxiosError.ERR_NETWORK) {
-    // The fetch adapter keeps fetch's error (whose own cause holds the socket's code, e.g.
-    // `UND_ERR_SOCKET`, `ECONNREFUSED`) as its cause; the xhr adapter and a browser's fetch have none.
-    const under = errorCode(error.cause);
-    return under ? { error: new AxiosTransportError(under, error) } : { error, code: AxiosError.ERR_NETWORK };
-  }
-  return { error, aborted: cancelledByCaller && isCancel(error) };
+  const network = code === AxiosError.ERR_NETWORK;
+  const translated =
+    code === AxiosError.ERR_BAD_RESPONSE && message === 'stream has been aborted'
+      ? 'ECONNRESET'
+      : code === AxiosError.ECONNABORTED && message !== BROWSER_ABORT
+        ? 'ETIMEDOUT'
+        : // The fetch adapter keeps fetch's error (whose own cause holds the socket's code, e.g.
+          // `UND_ERR_SOCKET`, `ECONNREFUSED`) as its cause; the xhr adapter and a browser's fetch have none.
+          network && errorCode(error.cause);
+  if (translated) return { error: new AxiosTransportError(translated, error) };
+  return network ? { error, code } : { error, aborted: cancelledByCaller && isCancel(error) };
 };

@@ -4,11 +4,10 @@
  * interceptors, so retries happen below everything the user plugged in: each of those runs once
  * per request, as without retries. This file sets a request up; `run-request.ts` runs it.
  */
-import type { HeaderGetter, RetryPolicy } from '@jitterbug/core';
+import type { RetryPolicy } from '@jitterbug/core';
 import { bodyKind, maySendAgain } from '@jitterbug/core/adapter';
 import axios, {
   type AxiosAdapter,
-  AxiosHeaders,
   type AxiosRequestConfig,
   type AxiosResponse,
   type InternalAxiosRequestConfig,
@@ -16,6 +15,7 @@ import axios, {
 import type { DiscardedBodyCap } from './capped-bodies.ts';
 import { httpAdapter } from './http-adapter.ts';
 import type { RequestContext } from './in-flight.ts';
+import { headersOf } from './outcome.ts';
 import { requestUrl } from './request-url.ts';
 import { prepareStreamBody, runRequest } from './run-request.ts';
 
@@ -30,16 +30,6 @@ type RetryingAdapter = AxiosAdapter & { readonly [WRAPPED]: AdapterSetting };
 /** The adapter setting without jitterbug's wrapper (a config handed back to axios may carry one). */
 export const unwrapAdapter = (adapter: AdapterSetting): AdapterSetting =>
   typeof adapter === 'function' && WRAPPED in adapter ? (adapter as RetryingAdapter)[WRAPPED] : adapter;
-
-// Built on first use: the core reads request headers only for a method it would not retry anyway.
-const requestHeaderGetter = (config: InternalAxiosRequestConfig): HeaderGetter => {
-  let headers: AxiosHeaders | undefined;
-  return (name) => {
-    headers ??= AxiosHeaders.from(config.headers);
-    const value = headers.get(name);
-    return value === undefined || value === null || value === false ? undefined : String(value);
-  };
-};
 
 // A copy for each request's config, as axios' own config merge gives each request its own array.
 const settingCopy = <T extends AdapterSetting>(setting: T): T =>
@@ -63,7 +53,7 @@ const retryingAdapter = (
       if (setting === undefined) delete config.adapter;
       else config.adapter = settingCopy(setting);
       const real = http ?? axios.getAdapter(setting ?? axios.defaults.adapter, config);
-      const requestHeaders = requestHeaderGetter(config);
+      const requestHeaders = headersOf(config);
       const url = requestUrl(config);
       const data: unknown = config.data;
       // The call's own `jitterbug` field (validated here: a TypeError naming it, nothing sent).

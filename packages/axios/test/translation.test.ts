@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { callerCancellation } from '../src/abort.ts';
 import { AxiosTransportError, attachRetry, getRetryInfo } from '../src/index.ts';
 import { convertBody } from '../src/node/http-body.ts';
-import { errorResult, isStatusRejection, responseHeaders, statusResult } from '../src/outcome.ts';
+import { errorResult, headersOf, isStatusRejection, statusResult } from '../src/outcome.ts';
 import { settle } from '../src/response-body.ts';
 import { recordingSleep, rejection } from './helpers.ts';
 
@@ -95,7 +95,7 @@ describe('outcome', () => {
   });
 
   it('reads response headers in any case', () => {
-    const get = responseHeaders(response(429));
+    const get = headersOf(response(429));
     expect(get('retry-after')).toBe('3');
     expect(get('RETRY-AFTER')).toBe('3');
     expect(get('x-none')).toBeUndefined();
