@@ -49,19 +49,18 @@ export const callerCancellation = (config: InternalAxiosRequestConfig): Linked |
   const { signal, cancelToken } = config;
   if (!signal && !cancelToken) return undefined;
   const controller = new AbortController();
-  const cleanups: (() => void)[] = [];
-  if (cancelToken) {
-    const onCancel = (reason: unknown): void => controller.abort(reason);
-    cancelToken.subscribe(onCancel);
-    cleanups.push(() => cancelToken.unsubscribe(onCancel));
-  }
-  if (signal && !controller.signal.aborted) {
-    cleanups.push(listen(signal, () => controller.abort(canceledError(config))));
-  }
+  const onCancel = (reason: unknown): void => controller.abort(reason);
+  // A token already cancelled calls `onCancel` at once: the signal is then not listened to.
+  cancelToken?.subscribe(onCancel);
+  const unlisten =
+    signal && !controller.signal.aborted
+      ? listen(signal, () => controller.abort(canceledError(config)))
+      : undefined;
   return {
     signal: controller.signal,
     dispose: () => {
-      for (const cleanup of cleanups) cleanup();
+      cancelToken?.unsubscribe(onCancel);
+      unlisten?.();
     },
   };
 };

@@ -45,41 +45,32 @@ const attachResponseInfo = (
   if (response.config !== config) setRetryInfo(response, run.summary);
 };
 
-/** The caller's cancel as a signal for a cooldown hold: made only if the attempt is held. */
-interface HoldSource {
-  holdSignal(): AbortSignal;
-  release(): void;
-}
-
-const holdSource = (config: InternalAxiosRequestConfig): HoldSource => {
-  let linked: Linked | undefined;
-  return {
-    holdSignal: () => {
-      linked ??= callerCancellation(config)!;
-      return linked.signal;
-    },
-    release: () => linked?.dispose(),
-  };
-};
-
-/** Waits while the origin is held, calling `beforeAttempt` again until the attempt may go. */
-const held = async (run: RetryRun, source: HoldSource | undefined, hold: Promise<void>): Promise<void> => {
-  try {
-    for (let next: void | Promise<void> = hold; next; next = run.beforeAttempt(source)) await next;
-  } finally {
-    source?.release();
-  }
-};
-
 /**
  * Call immediately before each send. `undefined`: send now (nearly always: nothing is made). A
- * promise: the origin is in a cooldown; it resolves when the attempt may go, or rejects with the
- * caller's cancel or the run's `CooldownError` (the run then finished).
+ * promise: the origin is in a cooldown; it resolves when the attempt may go (after `beforeAttempt`
+ * is asked again), or rejects with the caller's cancel or the run's `CooldownError` (the run then
+ * finished). The caller's cancel becomes a signal only if the attempt is held.
  */
 const takeTurn = (run: RetryRun, config: InternalAxiosRequestConfig): void | Promise<void> => {
-  const source = config.signal || config.cancelToken ? holdSource(config) : undefined;
+  let linked: Linked | undefined;
+  const source =
+    config.signal || config.cancelToken
+      ? {
+          holdSignal: () => {
+            linked ??= callerCancellation(config)!;
+            return linked.signal;
+          },
+        }
+      : undefined;
   const hold = run.beforeAttempt(source);
-  return hold ? held(run, source, hold) : undefined;
+  if (!hold) return undefined;
+  return (async () => {
+    try {
+      for (let next: void | Promise<void> = hold; next; next = run.beforeAttempt(source)) await next;
+    } finally {
+      linked?.dispose();
+    }
+  })();
 };
 
 const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<void> => {
