@@ -4,9 +4,8 @@
  * mode's code (about 1.2 KB of a browser bundle, gzipped): only this module reaches it.
  */
 import axios, { type AxiosAdapter, type InternalAxiosRequestConfig } from 'axios';
-import { httpBody } from '#platform';
+import { httpAdapter, httpBody } from '#platform';
 import { fetchBody } from './fetch-body.ts';
-import { httpAdapter } from './http-adapter.ts';
 import type { StreamMode } from './in-flight.ts';
 import { streamModeOf } from './stream-mode.ts';
 

@@ -12,8 +12,8 @@ import axios, {
   type AxiosResponse,
   type InternalAxiosRequestConfig,
 } from 'axios';
+import { httpAdapter } from '#platform';
 import type { DiscardedBodyCap } from './capped-bodies.ts';
-import { httpAdapter } from './http-adapter.ts';
 import type { RequestContext } from './in-flight.ts';
 import { headersOf } from './outcome.ts';
 import { requestUrl } from './request-url.ts';

@@ -1,14 +1,16 @@
 /**
  * The adapter's platform part where Node's is not (browsers, workers), chosen by the `default`
- * condition of the package's `#platform` import. There is no http adapter here (`httpBody` is
- * `undefined`: axios' xhr and fetch adapters are all there is), and a request stream is a web
- * `ReadableStream`, which axios' fetch adapter sends.
+ * condition of the package's `#platform` import. There is no http adapter here (axios' xhr and
+ * fetch adapters are all there is), and a request stream is a web `ReadableStream`, which axios'
+ * fetch adapter sends.
  */
 import { bufferStream } from '@jitterbug/core/adapter';
+import type { AxiosAdapter } from 'axios';
 import { type BufferRequestStream, replay } from '../request-body.ts';
 import { concatBytes, type StreamBody } from '../response-body.ts';
 
-/** No http adapter outside Node. */
+/** No http adapter outside Node (axios' `getAdapter('http')` throws there), nor its bodies. */
+export const httpAdapter = (): AxiosAdapter | null => null;
 export const httpBody: StreamBody | undefined = undefined;
 
 /**

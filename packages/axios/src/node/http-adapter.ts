@@ -1,4 +1,4 @@
-/** axios' own http adapter, where this axios build has one (Node). */
+/** axios' own http adapter, where this axios build has one (Node; elsewhere `#platform` has none). */
 import axios, { type AxiosAdapter } from 'axios';
 
 let known: AxiosAdapter | null | undefined;
