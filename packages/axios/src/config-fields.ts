@@ -8,6 +8,9 @@ import type { InternalAxiosRequestConfig } from 'axios';
 
 type AttemptField = 'data' | 'signal' | 'responseType' | 'validateStatus' | 'maxContentLength';
 
+/** A field an attempt sets, and the value it sets it to. */
+export type AttemptFieldValue = readonly [field: AttemptField, value: unknown];
+
 /** What to put back, three entries per field: its name, whether the config had it, its value. */
 export type SavedFields = unknown[];
 
@@ -27,24 +30,20 @@ const overrideField = (
 
 /**
  * Sets what an attempt changes on the config: the body to send (a buffered stream's bytes), the
- * attempt timer's signal, and in stream mode the stream response with no `validateStatus` and no
- * `maxContentLength` (jitterbug applies both itself).
+ * attempt timer's signal, and the fields its stream mode sets, if it is read in one (they are
+ * stream mode's, so that a bundle without it does not carry them).
  */
 export const overrideAttemptFields = (
   config: InternalAxiosRequestConfig,
   data: unknown,
   timerSignal: AbortSignal | undefined,
-  streamMode: boolean,
+  modeFields: readonly AttemptFieldValue[] | undefined,
 ): SavedFields => {
-  if (data === config.data && !timerSignal && !streamMode) return NOTHING;
+  if (data === config.data && !timerSignal && !modeFields) return NOTHING;
   const saved: SavedFields = [];
   if (data !== config.data) overrideField(config, saved, 'data', data);
   if (timerSignal) overrideField(config, saved, 'signal', timerSignal);
-  if (streamMode) {
-    overrideField(config, saved, 'responseType', 'stream');
-    overrideField(config, saved, 'validateStatus', null);
-    overrideField(config, saved, 'maxContentLength', -1);
-  }
+  if (modeFields) for (const [field, value] of modeFields) overrideField(config, saved, field, value);
   return saved;
 };
 

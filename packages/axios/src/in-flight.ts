@@ -13,7 +13,7 @@ import {
 } from 'axios';
 import { type AttemptTimer, attemptTimeoutError, startAttemptTimer, withAbortReason } from './abort.ts';
 import { AdapterResponse, type Attempt, failed } from './attempt.ts';
-import { overrideAttemptFields, restoreFields } from './config-fields.ts';
+import { type AttemptFieldValue, overrideAttemptFields, restoreFields } from './config-fields.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 
 /** One request's state. */
@@ -34,13 +34,15 @@ export interface RequestContext {
 
 /** Stream mode for one kind of adapter (see `capDiscardedBodies`). */
 export interface StreamMode {
+  /** What an attempt read in stream mode sets on the config for its duration. */
+  readonly fields: readonly AttemptFieldValue[];
   /** The attempt for a response the adapter resolved with in stream mode. */
   attempt(ctx: RequestContext, sent: InFlight, response: AxiosResponse): Attempt | Promise<Attempt>;
 }
 
-/** One attempt in flight: whether its body is read in stream mode, its timer, the caller's signal. */
+/** One attempt in flight: the stream mode its body is read in (if any), its timer, the caller's signal. */
 export interface InFlight {
-  readonly streamMode: boolean;
+  readonly streamMode: StreamMode | undefined;
   readonly timer: AttemptTimer | undefined;
   readonly callerSignal: InternalAxiosRequestConfig['signal'];
 }
@@ -73,7 +75,7 @@ const respondedAttempt = (
   sent: InFlight,
   response: AxiosResponse,
 ): Attempt | Promise<Attempt> => {
-  if (sent.streamMode) return ctx.streamMode!.attempt(ctx, sent, response);
+  if (sent.streamMode) return sent.streamMode.attempt(ctx, sent, response);
   sent.timer?.dispose();
   return new AdapterResponse(response);
 };
@@ -98,7 +100,7 @@ const ownedByCaller = (
  */
 export const sendCopy = async (
   ctx: RequestContext,
-  streamMode: boolean,
+  streamMode: StreamMode | undefined,
   cancel?: AbortSignal,
 ): Promise<Attempt> => {
   const { config } = ctx;
@@ -115,7 +117,7 @@ export const sendCopy = async (
     data: ctx.data,
     signal: AbortSignal.any([timer!.signal, cancel]),
   };
-  const saved = copy ? [] : overrideAttemptFields(config, ctx.data, timer?.signal, streamMode);
+  const saved = copy ? [] : overrideAttemptFields(config, ctx.data, timer?.signal, streamMode?.fields);
   try {
     const response = await ctx.adapter(copy ?? config);
     restoreFields(config, saved);

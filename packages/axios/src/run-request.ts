@@ -96,7 +96,8 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
       throw reason;
     }
     // Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched.
-    const streamMode = ctx.streamMode !== undefined && attemptMayRetry(run, ctx.requestHeaders);
+    const streamMode =
+      ctx.streamMode && attemptMayRetry(run, ctx.requestHeaders) ? ctx.streamMode : undefined;
     // Hedged copies (the `hedge` option), not in stream mode: such an attempt is sent once.
     const hedging = streamMode ? undefined : run.options.hedge;
     const hedgeDelayMs = hedging?.delayFor(run, 1);
@@ -104,7 +105,7 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
       hedging && hedgeDelayMs !== undefined
         ? await hedging.race<Attempt>(run, hedgeDelayMs, {
             send: async (_copy, cancel) => {
-              const answer = await sendCopy(ctx, false, cancel);
+              const answer = await sendCopy(ctx, undefined, cancel);
               // Not in stream mode, so the attempt's result is known at once.
               return { answer, result: answer.result() as AttemptResult };
             },

@@ -7,6 +7,7 @@
 import type { AttemptResult } from '@jitterbug/core/adapter';
 import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import type { Attempt } from './attempt.ts';
+import type { AttemptFieldValue } from './config-fields.ts';
 import {
   caughtError,
   errorAttempt,
@@ -180,7 +181,18 @@ const streamModeAttempt = (
   return readBodyAttempt(ctx, sent, response, body);
 };
 
+/**
+ * What a stream-mode attempt sets on the config: the stream response, with no `validateStatus` and
+ * no `maxContentLength` (jitterbug applies both itself).
+ */
+const STREAM_FIELDS: readonly AttemptFieldValue[] = [
+  ['responseType', 'stream'],
+  ['validateStatus', null],
+  ['maxContentLength', -1],
+];
+
 /** Stream mode for the adapter whose bodies `body` reads. */
 export const streamModeOf = (body: StreamBody): StreamMode => ({
+  fields: STREAM_FIELDS,
   attempt: (ctx, sent, response) => streamModeAttempt(ctx, sent, response, body),
 });
