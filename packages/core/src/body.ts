@@ -56,55 +56,25 @@ const toBytes = (chunk: unknown): Uint8Array => {
 };
 
 /**
- * An iterator over the stream whose `return()` closes it at once, even while a read is pending
- * (an async iterator's own `return()` waits for that read, which may never come): a web stream is
- * read with a reader, which `cancel()` interrupts; a Node stream is destroyed.
+ * Reads a stream chunk by chunk and closes it at once, even while a read is pending (an async
+ * iterator's own `return()` waits for that read, which may never come): a web stream is read with a
+ * reader, which `cancel()` interrupts; a Node stream is destroyed; any other async iterable returned.
  */
-const closableIterator = (stream: AsyncIterable<unknown>): AsyncIterator<unknown> => {
-  const web = stream as Partial<ReadableStream<unknown>>;
-  if (typeof web.getReader === 'function') {
-    const reader = web.getReader();
-    return {
-      next: () => reader.read() as Promise<IteratorResult<unknown>>,
-      return: async () => {
-        await reader.cancel();
-        return { done: true, value: undefined };
-      },
-    };
-  }
-  const iterator = stream[Symbol.asyncIterator]();
+const openSource = (
+  stream: AsyncIterable<unknown>,
+): { next(): Promise<IteratorResult<unknown>>; close(): Promise<unknown> } => {
+  const reader = (stream as Partial<ReadableStream<unknown>>).getReader?.();
+  const iterator = reader ? undefined : stream[Symbol.asyncIterator]();
   const node = stream as { destroy?: () => void };
-  if (typeof node.destroy !== 'function') return iterator;
   return {
-    next: () => iterator.next(),
-    return: async () => {
-      node.destroy?.();
-      return { done: true, value: undefined };
-    },
+    next: () => (reader ? (reader.read() as Promise<IteratorResult<unknown>>) : iterator!.next()),
+    close: () =>
+      Promise.resolve()
+        .then((): unknown =>
+          reader ? reader.cancel() : node.destroy ? node.destroy() : iterator!.return?.(),
+        )
+        .catch(() => undefined),
   };
-};
-
-/** The next chunk, or a rejection with `signal`'s reason as soon as it aborts. */
-const nextOrAbort = <T>(
-  iterator: AsyncIterator<T>,
-  signal: AbortSignal | undefined,
-): Promise<IteratorResult<T>> => {
-  if (!signal) return iterator.next();
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    iterator.next().then(
-      (result) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 };
 
 /**
@@ -120,33 +90,80 @@ export const bufferStream = async (
   maxBytes: number,
   signal?: AbortSignal,
 ): Promise<BufferedStream> => {
-  const iterator = closableIterator(stream);
+  const source = openSource(stream);
+  // The abort rejects the read in progress itself: the caller is released in the same turn.
+  let failRead: ((reason: unknown) => void) | undefined;
+  const onAbort = (): void => {
+    void source.close();
+    failRead?.(signal!.reason);
+  };
+  if (signal?.aborted) {
+    onAbort();
+    throw signal.reason;
+  }
+  signal?.addEventListener('abort', onAbort, { once: true });
   const chunks: Uint8Array[] = [];
   let bytes = 0;
-  for (;;) {
-    let next: IteratorResult<unknown>;
-    try {
-      next = await nextOrAbort(iterator, signal);
-    } catch (error) {
-      if (signal?.aborted) Promise.resolve(iterator.return?.()).catch(() => undefined);
-      throw error;
+  try {
+    for (;;) {
+      const next = await new Promise<IteratorResult<unknown>>((resolve, reject) => {
+        failRead = reject;
+        source.next().then(resolve, reject);
+      });
+      if (next.done) return { complete: true, chunks, bytes };
+      const chunk = toBytes(next.value);
+      chunks.push(chunk);
+      bytes += chunk.byteLength;
+      if (bytes > maxBytes) {
+        const rest: AsyncIterator<Uint8Array> = {
+          next: async () => {
+            const r = await source.next();
+            return r.done ? { done: true, value: undefined } : { done: false, value: toBytes(r.value) };
+          },
+          return: async () => {
+            await source.close();
+            return { done: true, value: undefined };
+          },
+        };
+        return { complete: false, chunks, bytes, rest };
+      }
     }
-    if (next.done) return { complete: true, chunks, bytes };
-    const chunk = toBytes(next.value);
-    chunks.push(chunk);
-    bytes += chunk.byteLength;
-    if (bytes > maxBytes) {
-      const rest: AsyncIterator<Uint8Array> = {
-        next: async () => {
-          const r = await iterator.next();
-          return r.done ? { done: true, value: undefined } : { done: false, value: toBytes(r.value) };
-        },
-        return: async () => {
-          await iterator.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-      return { complete: false, chunks, bytes, rest };
-    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
+};
+
+/**
+ * {@link bufferStream} for clients that send web streams (fetch, axios' fetch adapter): one
+ * `Uint8Array` when the stream fits in `maxBytes`; else a new `ReadableStream` of what was read and
+ * then the unread rest, to be sent once.
+ */
+export const bufferWebStream = async (
+  stream: AsyncIterable<unknown>,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>> => {
+  const buffered = await bufferStream(stream, maxBytes, signal);
+  const { chunks } = buffered;
+  if (buffered.complete) {
+    const all = new Uint8Array(buffered.bytes);
+    let offset = 0;
+    for (const chunk of chunks) {
+      all.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return all;
+  }
+  let read = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next =
+        read < chunks.length ? { done: false, value: chunks[read++]! } : await buffered.rest.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await buffered.rest.return?.();
+    },
+  });
 };

@@ -3,12 +3,11 @@
  * `fetch` option). It only sends, waits and translates; every decision is the run's.
  */
 import type { Decision } from '@jitterbug/core';
-import { maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
+import { bufferWebStream, maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
 import { awaitTurn } from './await-turn.ts';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
-import { readUpTo } from './read-body.ts';
 import { Failed, sendCopy } from './send-copy.ts';
 import { tagged } from './tagged.ts';
 
@@ -28,7 +27,7 @@ const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
   if (!stream || max <= 0 || !maySendAgain(run.options, run.method, call.headers)) return;
   let read: Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
   try {
-    read = await readUpTo(stream, max, call.signal);
+    read = await bufferWebStream(stream, max, call.signal ?? undefined);
   } catch (error) {
     // Nothing was sent. The caller's abort ends the run as aborted; a failing source as an error.
     if (call.signal?.aborted) await Promise.resolve(run.abort(error)).catch(() => undefined);

@@ -3,6 +3,8 @@
  * Waits are recorded and resolved at once; each test's fetch goes through its own undici 7 Agent
  * (Node's fetch takes it as `dispatcher`) so that no test leaves a socket open.
  */
+
+import { Readable } from 'node:stream';
 import {
   createRetryPolicy,
   type RetryInfo,
@@ -122,6 +124,60 @@ describe('withRetry', () => {
     expect(twice.status).toBe(200);
     expect(server.seen('/req-body').map((r) => r.body.toString())).toEqual(['payload', 'payload']);
   });
+
+  it.each(['node', 'web'] as const)(
+    'a %s stream body read ahead: the caller’s abort releases it at once with its reason, closes the stream, sends nothing',
+    async (kind) => {
+      server.route('/stalled-upload', [{ status: 200 }]);
+      let closed = false;
+      let pushed = false;
+      let stalled: () => void = () => {};
+      const reached = new Promise<void>((resolve) => {
+        stalled = resolve;
+      });
+      // One chunk, then nothing ever again: the read ahead waits for a read that never comes.
+      const node = new Readable({
+        read() {
+          if (pushed) return;
+          pushed = true;
+          this.push('first');
+          stalled();
+        },
+      });
+      node.on('close', () => {
+        closed = true;
+      });
+      const body =
+        kind === 'node'
+          ? node
+          : new ReadableStream<Uint8Array>({
+              start: (controller) => {
+                controller.enqueue(new TextEncoder().encode('first'));
+                stalled();
+              },
+              cancel: () => {
+                closed = true;
+              },
+            });
+      const finished: RetryInfo[] = [];
+      const controller = new AbortController();
+      const reason = new Error('caller gave up');
+      void reached.then(() => setTimeout(() => controller.abort(reason), 5));
+      const sent = errorOf(
+        client({ bufferStreamBytes: 1024, onFinish: (i) => finished.push(i) })(url('/stalled-upload'), {
+          method: 'PUT',
+          body: body as unknown as BodyInit,
+          duplex: 'half',
+          signal: controller.signal,
+        } as RequestInit),
+      );
+      expect(await sent).toBe(reason);
+      expect(finished).toMatchObject([{ attempts: 0, reason: 'aborted', outcome: 'failure' }]);
+      await realSleep(20);
+      expect(closed).toBe(true);
+      expect(server.seen('/stalled-upload')).toHaveLength(0);
+    },
+  );
 
   it("a call's own overrides: jitterbug: { maxAttempts } and jitterbug: false", async () => {
     server.route('/down', [{ status: 503 }]);
