@@ -5,8 +5,8 @@
  */
 import type { AttemptResult } from '@jitterbug/core/adapter';
 import type { AxiosResponse } from 'axios';
+import { destroyBody } from '#platform';
 import { statusResult } from './outcome.ts';
-import { destroyBody } from './response-body.ts';
 
 /** One attempt as the loop handles it. */
 export interface Attempt {

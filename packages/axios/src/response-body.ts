@@ -72,24 +72,13 @@ export const concatBytes = (chunks: readonly Uint8Array[], bytes: number): Uint8
 };
 
 /**
- * Closes a response's unfinished body stream and its request, so a half-read connection is never
- * reused. A body already read (a string, a buffer, an ended stream) is left alone: its connection
- * may already serve another request.
+ * Cancels a response's unfinished web body stream (axios' fetch adapter's `responseType: 'stream'`),
+ * so a half-read connection is never reused; any other body is left alone. `#platform`'s
+ * `destroyBody` is this outside Node; Node's also closes the http adapter's streams.
  */
-export const destroyBody = (response: AxiosResponse): void => {
-  const data = response.data as
-    | { destroy?: () => void; readableEnded?: boolean; cancel?: () => Promise<void> }
-    | null
-    | undefined;
-  if (typeof data !== 'object' || data === null) return;
-  if (typeof data.destroy === 'function') {
-    if (data.readableEnded === true) return;
-    data.destroy();
-    const request = response.request as { destroy?: () => void } | undefined;
-    if (typeof request?.destroy === 'function') request.destroy();
-  } else if (typeof data.cancel === 'function') {
-    data.cancel().catch(() => {});
-  }
+export const cancelWebBody = (response: AxiosResponse): void => {
+  const data = response.data as { cancel?: () => Promise<void> } | null | undefined;
+  if (typeof data === 'object' && typeof data?.cancel === 'function') data.cancel().catch(() => {});
 };
 
 /** What axios' `settle` does: resolve, or reject per `validateStatus`. */

@@ -9,12 +9,12 @@ import type { Readable } from 'node:stream';
 import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig, isAxiosError } from 'axios';
 import {
   type BodyPhase,
-  destroyBody,
   maxContentLengthOf,
   overContentLength,
   type ResponseBodyReader,
   type StreamBody,
 } from '../response-body.ts';
+import { destroyBody } from './destroy-body.ts';
 
 const STREAM_ABORTED = 'stream has been aborted';
 

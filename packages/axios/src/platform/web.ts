@@ -7,11 +7,14 @@
 import { bufferStream } from '@jitterbug/core/adapter';
 import type { AxiosAdapter } from 'axios';
 import { type BufferRequestStream, replay } from '../request-body.ts';
-import { concatBytes, type StreamBody } from '../response-body.ts';
+import { cancelWebBody, concatBytes, type StreamBody } from '../response-body.ts';
 
 /** No http adapter outside Node (axios' `getAdapter('http')` throws there), nor its bodies. */
 export const httpAdapter = (): AxiosAdapter | null => null;
 export const httpBody: StreamBody | undefined = undefined;
+
+/** A response's unread body dropped: outside Node only a web stream has one to cancel. */
+export const destroyBody = cancelWebBody;
 
 /**
  * Reads a stream body into one `Uint8Array` when it has at most `maxBytes`. A longer stream is not
