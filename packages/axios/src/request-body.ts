@@ -17,16 +17,3 @@ export type BufferRequestStream = (
   maxBytes: number,
   signal?: AbortSignal,
 ) => Promise<PreparedBody>;
-
-/** The chunks already read, then the unread rest: a longer stream is sent once, whole and in order. */
-export async function* replay(
-  chunks: readonly Uint8Array[],
-  rest: AsyncIterator<Uint8Array>,
-): AsyncGenerator<Uint8Array> {
-  yield* chunks;
-  try {
-    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
-  } finally {
-    await rest.return?.();
-  }
-}

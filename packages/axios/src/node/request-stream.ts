@@ -4,7 +4,20 @@
  */
 import { Readable } from 'node:stream';
 import { bufferStream } from '@jitterbug/core/adapter';
-import { type BufferRequestStream, replay } from '../request-body.ts';
+import type { BufferRequestStream } from '../request-body.ts';
+
+/** The chunks already read, then the unread rest: a longer stream is sent once, whole and in order. */
+async function* replay(
+  chunks: readonly Uint8Array[],
+  rest: AsyncIterator<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  yield* chunks;
+  try {
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
+  } finally {
+    await rest.return?.();
+  }
+}
 
 /**
  * Reads a stream body into one `Buffer` when it has at most `maxBytes`. A longer stream is not

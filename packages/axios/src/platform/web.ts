@@ -4,10 +4,10 @@
  * fetch adapters are all there is), and a request stream is a web `ReadableStream`, which axios'
  * fetch adapter sends.
  */
-import { bufferStream } from '@jitterbug/core/adapter';
+import { bufferWebStream } from '@jitterbug/core/adapter';
 import type { AxiosAdapter } from 'axios';
-import { type BufferRequestStream, replay } from '../request-body.ts';
-import { cancelWebBody, concatBytes, type StreamBody } from '../response-body.ts';
+import type { BufferRequestStream } from '../request-body.ts';
+import { cancelWebBody, type StreamBody } from '../response-body.ts';
 
 /** No http adapter outside Node (axios' `getAdapter('http')` throws there), nor its bodies. */
 export const httpAdapter = (): AxiosAdapter | null => null;
@@ -18,22 +18,11 @@ export const destroyBody = cancelWebBody;
 
 /**
  * Reads a stream body into one `Uint8Array` when it has at most `maxBytes`. A longer stream is not
- * lost: what was read and the unread rest are sent in order, once, as a new `ReadableStream`. When
- * `signal` aborts, rejects at once with its reason and closes the source.
+ * lost: what was read and the unread rest are sent in order, once, as a new `ReadableStream` (the
+ * core's `bufferWebStream`, as the fetch engine's). When `signal` aborts, rejects at once with its
+ * reason and closes the source.
  */
 export const bufferRequestStream: BufferRequestStream = async (stream, maxBytes, signal) => {
-  const buffered = await bufferStream(stream, maxBytes, signal);
-  if (buffered.complete) return { data: concatBytes(buffered.chunks, buffered.bytes), replayable: true };
-  const rest = replay(buffered.chunks, buffered.rest);
-  const data = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await rest.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    async cancel() {
-      await rest.return(undefined);
-    },
-  });
-  return { data, replayable: false };
+  const data = await bufferWebStream(stream, maxBytes, signal);
+  return { data, replayable: data instanceof Uint8Array };
 };
