@@ -3,7 +3,7 @@
  * backoff wait, and the per-attempt timeout as a signal for the attempt.
  */
 import { AttemptTimeoutError } from '@jitterbug/core';
-import { AxiosError, CanceledError, type InternalAxiosRequestConfig, isCancel } from 'axios';
+import { CanceledError, type InternalAxiosRequestConfig, isCancel } from 'axios';
 
 type GenericSignal = NonNullable<InternalAxiosRequestConfig['signal']>;
 
@@ -98,16 +98,6 @@ export const startAttemptTimer = (
     },
   };
 };
-
-/**
- * What the caller gets when the attempt timer ended an attempt: an `AxiosError` (so `isAxiosError`
- * holds) with code `ERR_JITTERBUG_ATTEMPT_TIMEOUT` and the core's `AttemptTimeoutError` as `cause`.
- */
-export const attemptTimeoutError = (
-  timeoutMs: number,
-  config: InternalAxiosRequestConfig,
-  request: unknown,
-): AxiosError => AxiosError.from(new AttemptTimeoutError(timeoutMs), undefined, config, request);
 
 /**
  * What axios' own `throwIfCancellationRequested` throws before it calls an adapter: the token's

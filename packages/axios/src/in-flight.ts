@@ -2,16 +2,17 @@
  * A request while jitterbug runs it, and one attempt of it in flight: what the attempt loop and
  * the stream-mode attempts share, and the sending of an attempt or of one hedged copy of it.
  */
-import type { HeaderGetter } from '@jitterbug/core';
+import { AttemptTimeoutError, type HeaderGetter } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import {
   type AxiosAdapter,
+  AxiosError,
   AxiosHeaders,
   type AxiosResponse,
   type InternalAxiosRequestConfig,
   isCancel,
 } from 'axios';
-import { type AttemptTimer, attemptTimeoutError, startAttemptTimer, withAbortReason } from './abort.ts';
+import { type AttemptTimer, startAttemptTimer, withAbortReason } from './abort.ts';
 import { AdapterResponse, type Attempt, failed } from './attempt.ts';
 import { type AttemptFieldValue, overrideAttemptFields, restoreFields } from './config-fields.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
@@ -47,11 +48,16 @@ export interface InFlight {
   readonly callerSignal: InternalAxiosRequestConfig['signal'];
 }
 
-/** An error as the caller gets it: the attempt timer's cancel becomes the attempt timeout error. */
+/**
+ * An error as the caller gets it. The attempt timer's cancel becomes an `AxiosError` (so
+ * `isAxiosError` holds) with code `ERR_JITTERBUG_ATTEMPT_TIMEOUT` and the core's
+ * `AttemptTimeoutError` as `cause`.
+ */
 export const caughtError = (ctx: RequestContext, sent: InFlight, error: unknown): unknown =>
   sent.timer?.fired() && isCancel(error)
-    ? attemptTimeoutError(
-        ctx.run.options.attemptTimeoutMs!,
+    ? AxiosError.from(
+        new AttemptTimeoutError(ctx.run.options.attemptTimeoutMs!),
+        undefined,
         ctx.config,
         (error as { request?: unknown }).request,
       )
