@@ -47,11 +47,12 @@ export class AdapterResponse implements Attempt {
 }
 
 /**
- * An attempt that failed, or a status `validateStatus` refused (`response`: its body is dropped on
- * a retry, if the caller asked for a stream). `error` is what the caller would get.
+ * An attempt that failed, or a status `validateStatus` refused (`response`, whose status `result`
+ * reports: its body is dropped on a retry, if the caller asked for a stream). `error` is what the
+ * caller would get.
  */
 export const failed = (result: AttemptResult, error: unknown, response?: AxiosResponse): Attempt => ({
-  status: 'status' in result ? result.status : undefined,
+  status: response?.status,
   result: () => result,
   finish: () => Promise.reject(error),
   discard: () => {
