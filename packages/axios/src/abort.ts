@@ -3,7 +3,8 @@
  * backoff wait, and the per-attempt timeout as a signal for the attempt.
  */
 import { AttemptTimeoutError } from '@jitterbug/core';
-import { CanceledError, type InternalAxiosRequestConfig, isCancel } from 'axios';
+import type { InternalAxiosRequestConfig } from 'axios';
+import { CanceledError, isCancel } from './axios-values.ts';
 
 type GenericSignal = NonNullable<InternalAxiosRequestConfig['signal']>;
 

@@ -3,8 +3,9 @@
  * value to import rather than `true` so that a program that does not use it does not carry stream
  * mode's code (about 1.3 KB of a browser bundle, gzipped): only this module reaches it.
  */
-import axios, { type AxiosAdapter, type InternalAxiosRequestConfig } from 'axios';
+import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { httpAdapter, httpBody } from '#platform';
+import axios from './axios-values.ts';
 import { fetchBody } from './fetch-body.ts';
 import type { StreamMode } from './in-flight.ts';
 import { streamModeOf } from './stream-mode.ts';

@@ -5,7 +5,8 @@
  * caller gets is turned into exactly what the fetch adapter would have produced, with the same
  * errors (`lib/adapters/fetch.js`, axios 1.x).
  */
-import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig, isAxiosError } from 'axios';
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { AxiosError, isAxiosError } from './axios-values.ts';
 import {
   type BodyPhase,
   concatBytes,

@@ -4,16 +4,10 @@
  */
 import { AttemptTimeoutError, type HeaderGetter } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
-import {
-  type AxiosAdapter,
-  AxiosError,
-  AxiosHeaders,
-  type AxiosResponse,
-  type InternalAxiosRequestConfig,
-  isCancel,
-} from 'axios';
+import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { type AttemptTimer, startAttemptTimer, withAbortReason } from './abort.ts';
 import { AdapterResponse, type Attempt, failed } from './attempt.ts';
+import { AxiosError, AxiosHeaders, isCancel } from './axios-values.ts';
 import { type AttemptFieldValue, overrideAttemptFields, restoreFields } from './config-fields.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 

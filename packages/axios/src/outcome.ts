@@ -4,7 +4,8 @@
  */
 import type { HeaderGetter } from '@jitterbug/core';
 import { type AttemptResult, errorCode } from '@jitterbug/core/adapter';
-import { AxiosError, AxiosHeaders, type AxiosResponse, isAxiosError, isCancel } from 'axios';
+import type { AxiosResponse } from 'axios';
+import { AxiosError, AxiosHeaders, isAxiosError, isCancel } from './axios-values.ts';
 
 /**
  * The headers of a request's config or of a response, as the core reads them (any case). Built on

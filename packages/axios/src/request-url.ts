@@ -1,5 +1,6 @@
 /** The request's absolute URL, as axios builds it, for routes and summaries. */
-import axios, { type InternalAxiosRequestConfig } from 'axios';
+import type { InternalAxiosRequestConfig } from 'axios';
+import axios from './axios-values.ts';
 
 // axios' own isAbsoluteURL and combineURLs; `getUri` (a full config merge, ~25 µs) only for params.
 const ABSOLUTE_URL = /^([a-z][a-z\d+\-.]*:)?\/\//i;

@@ -4,7 +4,8 @@
  * readers themselves are per adapter: `fetch-body.ts` (web streams, any runtime) and
  * `node/http-body.ts` (the http adapter's Node streams, behind the `node` condition).
  */
-import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { AxiosError } from './axios-values.ts';
 
 /** Where reading a body stands. `over-cap`: more than the cap arrived and reading has paused. */
 export type BodyPhase =

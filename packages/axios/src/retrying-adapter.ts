@@ -6,13 +6,9 @@
  */
 import type { RetryPolicy } from '@jitterbug/core';
 import { bodyKind, maySendAgain } from '@jitterbug/core/adapter';
-import axios, {
-  type AxiosAdapter,
-  type AxiosRequestConfig,
-  type AxiosResponse,
-  type InternalAxiosRequestConfig,
-} from 'axios';
+import type { AxiosAdapter, AxiosRequestConfig, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpAdapter } from '#platform';
+import axios from './axios-values.ts';
 import type { DiscardedBodyCap } from './capped-bodies.ts';
 import type { RequestContext } from './in-flight.ts';
 import { headersOf } from './outcome.ts';

@@ -5,10 +5,11 @@
  */
 import type { Decision } from '@jitterbug/core';
 import { type AttemptResult, attemptMayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
-import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { bufferRequestStream } from '#platform';
 import { callerCancellation, type Linked, throwIfCancelled } from './abort.ts';
 import type { Attempt } from './attempt.ts';
+import { AxiosError } from './axios-values.ts';
 import { type RequestContext, sendCopy } from './in-flight.ts';
 import type { PreparedBody } from './request-body.ts';
 

@@ -1,5 +1,6 @@
 /** axios' own http adapter, where this axios build has one (Node; elsewhere `#platform` has none). */
-import axios, { type AxiosAdapter } from 'axios';
+import type { AxiosAdapter } from 'axios';
+import axios from '../axios-values.ts';
 
 let known: AxiosAdapter | null | undefined;
 

@@ -6,7 +6,8 @@
  * (axios 1.x): the same errors, in the same order. Node only: reached through `#platform`.
  */
 import type { Readable } from 'node:stream';
-import { AxiosError, type AxiosResponse, type InternalAxiosRequestConfig, isAxiosError } from 'axios';
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { AxiosError, isAxiosError } from '../axios-values.ts';
 import {
   type BodyPhase,
   maxContentLengthOf,
