@@ -46,34 +46,6 @@ const attachResponseInfo = (
   if (response.config !== config) setRetryInfo(response, run.summary);
 };
 
-/**
- * Call immediately before each send. `undefined`: send now (nearly always: nothing is made). A
- * promise: the origin is in a cooldown; it resolves when the attempt may go (after `beforeAttempt`
- * is asked again), or rejects with the caller's cancel or the run's `CooldownError` (the run then
- * finished). The caller's cancel becomes a signal only if the attempt is held.
- */
-const takeTurn = (run: RetryRun, config: InternalAxiosRequestConfig): void | Promise<void> => {
-  let linked: Linked | undefined;
-  const source =
-    config.signal || config.cancelToken
-      ? {
-          holdSignal: () => {
-            linked ??= callerCancellation(config)!;
-            return linked.signal;
-          },
-        }
-      : undefined;
-  const hold = run.beforeAttempt(source);
-  if (!hold) return undefined;
-  return (async () => {
-    try {
-      for (let next: void | Promise<void> = hold; next; next = run.beforeAttempt(source)) await next;
-    } finally {
-      linked?.dispose();
-    }
-  })();
-};
-
 const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<void> => {
   const cancellation = callerCancellation(ctx.config);
   try {
@@ -87,14 +59,29 @@ const waitBeforeRetry = async (ctx: RequestContext, delayMs: number): Promise<vo
 export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> => {
   const { run, config } = ctx;
   for (;;) {
+    // The caller's cancel as a signal for a cooldown hold: made only if the attempt is held.
+    let linked: Linked | undefined;
+    const holdSource =
+      config.signal || config.cancelToken
+        ? {
+            holdSignal: () => {
+              linked ??= callerCancellation(config)!;
+              return linked.signal;
+            },
+          }
+        : undefined;
     try {
       throwIfCancelled(config);
-      const turn = takeTurn(run, config);
-      if (turn) await turn;
+      // Immediately before each send. Nearly always nothing to wait for; a promise while the origin
+      // is in a cooldown, which resolves when `beforeAttempt` may be asked again, or rejects with
+      // the caller's cancel or the run's `CooldownError` (the run then finished).
+      for (let hold = run.beforeAttempt(holdSource); hold; hold = run.beforeAttempt(holdSource)) await hold;
     } catch (reason) {
       await finishAborted(run, reason);
       attachInfo(run, reason);
       throw reason;
+    } finally {
+      linked?.dispose();
     }
     // Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched.
     const streamMode =
