@@ -1,17 +1,21 @@
 /** axios (http adapter, keep-alive agent): raw, with `attachRetry`, with `axios-retry` (`exponentialDelay`). */
 import { Agent } from 'node:http';
-import type { AxiosInstance } from 'axios';
+import type { AxiosAdapter, AxiosInstance } from 'axios';
 import { JITTERBUG_OPTIONS, MAX_ATTEMPTS } from '../config.ts';
 import type { BenchClient, VariantKind } from './types.ts';
 
-/** An axios instance on its own keep-alive agent, given to `setup` before the first request. */
+/**
+ * An axios instance on its own keep-alive agent, given to `setup` before the first request; its
+ * adapter is `'http'` unless `adapter` is given.
+ */
 export const axiosWith = async (
   origin: string,
   setup: (api: AxiosInstance) => void | Promise<void>,
+  adapter: AxiosAdapter | 'http' = 'http',
 ): Promise<BenchClient> => {
   const { default: axios } = await import('axios');
   const httpAgent = new Agent({ keepAlive: true });
-  const api = axios.create({ baseURL: origin, httpAgent, adapter: 'http' });
+  const api = axios.create({ baseURL: origin, httpAgent, adapter });
   await setup(api);
   return {
     async get(path) {
@@ -37,5 +41,9 @@ export const installVariant = async (api: AxiosInstance, kind: VariantKind): Pro
   }
 };
 
-export const axiosClient = (kind: VariantKind, origin: string): Promise<BenchClient> =>
-  axiosWith(origin, (api) => installVariant(api, kind));
+/** `adapter`: what the instance sends through (default: axios' `'http'` adapter). */
+export const axiosClient = (
+  kind: VariantKind,
+  origin: string,
+  adapter?: AxiosAdapter | 'http',
+): Promise<BenchClient> => axiosWith(origin, (api) => installVariant(api, kind), adapter);

@@ -8,8 +8,7 @@ import type { BenchClient, VariantKind } from './types.ts';
 
 type Fetch = typeof globalThis.fetch;
 
-const fetchOf = async (kind: VariantKind): Promise<Fetch> => {
-  const plain: Fetch = globalThis.fetch;
+const fetchOf = async (kind: VariantKind, plain: Fetch): Promise<Fetch> => {
   if (kind === 'jitterbug') {
     const { withRetry } = await import('@jitterbug/fetch');
     return withRetry(plain, JITTERBUG_OPTIONS) as Fetch;
@@ -25,8 +24,13 @@ const fetchOf = async (kind: VariantKind): Promise<Fetch> => {
   return plain;
 };
 
-export const fetchClient = async (kind: VariantKind, origin: string): Promise<BenchClient> => {
-  const fetch = await fetchOf(kind);
+/** `plain`: the fetch each variant sends through (default: Node's global one). */
+export const fetchClient = async (
+  kind: VariantKind,
+  origin: string,
+  plain: Fetch = globalThis.fetch,
+): Promise<BenchClient> => {
+  const fetch = await fetchOf(kind, plain);
   return {
     async get(path) {
       const res = await fetch(`${origin}${path}`);

@@ -45,5 +45,9 @@ export const kyVariantOptions = async (
   return { ...kyRetry(JITTERBUG_OPTIONS, sending) };
 };
 
-export const kyClient = async (kind: VariantKind, origin: string): Promise<BenchClient> =>
-  kyWith(origin, await kyVariantOptions(kind));
+/** `fetch`: what ky sends through (default: the global fetch), given as `kyVariantOptions` gives it. */
+export const kyClient = async (
+  kind: VariantKind,
+  origin: string,
+  fetch?: Parameters<typeof kyVariantOptions>[1],
+): Promise<BenchClient> => kyWith(origin, await kyVariantOptions(kind, fetch));

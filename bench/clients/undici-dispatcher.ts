@@ -24,11 +24,12 @@ export const undiciInterceptor = async (kind: VariantKind): Promise<Interceptor 
   return undefined;
 };
 
+/** A variant's dispatcher: its interceptor composed on `base` (default: a new `Agent`). */
 export const undiciDispatcher = async (
   kind: VariantKind,
+  base?: Dispatcher,
 ): Promise<{ dispatcher: Dispatcher; close: () => Promise<void> }> => {
-  const { Agent } = await import('undici');
-  const agent = new Agent();
+  const agent = base ?? new (await import('undici')).Agent();
   const interceptor = await undiciInterceptor(kind);
   const dispatcher: Dispatcher = interceptor ? agent.compose(interceptor) : agent;
   return { dispatcher, close: () => agent.close() };

@@ -3,9 +3,14 @@ import type { Dispatcher } from 'undici';
 import type { BenchClient, VariantKind } from './types.ts';
 import { undiciDispatcher } from './undici-dispatcher.ts';
 
-export const undiciRequestClient = async (kind: VariantKind, origin: string): Promise<BenchClient> => {
+/** `base`: what the variant's dispatcher sends through (default: a new `Agent`). */
+export const undiciRequestClient = async (
+  kind: VariantKind,
+  origin: string,
+  base?: Dispatcher,
+): Promise<BenchClient> => {
   const { request } = await import('undici');
-  const { dispatcher, close } = await undiciDispatcher(kind);
+  const { dispatcher, close } = await undiciDispatcher(kind, base);
   return {
     async get(path) {
       const res = await request(`${origin}${path}`, { dispatcher: dispatcher as Dispatcher });
