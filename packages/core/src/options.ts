@@ -59,7 +59,8 @@ export type StopReason =
   | 'deadline'
   | 'retry-after-too-long'
   | 'budget-exhausted'
-  | 'throttled'; // the adaptive throttle refused the attempt locally
+  | 'throttled' // the adaptive throttle refused the attempt locally
+  | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
 /**
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
@@ -193,17 +194,21 @@ export interface RetryOverrides {
   /**
    * Overrides the decision: `true` retry, `false` stop, `undefined` default; or a promise of one of
    * these (awaited). Never retries a non-replayable body, past `maxAttempts`, the deadline or the
-   * budget. A throw or a rejection fails the request with that error.
+   * budget. A throw or a rejection fails the request with that error (the run ends as `hook-failed`).
    */
   readonly shouldRetry?: (info: AttemptInfo) => MaybePromise<boolean | undefined>;
-  /** Called before each wait; a returned promise is awaited first, and its rejection fails the request. */
+  /**
+   * Called before each wait; a returned promise is awaited first, and its rejection (or a throw) fails
+   * the request with that error (the run ends as `hook-failed`).
+   */
   readonly onRetry?: (event: RetryEvent) => unknown;
   /**
    * Called when a failure that would be retried is not: attempts, budget or deadline used up, a
    * server delay above `retryAfter.maxMs`, a body that cannot be sent again, a method that is not
    * retried (a POST without an idempotency key). Not for a status or an error that is never retried
    * (a 404). A returned promise is
-   * awaited before the caller gets the result; its rejection fails the request.
+   * awaited before the caller gets the result; its rejection (or a throw) fails the request with that
+   * error (the run ends as `hook-failed`).
    */
   readonly onGiveUp?: (event: GiveUpEvent) => unknown;
   /**

@@ -214,7 +214,8 @@ export class RetryRun {
       defaultRetry: defaultRetry(outcome, o),
       elapsedMs: outcome.elapsedMs,
     };
-    return after(o.shouldRetry(info), (verdict) =>
+    const shouldRetry = o.shouldRetry;
+    return after(this.hook(outcome, () => shouldRetry(info)), (verdict) =>
       this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
     );
   }
@@ -283,7 +284,8 @@ export class RetryRun {
         budgetTokens,
       };
       if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
-      return after(o.onRetry?.(event), () => retry);
+      const onRetry = o.onRetry;
+      return onRetry ? after(this.hook(outcome, () => onRetry(event)), () => retry) : retry;
     }
     const stopped = decision;
     const { reason, refusedDelayMs } = decision;
@@ -291,11 +293,31 @@ export class RetryRun {
     if (decision.gaveUp) {
       const event = { method, url, attempt, reason, status, error, route, refusedDelayMs };
       if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
-      gaveUp = o.onGiveUp?.(event);
+      const onGiveUp = o.onGiveUp;
+      if (onGiveUp) gaveUp = this.hook(outcome, () => onGiveUp(event));
     }
     // A response the user asked to retry is not a success, whatever its status.
     const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
     return after(gaveUp, () => after(this.finish(reason, status, error, success), () => stopped));
+  }
+
+  /**
+   * What a user hook returns; when it throws or rejects, the run is finished first (as
+   * `hook-failed`, with the hook's error and the attempt's status), so that `onFinish`, the summary
+   * and `jitterbug:run:end` see every request, then the error goes on to the caller.
+   */
+  private hook<T>(outcome: AttemptOutcome, call: () => T): T {
+    const failed = (error: unknown): never => {
+      Promise.resolve(this.finish('hook-failed', outcome.status, error, false)).catch(nothing);
+      throw error;
+    };
+    let result: T;
+    try {
+      result = call();
+    } catch (error) {
+      return failed(error);
+    }
+    return isThenable(result) ? (Promise.resolve(result).catch(failed) as T) : result;
   }
 
   /**

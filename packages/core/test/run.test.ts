@@ -203,6 +203,54 @@ describe('RetryRun.next and wait', () => {
     expect(() => decided(policy.begin({ method: 'GET', url: URL_ }).next({ status: 503 }))).toThrow('hook');
   });
 
+  it.each([
+    ['shouldRetry', 'throws'],
+    ['shouldRetry', 'rejects'],
+    ['onRetry', 'throws'],
+    ['onRetry', 'rejects'],
+    ['onGiveUp', 'throws'],
+    ['onGiveUp', 'rejects'],
+  ] as const)(
+    'a %s that %s fails the request with its error, and the run ends first (hook-failed, onFinish once)',
+    async (hook, how) => {
+      const broken = new Error(`${hook} broke`);
+      const fail =
+        how === 'throws'
+          ? () => {
+              throw broken;
+            }
+          : () => Promise.reject(broken);
+      const finished: RetryInfo[] = [];
+      const run = createRetryPolicy({
+        random: fixed(0.5),
+        sleep: recordingSleep(),
+        // onGiveUp is asked once attempts are used up: one attempt.
+        maxAttempts: hook === 'onGiveUp' ? 1 : 3,
+        [hook]: fail,
+        onFinish: (info) => finished.push(info),
+      }).begin({ method: 'GET', url: URL_ });
+      let error: unknown;
+      try {
+        await run.next({ status: 503 });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBe(broken);
+      await Promise.resolve();
+      expect(finished).toHaveLength(1);
+      expect(run.summary).toMatchObject({
+        reason: 'hook-failed',
+        outcome: 'failure',
+        status: 503,
+        attempts: 1,
+      });
+      expect(run.summary?.error).toBe(broken);
+      // The run is over: an adapter that then aborts it changes nothing.
+      run.abort(new Error('later'));
+      expect(finished).toHaveLength(1);
+    },
+  );
+
   it('accepts a URL object and reports its href', () => {
     const run = createRetryPolicy().begin({ method: 'get', url: new URL(URL_) });
     expect(run.url).toBe(URL_);

@@ -4,7 +4,6 @@
  */
 import type { Decision } from '@jitterbug/core';
 import { bufferWebStream, maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
-import { awaitTurn } from './await-turn.ts';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
@@ -32,7 +31,7 @@ const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
     // Nothing was sent. The caller's abort ends the run as aborted; a failing source as an error.
     if (call.signal?.aborted) await Promise.resolve(run.abort(error)).catch(() => undefined);
     else await run.next({ error });
-    throw tagged(error, run);
+    throw error;
   }
   if (read instanceof Uint8Array) {
     call.useBytes(read);
@@ -46,16 +45,18 @@ const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
  * Sends the attempt: once, or as hedged copies when the policy hedges and the run allows it (the
  * core's racer sends them; a losing answer is drained within `discardBodyMaxBytes` and cancelled).
  */
-const sendAttempt = async (send: FetchFunction, call: Call, run: RetryRun): Promise<Response | Failed> => {
+const sendAttempt = (send: FetchFunction, call: Call, run: RetryRun): Promise<Response | Failed> => {
   const hedging = run.options.hedge;
+  // Not async: without hedging the attempt's own promise is returned, not one wrapped around it.
   if (!hedging) return sendCopy(send, call, run);
   const firstDelayMs = hedging.delayFor(run, 1);
   if (firstDelayMs === undefined) {
     // A percentile hedge delay learns from the attempts that were not hedged too.
     const startedAt = performance.now();
-    const sent = await sendCopy(send, call, run);
-    if (!(sent instanceof Failed)) hedging.answered(run, 1, performance.now() - startedAt);
-    return sent;
+    return sendCopy(send, call, run).then((sent) => {
+      if (!(sent instanceof Failed)) hedging.answered(run, 1, performance.now() - startedAt);
+      return sent;
+    });
   }
   return hedging.race<Response | Failed>(run, firstDelayMs, {
     send: async (_copy, cancel) => {
@@ -67,15 +68,6 @@ const sendAttempt = async (send: FetchFunction, call: Call, run: RetryRun): Prom
     },
     cancelled: () => call.signal?.aborted === true,
   });
-};
-
-/** Waits before the next attempt; the caller's abort ends the call with its reason. */
-const backOff = async (run: RetryRun, call: Call, delayMs: number): Promise<void> => {
-  try {
-    await run.wait(delayMs, call.signal ?? undefined);
-  } catch (reason) {
-    throw tagged(reason, run);
-  }
 };
 
 /**
@@ -91,53 +83,70 @@ export const execute = async (
   settings: EngineSettings = {},
 ): Promise<Response> => {
   const { signal } = call;
-  if (call.body === 'stream') await prepareBody(call, run);
-  for (;;) {
-    // An attempt the caller gave up on before it was sent is not counted.
-    if (signal?.aborted) {
-      await Promise.resolve(run.abort(signal.reason)).catch(() => undefined);
-      throw tagged(signal.reason, run);
+  try {
+    if (call.body === 'stream') await prepareBody(call, run);
+    for (;;) {
+      // An attempt the caller gave up on before it was sent is not counted.
+      if (signal?.aborted) {
+        await Promise.resolve(run.abort(signal.reason)).catch(() => undefined);
+        throw signal.reason;
+      }
+      // An origin in a cooldown holds the attempt (in order, released with jitter) or refuses it.
+      for (
+        let held = run.beforeAttempt(signal ?? undefined);
+        held;
+        held = run.beforeAttempt(signal ?? undefined)
+      ) {
+        await held;
+      }
+      const sent = await sendAttempt(send, call, run);
+      if (sent instanceof Failed) {
+        const { error } = sent;
+        const aborted = signal?.aborted === true;
+        const code = aborted ? undefined : sent.code;
+        const pending = run.next(code ? { error, code } : { error, aborted });
+        const decision = pending instanceof Promise ? await pending : pending;
+        if (!decision.retry) throw settings.finalError?.(error, call) ?? error;
+        await run.wait(decision.delayMs, signal ?? undefined);
+        continue;
+      }
+      const response = sent;
+      let decision: Decision;
+      try {
+        const status = response.status;
+        const pending =
+          run.settle(status) ?? run.next({ status, headers: (name) => response.headers.get(name), response });
+        decision = pending instanceof Promise ? await pending : pending;
+      } catch (hookError) {
+        // A hook of the caller's failed: the request fails with its error, and the response is dropped.
+        void discardBody(response, 0);
+        throw hookError;
+      }
+      if (!decision.retry) {
+        tagged(response, run);
+        // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
+        const resume = run.options.resume;
+        return resume
+          ? resume.response(response, run, {
+              signal: call.signal ?? undefined,
+              send: (headers, signal) => sendCopy(send, call, run, signal, headers),
+              discard: discardBody,
+              codeOf: (error) => networkCode(error, call),
+            })
+          : response;
+      }
+      await discardBody(response, run.options.discardBodyMaxBytes);
+      await run.wait(decision.delayMs, signal ?? undefined);
     }
-    // An origin in a cooldown holds the attempt (in order, released with jitter) or refuses it.
-    const turn = awaitTurn(run, signal ?? undefined);
-    if (turn) await turn;
-    const sent = await sendAttempt(send, call, run);
-    if (sent instanceof Failed) {
-      const { error } = sent;
-      const aborted = signal?.aborted === true;
-      const code = aborted ? undefined : sent.code;
-      const pending = run.next(code ? { error, code } : { error, aborted });
-      const decision = pending instanceof Promise ? await pending : pending;
-      if (!decision.retry) throw tagged(settings.finalError?.(error, call) ?? error, run);
-      await backOff(run, call, decision.delayMs);
-      continue;
+  } catch (error) {
+    // Whatever ends the call ends the run with it: a hook's error has finished it already; a request
+    // fetch refuses before any attempt (an invalid header) is the caller's error, not retried. The
+    // caller's error carries the summary.
+    if (!run.summary) {
+      await Promise.resolve(run.finish('error-not-retryable', undefined, error, false)).catch(
+        () => undefined,
+      );
     }
-    const response = sent;
-    let decision: Decision;
-    try {
-      const status = response.status;
-      const pending =
-        run.settle(status) ?? run.next({ status, headers: (name) => response.headers.get(name), response });
-      decision = pending instanceof Promise ? await pending : pending;
-    } catch (hookError) {
-      // A hook of the caller's failed: the request fails with its error, and the response is dropped.
-      void discardBody(response, 0);
-      throw hookError;
-    }
-    if (!decision.retry) {
-      tagged(response, run);
-      // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
-      const resume = run.options.resume;
-      return resume
-        ? resume.response(response, run, {
-            signal: call.signal ?? undefined,
-            send: (headers, signal) => sendCopy(send, call, run, signal, headers),
-            discard: discardBody,
-            codeOf: (error) => networkCode(error, call),
-          })
-        : response;
-    }
-    await discardBody(response, run.options.discardBodyMaxBytes);
-    await backOff(run, call, decision.delayMs);
+    throw tagged(error, run);
   }
 };

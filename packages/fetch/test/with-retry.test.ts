@@ -256,11 +256,30 @@ describe('withRetry', () => {
     expect(getRetryInfo(response)).toMatchObject({ attempts: 2, retries: ['forced'] });
   });
 
-  it('a hook that rejects fails the call with its error; the response is dropped', async () => {
+  it('a hook that rejects fails the call with its error; the response is dropped; the run ends as hook-failed', async () => {
     server.route('/boom', [{ status: 503 }, { status: 200 }]);
     const boom = new Error('hook failed');
-    expect(await errorOf(client({ onRetry: () => Promise.reject(boom) })(url('/boom')))).toBe(boom);
+    const finished: RetryInfo[] = [];
+    const send = client({ onRetry: () => Promise.reject(boom), onFinish: (i) => finished.push(i) });
+    const error = await errorOf(send(url('/boom')));
+    expect(error).toBe(boom);
     expect(server.seen('/boom')).toHaveLength(1);
+    expect(getRetryInfo(error)).toMatchObject({ reason: 'hook-failed', status: 503, attempts: 1 });
+    expect(finished).toHaveLength(1);
+  });
+
+  it('a request fetch refuses before any attempt (an invalid header on a POST) ends its run: the TypeError carries the summary', async () => {
+    const finished: RetryInfo[] = [];
+    const send = client({ onFinish: (i) => finished.push(i) });
+    const error = await errorOf(send(url('/never'), { method: 'POST', headers: { 'bad header': 'x' } }));
+    expect(error).toBeInstanceOf(TypeError);
+    expect(getRetryInfo(error)).toMatchObject({
+      reason: 'error-not-retryable',
+      attempts: 0,
+      outcome: 'failure',
+    });
+    expect(finished).toHaveLength(1);
+    expect(server.seen('/never')).toHaveLength(0);
   });
 });
 
