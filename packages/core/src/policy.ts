@@ -215,8 +215,9 @@ export class RetryRun {
       elapsedMs: outcome.elapsedMs,
     };
     const shouldRetry = o.shouldRetry;
-    return after(this.hook(outcome, () => shouldRetry(info)), (verdict) =>
-      this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
+    return after(
+      this.hook(outcome, () => shouldRetry(info)),
+      (verdict) => this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
     );
   }
 
@@ -285,7 +286,12 @@ export class RetryRun {
       };
       if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
       const onRetry = o.onRetry;
-      return onRetry ? after(this.hook(outcome, () => onRetry(event)), () => retry) : retry;
+      return onRetry
+        ? after(
+            this.hook(outcome, () => onRetry(event)),
+            () => retry,
+          )
+        : retry;
     }
     const stopped = decision;
     const { reason, refusedDelayMs } = decision;
