@@ -144,6 +144,34 @@ describe.each(RUNS)('%s', (_name, driver: ConformanceDriver, transport: Transpor
     },
   );
 
+  scenario(
+    ['http'],
+    'a hook that throws fails the request with its error; the run ends as hook-failed, and the error carries it',
+    async () => {
+      server.route('/hook', [{ status: 503 }, { status: 200 }]);
+      const broken = new Error('onRetry broke');
+      const finished: RetryInfo[] = [];
+      const c = await client({
+        onRetry: () => {
+          throw broken;
+        },
+        onFinish: (info) => finished.push(info),
+      });
+      const result = await c.send({ method: 'GET', path: '/hook' });
+      expect(result.outcome.kind).toBe('error');
+      // The hook's error itself, or a client's wrapper around it (ky's NetworkError keeps it as cause).
+      const chain: unknown[] = [];
+      for (let e: unknown = result.outcome.kind === 'error' ? result.outcome.error : undefined; e; ) {
+        chain.push(e);
+        e = (e as { cause?: unknown }).cause;
+      }
+      expect(chain).toContain(broken);
+      expect(server.seen('/hook')).toHaveLength(1);
+      expect(finished).toMatchObject([{ reason: 'hook-failed', status: 503, attempts: 1 }]);
+      expect(result.info).toMatchObject({ reason: 'hook-failed', outcome: 'failure' });
+    },
+  );
+
   scenario(['http'], 'never retries a 400', async () => {
     server.route('/bad', [{ status: 400, body: 'no' }]);
     const result = await (await client()).send({ method: 'GET', path: '/bad' });

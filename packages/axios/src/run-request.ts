@@ -89,6 +89,9 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
     // Hedged copies (the `hedge` option), not in stream mode: such an attempt is sent once.
     const hedging = streamMode ? undefined : run.options.hedge;
     const hedgeDelayMs = hedging?.delayFor(run, 1);
+    // A percentile hedge delay learns from the attempts that were not hedged too (the racer times
+    // the hedged ones): without them it would never see the latencies it needs to start.
+    const startedAt = hedging && hedgeDelayMs === undefined ? performance.now() : 0;
     const attempt =
       hedging && hedgeDelayMs !== undefined
         ? await hedging.race<Attempt>(run, hedgeDelayMs, {
@@ -102,6 +105,7 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
             cancelled: () => !!config.signal?.aborted || config.cancelToken?.reason !== undefined,
           })
         : await sendCopy(ctx, streamMode);
+    if (startedAt && attempt.status !== undefined) hedging?.answered(run, 1, performance.now() - startedAt);
     let decision: Decision;
     try {
       const { status } = attempt;
@@ -113,8 +117,10 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
       }
       decision = pending instanceof Promise ? await pending : pending;
     } catch (hookError) {
-      // A hook of the caller's threw or rejected: the request fails with its error.
+      // A hook of the caller's threw or rejected: the request fails with its error (the run ended
+      // as hook-failed), which carries the summary.
       attempt.discard();
+      attachInfo(run, hookError);
       throw hookError;
     }
     if (!decision.retry) {

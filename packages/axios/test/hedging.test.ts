@@ -286,4 +286,24 @@ describe('hedged requests: the latency window', () => {
     // The fast copy went out after the 50 ms delay: the request took at least that long.
     expect(window?.percentile(50)).toBeGreaterThanOrEqual(50);
   });
+
+  it('a percentile delay learns from attempts that were not hedged, and hedges once 20 are known', async () => {
+    const policy = createRetryPolicy({
+      random: () => 0.5,
+      hedge: createHedging({ delayMs: 'p50', ratio: 1 }),
+    });
+    const agent = new HttpAgent({ keepAlive: true });
+    const api = axios.create({ baseURL: server.url, httpAgent: agent });
+    const detach = attachRetry(api, policy);
+    clients.push({ api, delays: [], detach, close: () => agent.destroy() });
+    server.route('/quick', [{ status: 200, body: 'q' }]);
+    for (let i = 0; i < 20; i++) await api.get('/quick');
+    expect(policy.options.hedge?.latencies.count).toBe(20);
+    server.route('/late', [
+      { status: 200, body: 'slow', delayMs: 3_000 },
+      { status: 200, body: 'fast' },
+    ]);
+    expect((await api.get('/late')).data).toBe('fast');
+    expect(server.seen('/late')).toHaveLength(2);
+  });
 });
