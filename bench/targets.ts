@@ -26,3 +26,21 @@ export const verdict = (e: Estimate, target: number, spread: number): string => 
   if (!resolved) return `not resolved (A/A ±${(s * 100).toFixed(1)} %)`;
   return e.value <= target ? 'met' : 'met within the A/A spread';
 };
+
+/**
+ * A verdict from an interval of exact instruction counts (`counts.ts`): met when the whole interval
+ * is at or under the target, missed when it is all above (by how much the estimate exceeds it),
+ * otherwise not resolved. `show` formats a difference from the target.
+ */
+export const countVerdict = (
+  value: number,
+  lo: number,
+  hi: number,
+  target: number,
+  show: (x: number) => string,
+): string => {
+  if (!Number.isFinite(value)) return 'not run';
+  if (hi <= target) return 'met';
+  if (lo > target) return `**missed** by ${show(value - target)}`;
+  return `not resolved (${show(lo - target)} … ${show(hi - target)} against the target)`;
+};
