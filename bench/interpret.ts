@@ -3,6 +3,8 @@ import { aaSpread, type ClientSessions, compare, cpuUs, gcUs } from './analyse.t
 import type { Attribution } from './attribution.ts';
 import type { CoreResult } from './core.ts';
 import { coreVerdict } from './core-report.ts';
+import type { CountResults } from './counts.ts';
+import { clientCounts } from './counts-report.ts';
 import { type LayerResults, netLayerUs } from './layer-runs.ts';
 import type { MemoryOutput } from './memory.ts';
 import { memoryVerdict } from './memory-report.ts';
@@ -12,10 +14,22 @@ import { isFinding, OVERHEAD_TARGET, PEER_TARGET, verdict } from './targets.ts';
 const within = (spread: number): string =>
   Number.isFinite(spread) ? `A/A spread ±${(spread * 100).toFixed(1)} %` : 'no A/A spread';
 
+/** The exact counts' verdicts (section 9), which decide where the sessions' A/A spread cannot. */
+const countsLine = (counts: CountResults, client: ClientSessions['client']): string => {
+  const c = clientCounts(counts, client);
+  if (!c.overJb) return 'instruction counts: not run';
+  return (
+    `instruction counts (section 9): jitterbug − raw ${Math.round(c.overJb.value).toLocaleString('en')} ` +
+    `instructions per 50-byte request, ${c.overhead ? `${pct(1 + c.overhead.value, 2)} of a loopback request` : 'no loopback denominator'}, ` +
+    `target ≤ 2 %: ${c.overheadVerdict}; vs the peer: ${c.peerVerdict}; retry path vs the peer: ${c.retryVerdict}`
+  );
+};
+
 const clientLine = (
   cs: ClientSessions,
   layers: LayerResults,
   attribution: readonly Attribution[],
+  counts: CountResults | undefined,
 ): string => {
   const spread = aaSpread(cs, '50B');
   const jr = compare(cs, '50B', 'jitterbugVsRaw');
@@ -48,6 +62,7 @@ const clientLine = (
         `its bookkeeping ${((own.begin + own.settle + own.stamp) * 100).toFixed(1)} %`,
     );
   }
+  if (counts) parts.push(countsLine(counts, cs.client));
   return `- **${cs.client}**: ${parts.join('; ')}.`;
 };
 
@@ -57,9 +72,10 @@ export const interpretation = (
   attribution: readonly Attribution[],
   core: readonly CoreResult[],
   memory: readonly MemoryOutput[],
+  counts?: CountResults,
 ): string =>
   [
-    ...sessions.map((cs) => clientLine(cs, layers, attribution)),
+    ...sessions.map((cs) => clientLine(cs, layers, attribution, counts)),
     `- **Core**: ${coreVerdict(core)}`,
     `- **Memory**: ${memory.map((m) => `${m.client} ${memoryVerdict(m).heapFlat ? 'flat' : '**not flat**'}`).join(', ')}.`,
   ].join('\n');

@@ -2,8 +2,10 @@
  * `pnpm bench` / `make bench`: the whole benchmark. Starts the loopback server in its own process,
  * runs the client sessions (`sessions.ts`), the undici layer timings, the CPU profiles of each
  * client, the core micro-benchmarks, the memory runs, the simulator sweep, hedging against a slow
- * tail (`hedge-tail.ts`) and the bundle sizes, prints the tables and writes bench/RESULTS.md. Not
- * part of `make test`.
+ * tail (`hedge-tail.ts`) and the bundle sizes, prints the tables and writes bench/RESULTS.md. With
+ * `BENCH_COUNTS=1`, last (they load both CPUs), the instruction counts under valgrind (`counts.ts`):
+ * they take about as long again as all the rest, which the ten minutes of `make bench` cannot hold,
+ * so they are asked for. Not part of `make test`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -13,6 +15,8 @@ import { BODIES, SIZES } from './bodies.ts';
 import type { ClientName } from './clients/types.ts';
 import type { CoreResult } from './core.ts';
 import { coreTable, coreVerdict } from './core-report.ts';
+import { type CountResults, runCounts } from './counts.ts';
+import { countsSection } from './counts-report.ts';
 import { runSession } from './interleave.ts';
 import { interpretation } from './interpret.ts';
 import { LAYER_NOTE, layerTable, runLayers } from './layer-runs.ts';
@@ -105,6 +109,19 @@ try {
   log('bundle sizes');
   const sizes = await measureSizes();
   const served = await server.stats();
+  // Last, once nothing is timed any more: valgrind keeps both CPUs busy, and the counts do not
+  // depend on load. Loopback requests they send are not in the server's count above.
+  let counts: CountResults | undefined;
+  let countsNote =
+    'Not run: `BENCH_COUNTS=1 make bench` runs them (about eight more minutes), `node --conditions=@jitterbug/source bench/counts.ts` runs them alone.';
+  if (process.env['BENCH_COUNTS'] === '1') {
+    log('instruction counts (callgrind): every client in memory, the raw clients over loopback');
+    try {
+      counts = await runCounts(server.origin, log);
+    } catch (error) {
+      countsNote = `Not run: ${(error as Error).message}`;
+    }
+  }
   const notRun = notRunList(sessions);
   const rawCpu = Object.fromEntries(sessions.map((cs) => [cs.client, cpuUs(cs, '50B', 'raw')]));
   const bodySizes = SIZES.map((s) => `${s}: ${BODIES[s].length.toLocaleString('en')} bytes`).join(', ');
@@ -133,8 +150,9 @@ try {
     `## 6. Simulator: the full default \`occ\` sweep\n\n${sweepSection(sweep)}\n`,
     `## 7. Bundle sizes (browser)\n\n${SIZES_NOTE}\n\n${sizesTable(sizes)}\n`,
     `## 8. Hedged requests against a slow tail (loopback)\n\n${hedging.note}\n\n${hedging.table}\n`,
+    `## 9. Instruction counts (callgrind): the success path, the retry path and the targets\n\n${counts ? countsSection(counts) : countsNote}\n`,
     notRun.length ? `## Not run\n\n${notRun.map((l) => `- ${l}`).join('\n')}\n` : '',
-    `## Interpretation\n\n${interpretation(sessions, layers, attribution, core, memory)}\n`,
+    `## Interpretation\n\n${interpretation(sessions, layers, attribution, core, memory, counts)}\n`,
   ];
   const profiling = benchFile('profiling.md');
   if (existsSync(profiling)) sections.push(readFileSync(profiling, 'utf8'));
