@@ -265,7 +265,7 @@ const errorsText = (r: CountResults): string => {
     ...(r.repeat.error ? [`the A/A repeat: ${r.repeat.error}`] : []),
     ...(r.otherHistory.error ? [`the longer warm-up: ${r.otherHistory.error}`] : []),
   ];
-  return failed.length ? `\n**Not run:**\n\n${failed.map((f) => `- ${f}`).join('\n')}\n` : '';
+  return failed.length ? `\n**Not run:**\n\n${failed.map((f) => `- ${f}`).join('\n')}` : '';
 };
 
 export const COUNTS_METHOD = `Instructions counted by valgrind's callgrind, per request, in one Node process per client and variant (\`bench/counts.ts\`). Every client runs as in the sessions (\`bench/clients/\`: the same options, the body read as JSON), one request at a time, through an in-memory transport in place of the network (\`bench/memory-*.ts\`): a dispatcher in place of undici's \`Agent\`, a \`fetch\` returning a \`Response\` for withRetry, fetch-retry and ky, an adapter in place of axios' \`'http'\` (which \`attachRetry\` wraps as it wraps the real one). They answer with the loopback server's status, headers and body, cut as the socket cut it, on the next turn of the event loop. Node runs with \`--predictable --single-threaded --no-incremental-marking\` and the sessions' flags. After a warm-up of each response size, a figure is the instructions of a window of requests between two calls that make callgrind write its counts, divided by the window's length, **outside V8's garbage collector and compilers** (their call-graph cost is taken out: a window holds a scavenge or a compile or not; GC is shown per request below). Each size has two or three windows; what disturbs one (V8 re-optimising a function, what follows a collection) only adds to it, so a figure is its least window, and "(…n)" is its dearest.
@@ -295,4 +295,6 @@ export const countsSection = (r: CountResults): string =>
     '',
     `valgrind: ${r.valgrind}; the counts took ${r.seconds.toFixed(0)} s (${[...r.memory, ...r.loopback].length + 3} processes, two at a time; valgrind runs Node about 50 times slower).`,
     errorsText(r),
-  ].join('\n');
+  ]
+    .join('\n')
+    .trimEnd();
