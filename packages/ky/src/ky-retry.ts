@@ -84,12 +84,15 @@ const asKyTimeout = (error: unknown, call: Call): unknown => {
  */
 const retrySetAgain = (options: KyOptionsView, forced: boolean): TypeError | undefined => {
   const { retry } = options;
-  if (typeof retry === 'number' ? retry > 0 : (retry?.methods?.length ?? 0) > 0) {
+  // ky retries nothing while its limit is 0, whatever methods it lists (it fills in its defaults).
+  const limit = typeof retry === 'number' ? retry : (retry?.limit ?? 0);
+  if (limit <= 0) return undefined;
+  if (typeof retry === 'number' || (retry?.methods?.length ?? 0) > 0) {
     return new TypeError(
       'jitterbug: ky\'s "retry" option was set after kyRetry(), so ky would retry on its own what jitterbug already retried; set retries with jitterbug instead (a call\'s `jitterbug: { maxAttempts }`, or the policy)',
     );
   }
-  if (!forced && typeof retry === 'object' && (retry.limit ?? 0) > 0) {
+  if (!forced) {
     return new TypeError(
       'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries }) with the forcedRetries export, whose run decides forced retries',
     );
@@ -168,8 +171,10 @@ export const kyRetry = (
     : 0;
   return {
     fetch: fetch as KyRetryOptions['fetch'],
-    // No methods: ky's own retry never starts on a status or an error (it checks the method first).
-    retry: { limit, methods: [], delay: () => 0 },
+    // Without forced retries a limit of 0: a number, which ky merges into each call at less cost than
+    // an object. With them, no methods: ky's own retry never starts on a status or an error (it checks
+    // the method first), only on a ky.retry().
+    retry: forced ? { limit, methods: [], delay: () => 0 } : 0,
     hooks: (forced
       ? { beforeRequest: [beforeRequest], beforeRetry: [forced.beforeRetry] }
       : { beforeRequest: [beforeRequest] }) as unknown as KyRetryOptions['hooks'],

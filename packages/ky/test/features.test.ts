@@ -136,7 +136,7 @@ describe.each(kys)('%s', (_name, ky) => {
     });
 
     it('ky’s own retry limit is 0 without forcedRetries (ky copies no request for a retry of its own)', () => {
-      expect(kyRetry().retry).toMatchObject({ limit: 0, methods: [] });
+      expect(kyRetry().retry).toBe(0);
       expect(kyRetry().hooks.beforeRetry).toBeUndefined();
       expect(kyRetry(createRetryPolicy({ maxAttempts: 4 }), FORCED).retry).toMatchObject({
         limit: 4,
@@ -181,7 +181,8 @@ describe.each(kys)('%s', (_name, ky) => {
   describe('ky’s retry option set again after kyRetry()', () => {
     it.each([
       ['a number on the call', { retry: 2 }],
-      ['methods on the instance', { retry: { methods: ['get'] } }],
+      ['a limit on the instance (ky fills in its own methods)', { retry: { limit: 3 } }],
+      ['a limit and methods on the instance', { retry: { limit: 3, methods: ['get'] } }],
     ] as const)(
       '%s: the call rejects with a TypeError naming it, and nothing is sent',
       async (_case, options) => {
@@ -194,6 +195,18 @@ describe.each(kys)('%s', (_name, ky) => {
       },
     );
 
+    it('methods alone: accepted where ky keeps its limit at 0 (ky 2), refused where they bring back its default limit (ky 1)', async () => {
+      server.route('/methods', [{ status: 503 }, { status: 200, body: 'ok' }]);
+      const api = client({ maxAttempts: 2 }, { retry: { methods: ['get'] } } as Options);
+      if (_name === 'ky 2') {
+        expect(await api.get(url('/methods')).text()).toBe('ok');
+        expect(server.seen('/methods')).toHaveLength(2);
+      } else {
+        expect(await errorOf(api.get(url('/methods')))).toBeInstanceOf(TypeError);
+        expect(server.seen('/methods')).toHaveLength(0);
+      }
+    });
+
     it('with forcedRetries, a limit alone (no methods) is accepted: it caps forced retries', async () => {
       server.route('/limit', [{ status: 503 }, { status: 200, body: 'ok' }]);
       const api = client({}, { retry: { limit: 5 } } as Options, { forcedRetries });
@@ -201,9 +214,9 @@ describe.each(kys)('%s', (_name, ky) => {
       expect(server.seen('/limit')).toHaveLength(2);
     });
 
-    it('without forcedRetries, a limit is refused: ky would make forced retries no run decides', async () => {
+    it('without forcedRetries, a limit without methods is refused: ky would make forced retries no run decides', async () => {
       server.route('/limit-off', [{ status: 200, body: 'ok' }]);
-      const api = client({}, { retry: { limit: 5 } } as Options);
+      const api = client({}, { retry: { limit: 5, methods: [] } } as Options);
       const error = await errorOf(api.get(url('/limit-off')));
       expect(error).toBeInstanceOf(TypeError);
       expect((error as Error).message).toContain('kyRetry(options, { forcedRetries })');
