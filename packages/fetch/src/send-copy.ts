@@ -5,8 +5,8 @@
  */
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { attemptMayRetry, transparentRetryLeft } from '@jitterbug/core/adapter';
-import { attemptSignal } from './attempt-signal.ts';
-import type { Call, FetchFunction } from './call.ts';
+import { type AttemptSignal, attemptSignal } from './attempt-signal.ts';
+import type { Call, FetchFunction, FetchInput } from './call.ts';
 import { networkCode } from './network-code.ts';
 
 /** An attempt that failed without a response, shaped as the core's report of it. */
@@ -21,17 +21,17 @@ export class Failed {
 }
 
 /**
- * Sends one copy of `run`'s attempt; never rejects. `cancel`: the copy is one of several (hedged),
- * which the racer ends when another wins, or a request for the rest of a body (`extra`: its
- * `Range`, `If-Range`); the request then stays sendable for the next one.
+ * The arguments of one copy of `run`'s attempt, and its timer (stop it once the copy has an answer).
+ * `cancel`: the copy is one of several (hedged), which the racer ends when another wins, or a
+ * request for the rest of a body (`extra`: its `Range`, `If-Range`); the request then stays sendable
+ * for the next one.
  */
-export const sendCopy = async (
-  send: FetchFunction,
+export const copyArguments = (
   call: Call,
   run: RetryRun,
   cancel?: AbortSignal,
   extra?: Readonly<Record<string, string>>,
-): Promise<Response | Failed> => {
+): [input: FetchInput, init: RequestInit | undefined, timer: AttemptSignal | undefined] => {
   const timer = attemptSignal(run.options.attemptTimeoutMs, call.signal);
   let signal = timer?.signal;
   if (cancel) {
@@ -40,6 +40,18 @@ export const sendCopy = async (
   }
   const more = cancel !== undefined || attemptMayRetry(run, call.headers);
   const [input, init] = call.attempt(signal, more, extra, !more && transparentRetryLeft(run));
+  return [input, init, timer];
+};
+
+/** Sends one copy of `run`'s attempt (see {@link copyArguments}); never rejects. */
+export const sendCopy = async (
+  send: FetchFunction,
+  call: Call,
+  run: RetryRun,
+  cancel?: AbortSignal,
+  extra?: Readonly<Record<string, string>>,
+): Promise<Response | Failed> => {
+  const [input, init, timer] = copyArguments(call, run, cancel, extra);
   try {
     return await send(input, init);
   } catch (error) {
