@@ -4,7 +4,13 @@
  * request with its error; the caller's cancel ends a wait or a cooldown hold at once.
  */
 import type { Decision } from '@jitterbug/core';
-import { type AttemptResult, attemptMayRetry, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import {
+  type AttemptResult,
+  attemptMayRetry,
+  awaitTurn,
+  type RetryRun,
+  setRetryInfo,
+} from '@jitterbug/core/adapter';
 import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { bufferRequestStream } from '#platform';
 import { callerCancellation, type Linked, throwIfCancelled } from './abort.ts';
@@ -75,7 +81,8 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
       // Immediately before each send. Nearly always nothing to wait for; a promise while the origin
       // is in a cooldown, which resolves when `beforeAttempt` may be asked again, or rejects with
       // the caller's cancel or the run's `CooldownError` (the run then finished).
-      for (let hold = run.beforeAttempt(holdSource); hold; hold = run.beforeAttempt(holdSource)) await hold;
+      const turn = awaitTurn(run, holdSource);
+      if (turn) await turn;
     } catch (reason) {
       await finishAborted(run, reason);
       attachInfo(run, reason);

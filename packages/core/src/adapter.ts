@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 export { attemptMayRetry, transparentRetryLeft } from './attempt-may-retry.ts';
+export { awaitTurn } from './await-turn.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream, bufferWebStream } from './body.ts';
 export { holdWait } from './cooldown.ts';
 export { decideByStatus, defaultRetry, methodAllowsRetry } from './decide.ts';

@@ -50,7 +50,7 @@ export interface Cooldown {
  */
 export type CooldownRun = Pick<
   RetryRun,
-  'url' | 'method' | 'attempts' | 'options' | 'servedUntil' | 'elapsedMs' | 'finish' | 'wait'
+  'url' | 'method' | 'attempts' | 'options' | 'servedUntil' | 'elapsedMs' | 'finish' | 'hook' | 'wait'
 >;
 
 /** What `beforeAttempt` is given: the signal, or an object that makes one only for a hold. */
@@ -156,7 +156,7 @@ export const createCooldown = (): Cooldown => {
       return holds.get(origin)?.until ?? 0;
     },
     admit(run, signal) {
-      if (holds.size === 0) return undefined;
+      if (!cooldown.active) return undefined;
       const o = run.options;
       const origin = originOf(run.url);
       const nowMs = o.now();

@@ -73,7 +73,7 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** `f(value)`, after `value` settles when it is a thenable (then as a real `Promise`). */
-export const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
+const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
   isThenable(value) ? Promise.resolve(value).then(f) : f(value as T);
 
 const nothing = (): undefined => undefined;
@@ -216,7 +216,7 @@ export class RetryRun {
     };
     const shouldRetry = o.shouldRetry;
     return after(
-      this.hook(outcome, () => shouldRetry(info)),
+      this.hook(outcome.status, () => shouldRetry(info)),
       (verdict) => this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
     );
   }
@@ -288,7 +288,7 @@ export class RetryRun {
       const onRetry = o.onRetry;
       return onRetry
         ? after(
-            this.hook(outcome, () => onRetry(event)),
+            this.hook(outcome.status, () => onRetry(event)),
             () => retry,
           )
         : retry;
@@ -300,7 +300,7 @@ export class RetryRun {
       const event = { method, url, attempt, reason, status, error, route, refusedDelayMs };
       if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
       const onGiveUp = o.onGiveUp;
-      if (onGiveUp) gaveUp = this.hook(outcome, () => onGiveUp(event));
+      if (onGiveUp) gaveUp = this.hook(outcome.status, () => onGiveUp(event));
     }
     // A response the user asked to retry is not a success, whatever its status.
     const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
@@ -309,12 +309,13 @@ export class RetryRun {
 
   /**
    * What a user hook returns; when it throws or rejects, the run is finished first (as
-   * `hook-failed`, with the hook's error and the attempt's status), so that `onFinish`, the summary
-   * and `jitterbug:run:end` see every request, then the error goes on to the caller.
+   * `hook-failed`, with the hook's error and the attempt's `status`), so that `onFinish`, the summary
+   * and `jitterbug:run:end` see every request, then the error goes on to the caller. For the run's
+   * own hooks and the features' modules (a refusal's `onGiveUp`).
    */
-  private hook<T>(outcome: AttemptOutcome, call: () => T): T {
+  hook<T>(status: number | undefined, call: () => T): T {
     const failed = (error: unknown): never => {
-      Promise.resolve(this.finish('hook-failed', outcome.status, error, false)).catch(nothing);
+      Promise.resolve(this.finish('hook-failed', status, error, false)).catch(nothing);
       throw error;
     };
     let result: T;

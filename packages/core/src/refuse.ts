@@ -8,7 +8,7 @@ import type { StopReason } from './options.ts';
 import type { RetryRun } from './policy.ts';
 
 /** What refusing asks of a run (a structural type, for features from another copy of the package). */
-export type RefusableRun = Pick<RetryRun, 'options' | 'method' | 'url' | 'attempts' | 'finish'>;
+export type RefusableRun = Pick<RetryRun, 'options' | 'method' | 'url' | 'attempts' | 'finish' | 'hook'>;
 
 /**
  * Finishes `run` as `reason` (telling `onGiveUp` and `jitterbug:give-up`, with the delay that was not
@@ -24,7 +24,9 @@ export const refuse = async (
   const { method, url, attempts: attempt } = run;
   const event = { method, url, attempt, reason, status: undefined, error, route: o.route, refusedDelayMs };
   if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: run as RetryRun });
-  await o.onGiveUp?.(event);
+  // A hook that throws or rejects ends the run as hook-failed (the run's guard) and fails the request.
+  const onGiveUp = o.onGiveUp;
+  if (onGiveUp) await run.hook(undefined, () => onGiveUp(event));
   await run.finish(reason, undefined, error, false);
   throw error;
 };

@@ -8,6 +8,7 @@
  * {@link ResumeSender}); this only composes streams. Reached through what `createResume` returns, so
  * that a program that never resumes does not carry it.
  */
+import { awaitTurn } from './await-turn.ts';
 import type { Decision } from './decide.ts';
 import type { RetryRun } from './policy.ts';
 import { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
@@ -121,12 +122,10 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
         throw tagged(reason, run);
       }
       // An origin in a cooldown holds the request (or refuses it), as any attempt.
-      for (let held = run.beforeAttempt(stop); held; held = run.beforeAttempt(stop)) {
-        try {
-          await held;
-        } catch (reason) {
-          throw tagged(reason, run);
-        }
+      try {
+        await awaitTurn(run, stop);
+      } catch (reason) {
+        throw tagged(reason, run);
       }
       const answer = await sender.send(resumeHeaders(this.bytes, this.validator), stop);
       if ('error' in answer) {

@@ -56,6 +56,29 @@ describe('throttle', () => {
     expect(refused.summary).toMatchObject({ attempts: 0, reason: 'throttled', outcome: 'failure' });
   });
 
+  it('a refusal whose onGiveUp throws fails with the hook’s error; the run ends as hook-failed, once', async () => {
+    const throttle = createAdaptiveThrottle();
+    const broken = new Error('onGiveUp broke');
+    const finished: unknown[] = [];
+    const { begin } = setup(
+      {
+        throttle,
+        maxAttempts: 1,
+        onGiveUp: (event) => {
+          if (event.reason === 'throttled') throw broken;
+        },
+        onFinish: (info) => finished.push(info),
+      },
+      0,
+    );
+    feed(begin, 30, 503);
+    finished.length = 0;
+    const refused = begin();
+    await expect(Promise.resolve(refused.beforeAttempt())).rejects.toBe(broken);
+    expect(refused.summary).toMatchObject({ attempts: 0, reason: 'hook-failed', outcome: 'failure' });
+    expect(finished).toHaveLength(1);
+  });
+
   it('lets every request through while the server accepts them', () => {
     const { begin } = setup({ throttle: createAdaptiveThrottle(), maxAttempts: 1 }, 0);
     feed(begin, 100, 200);

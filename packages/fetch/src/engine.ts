@@ -3,7 +3,7 @@
  * `fetch` option). It only sends, waits and translates; every decision is the run's.
  */
 import type { Decision, Hedging } from '@jitterbug/core';
-import { bufferWebStream, maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
+import { awaitTurn, bufferWebStream, maySendAgain, type RetryRun } from '@jitterbug/core/adapter';
 import type { Call, FetchFunction } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
@@ -94,13 +94,8 @@ export const execute = async (
         throw signal.reason;
       }
       // An origin in a cooldown holds the attempt (in order, released with jitter) or refuses it.
-      for (
-        let held = run.beforeAttempt(signal ?? undefined);
-        held;
-        held = run.beforeAttempt(signal ?? undefined)
-      ) {
-        await held;
-      }
+      const turn = awaitTurn(run, signal ?? undefined);
+      if (turn) await turn;
       const hedging = run.options.hedge;
       let sent: Response | Failed;
       if (hedging) sent = await sendHedgeable(send, call, run, hedging);
