@@ -93,26 +93,21 @@ export const runRequest = async (ctx: RequestContext): Promise<AxiosResponse> =>
     // Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched.
     const streamMode =
       ctx.streamMode && attemptMayRetry(run, ctx.requestHeaders) ? ctx.streamMode : undefined;
-    // Hedged copies (the `hedge` option), not in stream mode: such an attempt is sent once.
+    // Hedged copies (the `hedge` option), not in stream mode: such an attempt is sent once. The
+    // core's racer sends an attempt that is not hedged once too, timed for a percentile delay.
     const hedging = streamMode ? undefined : run.options.hedge;
-    const hedgeDelayMs = hedging?.delayFor(run, 1);
-    // A percentile hedge delay learns from the attempts that were not hedged too (the racer times
-    // the hedged ones): without them it would never see the latencies it needs to start.
-    const startedAt = hedging && hedgeDelayMs === undefined ? performance.now() : 0;
-    const attempt =
-      hedging && hedgeDelayMs !== undefined
-        ? await hedging.race<Attempt>(run, hedgeDelayMs, {
-            send: async (_copy, cancel) => {
-              const answer = await sendCopy(ctx, undefined, cancel);
-              // Not in stream mode, so the attempt's result is known at once.
-              return { answer, result: answer.result() as AttemptResult };
-            },
-            drop: (answer) => answer.discard(),
-            // Whether the caller cancelled the request (its signal or its token).
-            cancelled: () => !!config.signal?.aborted || config.cancelToken?.reason !== undefined,
-          })
-        : await sendCopy(ctx, streamMode);
-    if (startedAt && attempt.status !== undefined) hedging?.answered(run, 1, performance.now() - startedAt);
+    const attempt = hedging
+      ? await hedging.race<Attempt>(run, hedging.delayFor(run, 1), {
+          send: async (_copy, cancel) => {
+            const answer = await sendCopy(ctx, undefined, cancel);
+            // Not in stream mode, so the attempt's result is known at once.
+            return { answer, result: answer.result() as AttemptResult };
+          },
+          drop: (answer) => answer.discard(),
+          // Whether the caller cancelled the request (its signal or its token).
+          cancelled: () => !!config.signal?.aborted || config.cancelToken?.reason !== undefined,
+        })
+      : await sendCopy(ctx, streamMode);
     let decision: Decision;
     try {
       const { status } = attempt;

@@ -13,10 +13,14 @@ import type { AttemptResult } from './policy.ts';
 /** How an adapter sends the copies of one attempt. */
 export interface HedgedCopies<A> {
   /**
-   * Sends copy `copy` (1-based), which `cancel` ends when another copy wins. Never rejects: a failure
-   * comes back as an answer, with its `result` (`{ error, code? }`).
+   * Sends copy `copy` (1-based), which `cancel` ends when another copy wins; no `cancel` when it is
+   * the attempt's only copy (no hedge delay): an ordinary attempt. Never rejects: a failure comes
+   * back as an answer, with its `result` (`{ error, code? }`).
    */
-  send(copy: number, cancel: AbortSignal): Promise<{ readonly answer: A; readonly result: AttemptResult }>;
+  send(
+    copy: number,
+    cancel: AbortSignal | undefined,
+  ): Promise<{ readonly answer: A; readonly result: AttemptResult }>;
   /** Releases the answer of a copy that lost, or a retried failure dropped while another copy is out. */
   drop(answer: A): void;
   /** Whether the caller gave up: its failure then ends the race, and no further copy is sent. */
@@ -26,15 +30,19 @@ export interface HedgedCopies<A> {
 /** Why a losing copy is cancelled. */
 const lost = (): Error => new Error('jitterbug: another copy of this hedged request answered first');
 
-/** Sends hedged copies of the run's attempt; resolves with the winning copy's answer. */
+/**
+ * Sends hedged copies of the run's attempt; resolves with the winning copy's answer. Without a first
+ * delay the attempt is sent once, and still timed: a percentile delay learns from the attempts that
+ * were not hedged too, or it would never have the latencies it needs to start.
+ */
 export const raceCopies = <A>(
   hedging: Hedging,
   run: HedgingRun,
-  firstDelayMs: number,
+  firstDelayMs: number | undefined,
   copies: HedgedCopies<A>,
 ): Promise<A> =>
   new Promise((resolve) => {
-    const cancels: AbortController[] = [];
+    const cancels: (AbortController | undefined)[] = [];
     let pending = 0;
     let done = false;
     let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
@@ -54,17 +62,18 @@ export const raceCopies = <A>(
       done = true;
       clearTimeout(hedgeTimer);
       cancels.forEach((cancel, i) => {
-        if (i + 1 !== copy) cancel.abort(lost());
+        if (i + 1 !== copy) cancel?.abort(lost());
       });
       hedging.answered(run, copy, failed ? undefined : performance.now() - startedAt);
       resolve(answer);
     };
 
     const launch = (copy: number, delayMs: number | undefined): void => {
-      const cancel = new AbortController();
+      // The only copy there will be (no hedge delay) is an ordinary attempt: nothing cancels it.
+      const cancel = copy === 1 && delayMs === undefined ? undefined : new AbortController();
       cancels.push(cancel);
       pending++;
-      void copies.send(copy, cancel.signal).then(({ answer, result }) => settle(copy, answer, result));
+      void copies.send(copy, cancel?.signal).then(({ answer, result }) => settle(copy, answer, result));
       if (delayMs === undefined) return;
       hedgeTimer = setTimeout(() => {
         hedgeTimer = undefined;

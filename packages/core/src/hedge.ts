@@ -69,10 +69,11 @@ export interface Hedging {
    */
   answered(run: HedgingRun, copy: number, latencyMs: number | undefined): void;
   /**
-   * Sends `run`'s attempt as hedged copies (after {@link Hedging.delayFor} gave `firstDelayMs`) and
-   * resolves with the winning copy's answer; see {@link HedgedCopies}.
+   * Sends `run`'s attempt as hedged copies (`firstDelayMs`: what {@link Hedging.delayFor} gave for
+   * copy 1; `undefined`: once, timed for the percentile) and resolves with the winning copy's
+   * answer; see {@link HedgedCopies}.
    */
-  race<A>(run: HedgingRun, firstDelayMs: number, copies: HedgedCopies<A>): Promise<A>;
+  race<A>(run: HedgingRun, firstDelayMs: number | undefined, copies: HedgedCopies<A>): Promise<A>;
 }
 
 const PERCENTILE = /^p(\d+(?:\.\d+)?)$/;

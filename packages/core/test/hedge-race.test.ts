@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 
 interface Copy {
   readonly copy: number;
-  readonly cancel: AbortSignal;
+  /** `undefined` for the attempt's only copy (no hedge delay). */
+  readonly cancel: AbortSignal | undefined;
   answer(result: AttemptResult): void;
 }
 
@@ -38,7 +39,7 @@ const run = (delayMs = 0): RetryRun =>
   });
 
 /** The run's hedging races the copies. */
-const race = <A>(r: RetryRun, delayMs: number, copies: HedgedCopies<A>): Promise<A> =>
+const race = <A>(r: RetryRun, delayMs: number | undefined, copies: HedgedCopies<A>): Promise<A> =>
   r.options.hedge!.race(r, delayMs, copies);
 
 /** Lets the hedge timer (0 ms) fire. */
@@ -53,12 +54,33 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     expect(copies.map((c) => c.copy)).toEqual([1, 2]);
     copies[1]?.answer({ status: 200 });
     expect(await won).toBe('copy 2: {"status":200}');
-    expect(copies[0]?.cancel.aborted).toBe(true);
-    expect(String(copies[0]?.cancel.reason)).toMatch(/another copy of this hedged request answered first/);
-    expect(copies[1]?.cancel.aborted).toBe(false);
+    expect(copies[0]?.cancel?.aborted).toBe(true);
+    expect(String(copies[0]?.cancel?.reason)).toMatch(/another copy of this hedged request answered first/);
+    expect(copies[1]?.cancel?.aborted).toBe(false);
     copies[0]?.answer({ status: 200 });
     await tick();
     expect(dropped).toEqual(['copy 1: {"status":200}']);
+  });
+
+  it('without a first delay: one copy, nothing to cancel it, its time to a status in the latency window', async () => {
+    const r = run();
+    const hedging = r.options.hedge!;
+    const { adapter, copies, dropped } = scripted();
+    const answered = race(r, undefined, adapter);
+    await tick();
+    expect(copies.map((c) => [c.copy, c.cancel])).toEqual([[1, undefined]]);
+    copies[0]?.answer({ status: 200 });
+    expect(await answered).toBe('copy 1: {"status":200}');
+    expect(hedging.latencies.count).toBe(1);
+    const failed = scripted();
+    const failing = race(r, undefined, failed.adapter);
+    await tick();
+    failed.copies[0]?.answer({ error: new Error('reset'), code: 'ECONNRESET' });
+    expect(await failing).toMatch(/^copy 1: /);
+    // A failure has no time to an answer: the window is unchanged.
+    expect(hedging.latencies.count).toBe(1);
+    expect([...dropped, ...failed.dropped]).toEqual([]);
+    expect(r.hedged).toBeUndefined();
   });
 
   it('a retried failure is dropped while another copy is out; the last copy left settles', async () => {
@@ -80,7 +102,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     await tick();
     copies[0]?.answer({ status: 404 });
     expect(await won).toBe('copy 1: {"status":404}');
-    expect(copies[1]?.cancel.aborted).toBe(true);
+    expect(copies[1]?.cancel?.aborted).toBe(true);
   });
 
   it('no copy is sent once the caller gave up, and its failure settles', async () => {
@@ -105,7 +127,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     gaveUp = true;
     copies[0]?.answer({ error: new Error('aborted') });
     expect(await won).toMatch(/^copy 1:/);
-    expect(copies[1]?.cancel.aborted).toBe(true);
+    expect(copies[1]?.cancel?.aborted).toBe(true);
     expect(dropped).toEqual([]);
   });
 

@@ -42,25 +42,16 @@ const prepareBody = async (call: Call, run: RetryRun): Promise<void> => {
 };
 
 /**
- * Sends the attempt when the policy hedges: as hedged copies when the run allows it (the core's
- * racer sends them; a losing answer is drained within `discardBodyMaxBytes` and cancelled), else
- * once, timed for a percentile delay, which learns from the attempts that were not hedged too.
+ * Sends the attempt when the policy hedges: the core's racer sends it as hedged copies when the run
+ * allows it (a losing answer is drained within `discardBodyMaxBytes` and cancelled), else once.
  */
 const sendHedgeable = (
   send: FetchFunction,
   call: Call,
   run: RetryRun,
   hedging: Hedging,
-): Promise<Response | Failed> => {
-  const firstDelayMs = hedging.delayFor(run, 1);
-  if (firstDelayMs === undefined) {
-    const startedAt = performance.now();
-    return sendCopy(send, call, run).then((sent) => {
-      if (!(sent instanceof Failed)) hedging.answered(run, 1, performance.now() - startedAt);
-      return sent;
-    });
-  }
-  return hedging.race<Response | Failed>(run, firstDelayMs, {
+): Promise<Response | Failed> =>
+  hedging.race<Response | Failed>(run, hedging.delayFor(run, 1), {
     send: async (_copy, cancel) => {
       const answer = await sendCopy(send, call, run, cancel);
       return { answer, result: answer instanceof Failed ? answer : { status: answer.status } };
@@ -70,7 +61,6 @@ const sendHedgeable = (
     },
     cancelled: () => call.signal?.aborted === true,
   });
-};
 
 /**
  * Sends `call` until the run stops, and resolves with the final response or rejects with the final
