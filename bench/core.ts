@@ -4,15 +4,13 @@
  * swamp sub-microsecond work; the figures are per operation. Prints one JSON line.
  */
 import {
-  type AttemptOutcome,
   type BackoffStrategyName,
-  backoffStrategies,
   createRetryPolicy,
-  decide,
   type HeaderGetter,
   initialBackoffState,
   nextDelay,
 } from '@jitterbug/core';
+import { type AttemptOutcome, backoffStrategies, decide } from '@jitterbug/core/adapter';
 import { Bench } from 'tinybench';
 
 export interface CoreResult {
@@ -43,7 +41,6 @@ const outcome = (status: number, responseHeaders: HeaderGetter): AttemptOutcome 
   elapsedMs: 3,
   nowMs: Date.now(),
   backoffState: initialBackoffState,
-  budgetTokens: 10,
   status,
   responseHeaders,
 });

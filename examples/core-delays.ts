@@ -2,14 +2,8 @@
  * The delays each backoff strategy chooses, retry after retry, with the core's defaults
  * (base 100 ms, cap 20 s). Run: node --conditions=@jitterbug/source examples/core-delays.ts
  */
-import {
-  type BackoffState,
-  backoffStrategies,
-  DEFAULTS,
-  initialBackoffState,
-  nextDelay,
-  seededRandom,
-} from '@jitterbug/core';
+import { type BackoffState, DEFAULTS, initialBackoffState, nextDelay, seededRandom } from '@jitterbug/core';
+import { backoffStrategies } from '@jitterbug/core/adapter';
 
 const retries = 8;
 const params = { baseMs: DEFAULTS.backoff.baseMs, capMs: DEFAULTS.backoff.capMs };

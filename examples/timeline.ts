@@ -4,7 +4,7 @@
  * Copy it as a starting point for your own logging or metrics.
  */
 import type { RetryOptions } from '@jitterbug/core';
-import { describeError } from '@jitterbug/core';
+import { describeError } from '@jitterbug/core/adapter';
 
 type Hooks = Pick<RetryOptions, 'onRetry' | 'onGiveUp' | 'onFinish'>;
 

@@ -8,7 +8,8 @@
  * A RST_STREAM `CANCEL` mid-body is taken for the end of the body, below jitterbug.
  */
 import { attachRetry } from '@jitterbug/axios';
-import { createRetryPolicy, type RetryInfo, sleep } from '@jitterbug/core';
+import { createRetryPolicy, type RetryInfo } from '@jitterbug/core';
+import { sleep } from '@jitterbug/core/adapter';
 import axios, { type AxiosInstance } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type H2ScriptedServer, startH2ScriptedServer } from '../support/h2-scripted-server.ts';

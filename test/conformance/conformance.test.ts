@@ -15,12 +15,8 @@
  * mid-body), and, over TLS, connections that fail before a byte of HTTP. What a client lets jitterbug
  * see of a request the server never processed is the driver's `signals`.
  */
-import {
-  DEFAULT_ERROR_CODES,
-  type RetryInfo,
-  type RetryPolicyOptions,
-  sleep as realSleep,
-} from '@jitterbug/core';
+import { DEFAULT_ERROR_CODES, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BrokenListener,

@@ -5,11 +5,11 @@
  */
 import {
   createRetryPolicy,
-  isRetryPolicy,
   type RetryInfo,
   type RetryPolicy,
   type RetryPolicyOptions,
 } from '@jitterbug/core';
+import { isRetryPolicy } from '@jitterbug/core/adapter';
 
 /** A request body, described so that every client can send it its own way. */
 export type ConformanceBody =

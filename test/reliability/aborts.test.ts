@@ -5,7 +5,7 @@
  * (asserting only generous bounds), or an injected clock.
  */
 import type { RetryInfo, RetryOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceClient, ConformanceResult } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';

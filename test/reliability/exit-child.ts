@@ -4,7 +4,8 @@
  * `process.exit()`. If anything (a timer, a socket, a listener on a handle) were left behind, the
  * process would not end on its own, and the parent would see it still running.
  */
-import { seededRandom, sleep } from '@jitterbug/core';
+import { seededRandom } from '@jitterbug/core';
+import { sleep } from '@jitterbug/core/adapter';
 import { drivers } from '../conformance/drivers/index.ts';
 import { startFaultServer } from './fault-server.ts';
 import { KINDS, requestFor } from './load-requests.ts';

@@ -5,15 +5,14 @@
  * `>= 0` and never above the configured maximum (`retryAfter.maxMs` for a server delay,
  * `backoff.capMs` for a backoff).
  */
+import { createRetryPolicy, type RetryEvent } from '@jitterbug/core';
 import {
-  createRetryPolicy,
   MAX_SERVER_DELAY_MS,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
-  type RetryEvent,
   serverDelay,
-} from '@jitterbug/core';
+} from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decided } from '../support/decided.ts';

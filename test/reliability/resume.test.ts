@@ -8,7 +8,8 @@
  * no socket, timer or unhandled rejection is left behind.
  */
 import type { RetryInfo, RetryOptions } from '@jitterbug/core';
-import { createResume, ResumeError, sleep as realSleep } from '@jitterbug/core';
+import { createResume, ResumeError } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   content,

@@ -13,18 +13,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { measureSizes, type SizeRow } from '../../bench/sizes.ts';
 
 const CEILINGS: Readonly<Record<string, number>> = {
-  // 8 672, 9 485, 9 669 and 7 714: the features' operations left RetryRun (whose methods every bundle
-  // carries), resumed downloads and ky's forced retries became imports (createResume,
-  // forcedRetries), and axios' own files shrank by a fifth. Plus 3 %.
-  withRetry: 8_930,
-  kyRetry: 9_770,
-  attachRetry: 9_960,
-  createRetryPolicy: 7_950,
+  // 9 075, 9 880, 10 042 and 7 961 after the one attempt loop and the features' interface (issue 25),
+  // plus 1 %: a ceiling for the restructure's steps, to come down to the issue's budgets.
+  withRetry: 9_170,
+  kyRetry: 9_980,
+  attachRetry: 10_145,
+  createRetryPolicy: 8_045,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
 const FEATURES =
-  /core\/src\/(hedge|hedge-race|latency-window|cooldown|adaptive-throttle|refuse|resume|resumable-response)\.ts$/;
+  /core\/src\/features\/(hedging|hedge-race|latency-window|cooldown|throttle|resume|resumable-response)\.ts$/;
 
 /** Source files a bundle must not contain: what its user did not import. */
 const LEFT_OUT: Readonly<Record<string, readonly RegExp[]>> = {

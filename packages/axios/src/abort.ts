@@ -1,8 +1,7 @@
 /**
  * The caller's cancellation (an `AbortSignal` or a legacy `CancelToken`) as one signal for the
- * backoff wait, and the per-attempt timeout as a signal for the attempt.
+ * backoff wait and a hold, and as the reason axios rejects with.
  */
-import { AttemptTimeoutError } from '@jitterbug/core';
 import type { InternalAxiosRequestConfig } from 'axios';
 import { CanceledError, isCancel } from './axios-values.ts';
 
@@ -66,46 +65,11 @@ export const callerCancellation = (config: InternalAxiosRequestConfig): Linked |
   };
 };
 
-/** The per-attempt timeout: the signal to give the attempt, and whether it was the timer that fired. */
-export interface AttemptTimer extends Linked {
-  fired(): boolean;
-}
-
 /**
- * Starts one attempt's timer. The attempt gets a signal that aborts when the caller's signal does
- * or when `timeoutMs` passes; `fired()` tells the two apart afterwards. Without `timeoutMs` it is
- * only the caller's signal as an `AbortSignal` (axios' generic one may not be), for a hedged copy.
+ * What axios' own `throwIfCancellationRequested` throws before it calls an adapter, when the caller
+ * cancelled: the token's reason, or a `CanceledError` for an aborted signal; else `undefined`.
+ * axios checks only once, before the first attempt; jitterbug before every one (a cancelled request
+ * must not be sent again).
  */
-export const startAttemptTimer = (
-  timeoutMs: number | undefined,
-  callerSignal: GenericSignal | undefined,
-): AttemptTimer => {
-  const controller = new AbortController();
-  let fired = false;
-  const timer =
-    timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          fired = true;
-          controller.abort(new AttemptTimeoutError(timeoutMs));
-        }, timeoutMs);
-  const stopListening = callerSignal ? listen(callerSignal, () => controller.abort()) : () => {};
-  return {
-    signal: controller.signal,
-    fired: () => fired,
-    dispose: () => {
-      clearTimeout(timer);
-      stopListening();
-    },
-  };
-};
-
-/**
- * What axios' own `throwIfCancellationRequested` throws before it calls an adapter: the token's
- * reason, or a `CanceledError` for an aborted signal. axios checks only once, before the first
- * attempt; jitterbug checks before every one (a cancelled request must not be sent again).
- */
-export const throwIfCancelled = (config: InternalAxiosRequestConfig): void => {
-  config.cancelToken?.throwIfRequested();
-  if (config.signal?.aborted) throw canceledError(config);
-};
+export const cancellation = (config: InternalAxiosRequestConfig): unknown =>
+  config.cancelToken?.reason ?? (config.signal?.aborted ? canceledError(config) : undefined);

@@ -3,9 +3,9 @@
  * the stream-mode attempts share, and the sending of an attempt or of one hedged copy of it.
  */
 import { AttemptTimeoutError, type HeaderGetter } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import { type AttemptTimer, attemptTimer, type RetryRun } from '@jitterbug/core/adapter';
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { type AttemptTimer, startAttemptTimer, withAbortReason } from './abort.ts';
+import { withAbortReason } from './abort.ts';
 import { AdapterResponse, type Attempt, failed } from './attempt.ts';
 import { AxiosError, AxiosHeaders, isCancel } from './axios-values.ts';
 import { type AttemptFieldValue, overrideAttemptFields, restoreFields } from './config-fields.ts';
@@ -63,7 +63,7 @@ export const errorAttempt = (sent: InFlight, error: unknown): Attempt =>
 
 /** The adapter rejected: a status `validateStatus` refused, or a failure. */
 const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
-  sent.timer?.dispose();
+  sent.timer?.stop();
   const error = caughtError(ctx, sent, caught);
   if (isStatusRejection(error)) return failed(statusResult(error.response), error, error.response);
   return errorAttempt(sent, error);
@@ -76,7 +76,7 @@ const respondedAttempt = (
   response: AxiosResponse,
 ): Attempt | Promise<Attempt> => {
   if (sent.streamMode) return sent.streamMode.attempt(ctx, sent, response);
-  sent.timer?.dispose();
+  sent.timer?.stop();
   return new AdapterResponse(response);
 };
 
@@ -109,7 +109,7 @@ export const sendCopy = async (
   const callerSignal = config.signal;
   // A hedged copy always gets a signal of its own: the caller's (which may be axios' generic one,
   // not an AbortSignal) through the timer, joined with the racer's cancel.
-  const timer = timeoutMs === undefined && !cancel ? undefined : startAttemptTimer(timeoutMs, callerSignal);
+  const timer = timeoutMs === undefined && !cancel ? undefined : attemptTimer(timeoutMs, callerSignal);
   const sent: InFlight = { streamMode, timer, callerSignal };
   const copy: InternalAxiosRequestConfig | undefined = cancel && {
     ...config,

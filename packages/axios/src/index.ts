@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export * from '@jitterbug/core/public-api';
+export * from '@jitterbug/core';
 export { type AttachOptions, attachRetry } from './attach.ts';
 export type { CallRetryOptions } from './call-options.ts';
 export { capDiscardedBodies, type DiscardedBodyCap } from './capped-bodies.ts';

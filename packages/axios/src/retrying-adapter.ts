@@ -2,10 +2,10 @@
  * The adapter that jitterbug puts in front of the real one. axios calls it after the request
  * interceptors and `transformRequest`, and hands its result to `transformResponse` and the response
  * interceptors, so retries happen below everything the user plugged in: each of those runs once
- * per request, as without retries. This file sets a request up; `run-request.ts` runs it.
+ * per request, as without retries. This file sets a request up; `transport.ts` runs it.
  */
 import type { RetryPolicy } from '@jitterbug/core';
-import { bodyKind, maySendAgain } from '@jitterbug/core/adapter';
+import { bodyKind } from '@jitterbug/core/adapter';
 import type { AxiosAdapter, AxiosRequestConfig, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpAdapter } from '#platform';
 import axios from './axios-values.ts';
@@ -13,7 +13,7 @@ import type { DiscardedBodyCap } from './capped-bodies.ts';
 import type { RequestContext } from './in-flight.ts';
 import { headersOf } from './outcome.ts';
 import { requestUrl } from './request-url.ts';
-import { prepareStreamBody, runRequest } from './run-request.ts';
+import { runRequest } from './transport.ts';
 
 /** What `config.adapter` may hold. */
 export type AdapterSetting = AxiosRequestConfig['adapter'];
@@ -66,13 +66,6 @@ const retryingAdapter = (
         // A `data:` URL is answered without a request: nothing to cap.
         streamMode: cap && !url.startsWith('data:') ? cap.modeOf(real, config) : undefined,
       };
-      if (
-        run.body === 'stream' &&
-        run.options.bufferStreamBytes > 0 &&
-        maySendAgain(run.options, run.method, requestHeaders)
-      ) {
-        return prepareStreamBody(ctx);
-      }
       return runRequest(ctx);
     } catch (error) {
       return Promise.reject(error);

@@ -95,7 +95,7 @@ const callerStreamAttempt = (
   status: response.status,
   result: () => statusResult(response),
   finish: () => {
-    sent.timer?.dispose();
+    sent.timer?.stop();
     return settle(response);
   },
   discard: () => {
@@ -103,7 +103,7 @@ const callerStreamAttempt = (
     reader.next().then(
       () => {
         reader.discard();
-        sent.timer?.dispose();
+        sent.timer?.stop();
       },
       () => {},
     );
@@ -122,7 +122,7 @@ const readBodyAttempt = async (
   const reader = new body.reader(response, config, ctx.run.options.discardBodyMaxBytes);
   const phase = await reader.next();
   if (phase.kind === 'failed') {
-    timer?.dispose();
+    timer?.stop();
     return errorAttempt(sent, caughtError(ctx, sent, phase.error));
   }
   // A body within the cap is converted before the decision (so that `shouldRetry` sees `data`),
@@ -147,13 +147,13 @@ const readBodyAttempt = async (
         reader.readToEnd();
         end = await reader.next();
       }
-      timer?.dispose();
+      timer?.stop();
       if (end.kind === 'failed') throw caughtError(ctx, sent, end.error);
       if (end.kind === 'ended') response.data = await convert(end.body);
       return settle(response);
     },
     discard: () => {
-      timer?.dispose();
+      timer?.stop();
       reader.discard();
     },
   };
@@ -173,7 +173,7 @@ const streamModeAttempt = (
   if (config.responseType === 'stream') return callerStreamAttempt(ctx, sent, response, body);
   const arrived = body.arrived?.(response);
   if (arrived !== undefined) {
-    sent.timer?.dispose();
+    sent.timer?.stop();
     const tooLong = overContentLength(arrived.length, maxContentLengthOf(config), config, response.request);
     if (tooLong) return errorAttempt(sent, tooLong);
     return new ArrivedResponse(response, arrived, ctx, body.convert);

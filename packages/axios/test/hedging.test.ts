@@ -5,12 +5,8 @@
  * hedged.
  */
 import { Agent as HttpAgent } from 'node:http';
-import {
-  createHedging,
-  createRetryPolicy,
-  type RetryPolicyOptions,
-  sleep as realSleep,
-} from '@jitterbug/core';
+import { createHedging, createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import axios, { type AxiosInstance, isCancel } from 'axios';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

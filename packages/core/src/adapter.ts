@@ -1,28 +1,58 @@
 /**
  * `@jitterbug/core/adapter`: what an adapter needs to plug a client into the core, and a user does
- * not. See "Writing an adapter" in the core's README.
+ * not: a policy's runs, the attempt loop and its transports, the per-attempt timer, the option
+ * checks, the body helpers, the protocol parsing. See "Writing an adapter" in the core's README.
  *
  * @packageDocumentation
  */
-export { attemptMayRetry, transparentRetryLeft } from './attempt-may-retry.ts';
-export { awaitTurn } from './await-turn.ts';
+export { type AttemptTimer, attemptTimer, type SignalLike, startTimer } from './attempt-timer.ts';
+export { backoffStrategies, exponentialEnvelope, unitRandom } from './backoff.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream, bufferWebStream } from './body.ts';
-export { holdWait } from './cooldown.ts';
-export { decideByStatus, defaultRetry, methodAllowsRetry } from './decide.ts';
-export { describeError, errorCode } from './errors.ts';
-export { forceRetry } from './force.ts';
-export type { HedgedCopies } from './hedge-race.ts';
-export { mayRetry, maySendAgain } from './may-retry.ts';
 export {
-  type AttemptResult,
+  type AttemptOutcome,
+  type Decision,
+  decide,
+  decideByStatus,
+  defaultRetry,
+  methodAllowsRetry,
+  type StopDecision,
+} from './decide.ts';
+export { describeError, errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
+export { isRetryBudget } from './features/budget.ts';
+export { holdWait, isCooldown } from './features/cooldown.ts';
+export { branded, type FeatureKind, isFeature, type RunFeature, type Turn } from './features/feature.ts';
+export { type HedgedCopies, HedgeRace, lost } from './features/hedge-race.ts';
+export { isHedging } from './features/hedging.ts';
+export { createLatencyWindow, type LatencyWindow } from './features/latency-window.ts';
+export type { ResumeSender } from './features/resumable-response.ts';
+export { checkResumed, isResume, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
+export { isAdaptiveThrottle } from './features/throttle.ts';
+export { forceRetry } from './force.ts';
+export { runAttempts, type Transport } from './loop.ts';
+export {
+  attemptMayRetry,
+  mayRetry,
+  maySendAgain,
+  transparentRetryLeft,
+} from './may-retry.ts';
+export type { Mutable, ResolvedOptions } from './options.ts';
+export { compilePathPattern } from './path-pattern.ts';
+export {
   createPolicy,
-  type RetryRequest,
-  RetryRun,
+  isRetryPolicy,
   type RouteTable,
   toRetryPolicy,
   upperMethod,
 } from './policy.ts';
 export { type PrivateSlot, privateSlot } from './private-slot.ts';
-export { type RefusableRun, refuse } from './refuse.ts';
-export { resumeDecision } from './resume.ts';
+export {
+  MAX_SERVER_DELAY_MS,
+  parseHttpDate,
+  parseRateLimitReset,
+  parseRetryAfter,
+  type ServerDelaySource,
+  serverDelay,
+} from './retry-after.ts';
 export { setRetryInfo } from './retry-info.ts';
+export { type AttemptResult, type HoldSignal, NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
+export { sleep } from './sleep.ts';

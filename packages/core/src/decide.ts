@@ -23,8 +23,6 @@ export interface AttemptOutcome {
   /** The current time in epoch ms, for HTTP-dates. */
   readonly nowMs: number;
   readonly backoffState: BackoffState;
-  /** Tokens in the retry budget (`Infinity` without one). */
-  readonly budgetTokens: number;
   /** The response status, when a response arrived. */
   readonly status?: number | undefined;
   readonly responseHeaders?: HeaderGetter | undefined;
@@ -183,7 +181,7 @@ export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
 /**
  * Decides whether to retry after an attempt. Pure: the same outcome, options and random source
  * give the same decision. The user's hooks are not called here: `shouldRetry`'s answer comes in
- * as `outcome.verdict`. The budget is only read; the caller withdraws the token.
+ * as `outcome.verdict`. The features (the budget…) review the decision afterwards.
  */
 export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decision => {
   if (outcome.aborted) return stop('aborted', false);
@@ -221,7 +219,6 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
     return stop('deadline', true, delay.delayMs);
   }
-  if (outcome.budgetTokens < 1 - 1e-9) return stop('budget-exhausted', true);
   const reason: RetryReason = transparent
     ? 'unprocessed'
     : outcome.resuming

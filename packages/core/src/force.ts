@@ -4,8 +4,8 @@
  * offers forced retries carries it.
  */
 import type { Decision } from './decide.ts';
-import { NO_HEADERS, type RetryRun } from './policy.ts';
 import type { HeaderGetter } from './retry-after.ts';
+import { NO_HEADERS, type RetryRun } from './run.ts';
 
 /**
  * Decides a forced retry of `run`'s last attempt like any retry of it (`maxAttempts`, the deadline,

@@ -1,10 +1,13 @@
 /**
- * Whether a request could be retried at all, before it is sent: adapters ask this before doing
- * work that only pays off on a retry (reading a stream body into memory so it can be replayed).
+ * Whether a request could be retried at all, before it is sent, or whether the attempt about to be
+ * sent could be followed by another: adapters ask this before doing work that only pays off on a
+ * retry (reading a stream body into memory so it can be replayed, keeping a copy of a `Request`,
+ * reading a body in axios' stream mode) and to leave a last attempt to the client.
  */
 import { methodAllowsRetry } from './decide.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
+import type { RetryRun } from './run.ts';
 
 /**
  * `false` when no outcome of the request can lead to a retry under `options`: retries disabled for
@@ -35,3 +38,21 @@ export const mayRetryUpper = (
   options.retry &&
   options.maxAttempts > 1 &&
   (options.shouldRetry !== undefined || methodAllowsRetry(upperMethod, requestHeaders, options));
+
+/**
+ * `false` when no outcome of the run's next attempt can lead to a retry: `mayRetry` says no,
+ * the attempt is the last one `maxAttempts` allows, or the body is a stream that cannot be replayed.
+ * `true` means a retry is possible, not that one will happen: the decision is {@link RetryRun.next}'s.
+ */
+export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): boolean =>
+  run.body !== 'stream' &&
+  run.attempts - run.transparentRetries + 1 < run.options.maxAttempts &&
+  mayRetryUpper(run.options, run.method, requestHeaders);
+
+/**
+ * Whether a transparent retry could still follow the run's next attempt (any method gets one, after
+ * a failure that proves nothing was sent, while `transparentRetries` has some left): then the
+ * request must stay sendable even when {@link attemptMayRetry} says no.
+ */
+export const transparentRetryLeft = (run: RetryRun): boolean =>
+  run.body !== 'stream' && run.options.retry && run.transparentRetries < run.options.transparentRetries;

@@ -3,13 +3,14 @@
  * {@link DEFAULTS}: validation is in `validate.ts`.
  */
 
-import type { AdaptiveThrottle } from './adaptive-throttle.ts';
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
-import type { RetryBudget, RetryBudgetOptions } from './budget.ts';
-import type { Cooldown } from './cooldown.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
-import type { Hedging } from './hedge.ts';
-import type { Resume } from './resume.ts';
+import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
+import type { Cooldown } from './features/cooldown.ts';
+import type { RunFeature } from './features/feature.ts';
+import type { Hedging } from './features/hedging.ts';
+import type { Resume } from './features/resume.ts';
+import type { AdaptiveThrottle } from './features/throttle.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Sleep } from './sleep.ts';
 
@@ -154,6 +155,9 @@ export interface RetryInfo {
   /** Hedged copies sent (extra to the attempts) and the copy of the last attempt that answered, if hedged. */
   readonly hedge: { readonly copies: number; readonly winner: number } | undefined;
 }
+
+/** `T` with its fields writable (what the run and its features fill in). */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A hook's result: a value, or a promise of it (awaited before the request goes on). */
 export type MaybePromise<T> = T | PromiseLike<T>;
@@ -328,6 +332,10 @@ export interface ResolvedOptions {
   readonly cooldown: Cooldown | undefined;
   readonly throttle: AdaptiveThrottle | undefined;
   readonly hedge: Hedging | undefined;
+  /** The run-level features in force, outermost first (see `features/feature.ts`). */
+  readonly features: readonly RunFeature[];
+  /** Whether a feature observes every answer (then no answer is settled by its status alone). */
+  readonly observing: boolean;
   readonly shouldRetry: RetryOverrides['shouldRetry'];
   readonly onRetry: RetryOverrides['onRetry'];
   readonly onGiveUp: RetryOverrides['onGiveUp'];

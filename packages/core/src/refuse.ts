@@ -5,7 +5,7 @@
  */
 import { channels, observed } from '#diagnostics';
 import type { StopReason } from './options.ts';
-import type { RetryRun } from './policy.ts';
+import type { RetryRun } from './run.ts';
 
 /** What refusing asks of a run (a structural type, for features from another copy of the package). */
 export type RefusableRun = Pick<RetryRun, 'options' | 'method' | 'url' | 'attempts' | 'finish' | 'hook'>;

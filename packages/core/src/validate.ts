@@ -5,8 +5,13 @@
  */
 
 import { backoffStrategies } from './backoff.ts';
-import { createRetryBudget, isRetryBudget, type RetryBudgetOptions } from './budget.ts';
-import { type FeatureKind, isFeature } from './feature.ts';
+import {
+  budgetFeature,
+  createRetryBudget,
+  isRetryBudget,
+  type RetryBudgetOptions,
+} from './features/budget.ts';
+import { type FeatureKind, isFeature, type RunFeature } from './features/feature.ts';
 import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from './option-error.ts';
 import { DEFAULTS, type ResolvedOptions } from './options.ts';
 import { sleep } from './sleep.ts';
@@ -135,6 +140,8 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   throttle: undefined,
   hedge: undefined,
   resume: undefined,
+  features: [],
+  observing: false,
   shouldRetry: undefined,
   onRetry: undefined,
   onGiveUp: undefined,
@@ -142,6 +149,22 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   random: Math.random,
   sleep,
   now: Date.now,
+};
+
+/** The options that are run-level features (see `features/feature.ts`). */
+const FEATURE_KEYS: ReadonlySet<string> = new Set(['cooldown', 'budget', 'throttle', 'hedge']);
+
+/**
+ * The features of `o`, as layers, outermost first: the cooldown holds an attempt before the throttle
+ * counts it, and sees the decision last (once the throttle and the budget have reviewed it).
+ */
+const layers = (o: ResolvedOptions): RunFeature[] => {
+  const features: RunFeature[] = [];
+  if (o.cooldown) features.push(o.cooldown);
+  if (o.budget) features.push(budgetFeature(o.budget));
+  if (o.throttle) features.push(o.throttle);
+  if (o.hedge) features.push(o.hedge);
+  return features;
 };
 
 /**
@@ -160,11 +183,20 @@ export const resolveOptions = (
   if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
   const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget() };
   const resolved: Record<string, unknown> = { ...inherited };
+  let featuresChanged = base === undefined;
   for (const key of Object.keys(source)) {
     if (!allowed.has(key)) unknownOption(path + key);
     const value = source[key];
     const row = ROWS[key];
-    if (value !== undefined && row) resolved[key] = row(value, path + key, inherited);
+    if (value !== undefined && row) {
+      resolved[key] = row(value, path + key, inherited);
+      if (FEATURE_KEYS.has(key)) featuresChanged = true;
+    }
+  }
+  if (featuresChanged) {
+    const features = layers(resolved as unknown as ResolvedOptions);
+    resolved.features = features;
+    resolved.observing = features.some((feature) => feature.observe !== undefined);
   }
   return resolved as unknown as ResolvedOptions;
 };

@@ -1,4 +1,5 @@
-import { createAdaptiveThrottle, DEFAULT_THROTTLE, isAdaptiveThrottle } from '@jitterbug/core';
+import { createAdaptiveThrottle, DEFAULT_THROTTLE } from '@jitterbug/core';
+import { isAdaptiveThrottle } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

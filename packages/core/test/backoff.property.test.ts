@@ -1,12 +1,5 @@
-import {
-  backoffStrategies,
-  decorrelated,
-  equal,
-  exponential,
-  exponentialEnvelope,
-  full,
-  seededRandom,
-} from '@jitterbug/core';
+import { decorrelated, equal, exponential, full, seededRandom } from '@jitterbug/core';
+import { backoffStrategies, exponentialEnvelope } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -1,16 +1,15 @@
 import {
   type Backoff,
   type BackoffState,
-  backoffStrategies,
   constant,
   decorrelated,
   equal,
   exponential,
-  exponentialEnvelope,
   full,
   initialBackoffState,
   nextDelay,
 } from '@jitterbug/core';
+import { backoffStrategies, exponentialEnvelope } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { fixed } from './helpers.ts';
 

@@ -1,10 +1,5 @@
-import {
-  createRetryBudget,
-  createRetryPolicy,
-  DEFAULT_BUDGET,
-  isRetryBudget,
-  type RetryPolicy,
-} from '@jitterbug/core';
+import { createRetryBudget, createRetryPolicy, DEFAULT_BUDGET, type RetryPolicy } from '@jitterbug/core';
+import { isRetryBudget } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decided, fixed } from './helpers.ts';

@@ -1,11 +1,6 @@
 /** The origin-wide cooldown: one server's "come back later" holds every request of the policy to it. */
-import {
-  CooldownError,
-  createCooldown,
-  createRetryPolicy,
-  isCooldown,
-  type RetryOptions,
-} from '@jitterbug/core';
+import { CooldownError, createCooldown, createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import { isCooldown } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { clock, decided, headers } from './helpers.ts';
 

@@ -1,10 +1,5 @@
-import {
-  type BackoffStrategyName,
-  backoffStrategies,
-  createRetryPolicy,
-  decide,
-  seededRandom,
-} from '@jitterbug/core';
+import { type BackoffStrategyName, createRetryPolicy, seededRandom } from '@jitterbug/core';
+import { backoffStrategies, decide } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decided, headers, outcome } from './helpers.ts';

@@ -1,5 +1,7 @@
-import { AttemptTimeoutError, type Decision, decide } from '@jitterbug/core';
+import { AttemptTimeoutError } from '@jitterbug/core';
 import {
+  type Decision,
+  decide,
   decideByStatus,
   defaultRetry,
   describeError,
@@ -247,15 +249,6 @@ describe('decide: other stop reasons', () => {
     expect(decide(outcome({ status: 200 }), o)).toEqual({ retry: false, reason: 'success', gaveUp: false });
   });
 
-  it('budget-exhausted when fewer than one token is left', () => {
-    expect(decide(outcome({ budgetTokens: 0.5 }), resolved())).toEqual({
-      retry: false,
-      reason: 'budget-exhausted',
-      gaveUp: true,
-    });
-    expect(decide(outcome({ budgetTokens: 1 }), resolved()).retry).toBe(true);
-  });
-
   it('deadline: a clock that returns NaN refuses the wait instead of allowing it', () => {
     const o = resolved({ deadlineMs: 1000 });
     expect(decide(outcome({ elapsedMs: Number.NaN }), o)).toMatchObject({ retry: false, reason: 'deadline' });
@@ -470,9 +463,6 @@ describe('decide: shouldRetry', () => {
     });
     expect(decide(outcome({ status: 200, forced: {}, verdict: false }), o)).toMatchObject({ retry: true });
     expect(stopReason(decide(outcome({ status: 200, forced: {}, attempt: 3 }), o))).toBe('max-attempts');
-    expect(stopReason(decide(outcome({ status: 200, forced: {}, budgetTokens: 0 }), o))).toBe(
-      'budget-exhausted',
-    );
   });
 
   it('defaultRetry, shown to shouldRetry, is what the decision would be without it', () => {

@@ -1,6 +1,7 @@
 /** The events published on node:diagnostics_channel, as a subscriber sees them. */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { CHANNELS, createRetryPolicy } from '@jitterbug/core';
+import { createRetryPolicy } from '@jitterbug/core';
+import { CHANNELS } from '@jitterbug/core/diagnostics';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decided, fixed } from './helpers.ts';
 

@@ -13,34 +13,45 @@ interface Copy {
   answer(result: AttemptResult): void;
 }
 
+/** An answer as the scripted copies give it: its text and its result in the core's terms. */
+interface Answer {
+  readonly text: string;
+  readonly result: AttemptResult;
+}
+
 /** An adapter whose copies wait for the test; `dropped` lists the answers the racer let go. */
 const scripted = (cancelled = (): boolean => false) => {
   const copies: Copy[] = [];
   const dropped: string[] = [];
-  const adapter: HedgedCopies<string> = {
-    send: (copy, cancel) =>
+  const adapter: HedgedCopies<Answer> = {
+    send: (cancel) =>
       new Promise((resolve) => {
+        const copy = copies.length + 1;
         copies.push({
           copy,
           cancel,
-          answer: (result) => resolve({ answer: `copy ${copy}: ${JSON.stringify(result)}`, result }),
+          answer: (result) => resolve({ text: `copy ${copy}: ${JSON.stringify(result)}`, result }),
         });
       }),
-    drop: (answer) => dropped.push(answer),
-    cancelled,
+    result: (answer) => answer.result,
+    discard: (answer) => {
+      dropped.push(answer.text);
+    },
+    cancellation: () => (cancelled() ? new Error('aborted') : undefined),
   };
   return { adapter, copies, dropped };
 };
 
-const run = (delayMs = 0): RetryRun =>
+/** A run whose hedging sends copies `delayMs` apart (`'p95'`: no delay yet, so one copy). */
+const run = (delayMs: number | 'p95' = 0): RetryRun =>
   createRetryPolicy({ hedge: createHedging({ delayMs, ratio: 1 }), budget: false }).begin({
     method: 'GET',
     url: 'https://api.example/items',
   });
 
-/** The run's hedging races the copies. */
-const race = <A>(r: RetryRun, delayMs: number | undefined, copies: HedgedCopies<A>): Promise<A> =>
-  r.options.hedge!.race(r, delayMs, copies);
+/** The run's hedging races the copies; resolves with the winner's text. */
+const race = (r: RetryRun, copies: HedgedCopies<Answer>): Promise<string> =>
+  r.options.hedge!.race(r, copies).then((answer) => answer.text);
 
 /** Lets the hedge timer (0 ms) fire. */
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
@@ -49,7 +60,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   it('the first copy to settle wins; the other is cancelled, and its later answer dropped', async () => {
     const r = run();
     const { adapter, copies, dropped } = scripted();
-    const won = race(r, 0, adapter);
+    const won = race(r, adapter);
     await tick();
     expect(copies.map((c) => c.copy)).toEqual([1, 2]);
     copies[1]?.answer({ status: 200 });
@@ -63,30 +74,31 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   });
 
   it('without a first delay: one copy, nothing to cancel it, its time to a status in the latency window', async () => {
-    const r = run();
+    const r = run('p95');
     const hedging = r.options.hedge!;
     const { adapter, copies, dropped } = scripted();
-    const answered = race(r, undefined, adapter);
+    const answered = race(r, adapter);
     await tick();
     expect(copies.map((c) => [c.copy, c.cancel])).toEqual([[1, undefined]]);
     copies[0]?.answer({ status: 200 });
     expect(await answered).toBe('copy 1: {"status":200}');
     expect(hedging.latencies.count).toBe(1);
     const failed = scripted();
-    const failing = race(r, undefined, failed.adapter);
+    const failing = race(r, failed.adapter);
     await tick();
     failed.copies[0]?.answer({ error: new Error('reset'), code: 'ECONNRESET' });
     expect(await failing).toMatch(/^copy 1: /);
     // A failure has no time to an answer: the window is unchanged.
     expect(hedging.latencies.count).toBe(1);
     expect([...dropped, ...failed.dropped]).toEqual([]);
-    expect(r.hedged).toBeUndefined();
+    r.settle(200);
+    expect(r.summary?.hedge).toBeUndefined();
   });
 
   it('a retried failure is dropped while another copy is out; the last copy left settles', async () => {
     const r = run();
     const { adapter, copies, dropped } = scripted();
-    const won = race(r, 0, adapter);
+    const won = race(r, adapter);
     await tick();
     copies[0]?.answer({ status: 503 });
     await tick();
@@ -98,7 +110,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   it('a final answer (a 404) settles at once', async () => {
     const r = run();
     const { adapter, copies } = scripted();
-    const won = race(r, 0, adapter);
+    const won = race(r, adapter);
     await tick();
     copies[0]?.answer({ status: 404 });
     expect(await won).toBe('copy 1: {"status":404}');
@@ -109,7 +121,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     let gaveUp = false;
     const r = run(20);
     const { adapter, copies } = scripted(() => gaveUp);
-    const won = race(r, 20, adapter);
+    const won = race(r, adapter);
     gaveUp = true;
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(copies).toHaveLength(1);
@@ -121,7 +133,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     let gaveUp = false;
     const r = run();
     const { adapter, copies, dropped } = scripted(() => gaveUp);
-    const won = race(r, 0, adapter);
+    const won = race(r, adapter);
     await tick();
     expect(copies).toHaveLength(2);
     gaveUp = true;
@@ -134,7 +146,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
   it('records the winning copy in the summary', async () => {
     const r = run();
     const { adapter, copies } = scripted();
-    const won = race(r, 0, adapter);
+    const won = race(r, adapter);
     await tick();
     copies[1]?.answer({ status: 200 });
     await won;

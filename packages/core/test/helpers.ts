@@ -1,12 +1,11 @@
 import {
-  type AttemptOutcome,
   createRetryPolicy,
   type HeaderGetter,
   initialBackoffState,
-  type ResolvedOptions,
   type RetryPolicyOptions,
   type Sleep,
 } from '@jitterbug/core';
+import type { AttemptOutcome, ResolvedOptions } from '@jitterbug/core/adapter';
 
 /** A case-insensitive header getter over a plain object. */
 export const headers = (values: Record<string, string> = {}): HeaderGetter => {
@@ -56,7 +55,6 @@ export const outcome = (overrides: Partial<AttemptOutcome> = {}): AttemptOutcome
   elapsedMs: 0,
   nowMs: 1_700_000_000_000,
   backoffState: initialBackoffState,
-  budgetTokens: Number.POSITIVE_INFINITY,
   status: 503,
   responseHeaders: headers(),
   ...overrides,

@@ -1,4 +1,4 @@
-import { createLatencyWindow } from '@jitterbug/core';
+import { createLatencyWindow } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -4,11 +4,9 @@ import {
   DEFAULT_ERROR_CODES,
   DEFAULTS,
   full,
-  isRetryPolicy,
   type RetryOptions,
-  sleep,
 } from '@jitterbug/core';
-import { toRetryPolicy } from '@jitterbug/core/adapter';
+import { isRetryPolicy, sleep, toRetryPolicy } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 describe('defaults', () => {

@@ -1,4 +1,4 @@
-import { compilePathPattern } from '@jitterbug/core';
+import { compilePathPattern } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -1,14 +1,12 @@
 /** The core's side of resuming a broken download: when it may, how to ask, what to accept. */
+import { createResume, createRetryPolicy, ResumeError } from '@jitterbug/core';
 import {
   checkResumed,
-  createResume,
-  createRetryPolicy,
   isResume,
-  ResumeError,
+  resumeDecision,
   resumeHeaders,
   resumeValidator,
-} from '@jitterbug/core';
-import { resumeDecision } from '@jitterbug/core/adapter';
+} from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { decided, fetchFailed, fixed, headers } from './helpers.ts';
 

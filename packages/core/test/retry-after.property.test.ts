@@ -4,7 +4,7 @@ import {
   parseRateLimitReset,
   parseRetryAfter,
   serverDelay,
-} from '@jitterbug/core';
+} from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -4,7 +4,7 @@ import {
   parseRateLimitReset,
   parseRetryAfter,
   serverDelay,
-} from '@jitterbug/core';
+} from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { headers } from './helpers.ts';
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bodyKind } from '../src/adapter.ts';
-import { createRetryPolicy, exponential, sleep } from '../src/index.ts';
+import { createRetryPolicy, exponential } from '../src/index.ts';
+import { sleep } from '../src/sleep.ts';
 import { decided } from './helpers.ts';
 
 describe('route rules override only the fields they name', () => {

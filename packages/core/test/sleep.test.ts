@@ -1,4 +1,4 @@
-import { sleep } from '@jitterbug/core';
+import { sleep } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 
 const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;

@@ -2,7 +2,8 @@
  * Transparent retries (gRFC A6): a failure that proves the request never reached the server's
  * application is sent again whatever the method, on a limit of its own.
  */
-import { createRetryPolicy, type RetryOptions, UNPROCESSED_ERROR_CODES } from '@jitterbug/core';
+import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import { UNPROCESSED_ERROR_CODES } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { decided, fetchFailed, fixed } from './helpers.ts';
 

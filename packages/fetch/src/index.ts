@@ -4,6 +4,6 @@
  *
  * @packageDocumentation
  */
-export * from '@jitterbug/core/public-api';
+export * from '@jitterbug/core';
 export type { FetchInit, FetchInput } from './call.ts';
 export { type RetryingFetch, withRetry } from './with-retry.ts';

@@ -2,12 +2,8 @@
  * Hedged requests through withRetry, over a real server whose first answer is slow: the copy that
  * answers first wins, the other is cancelled, and only requests that may be sent twice are hedged.
  */
-import {
-  createHedging,
-  createRetryPolicy,
-  type RetryPolicyOptions,
-  sleep as realSleep,
-} from '@jitterbug/core';
+import { createHedging, createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';

@@ -5,7 +5,8 @@
  * with the getter removed from Node's `Request`; requests still go through Node's fetch to a real
  * loopback server. test/runtimes/ runs the same through ky in Firefox itself.
  */
-import { createRetryPolicy, type RetryPolicy, sleep as realSleep } from '@jitterbug/core';
+import { createRetryPolicy, type RetryPolicy } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';

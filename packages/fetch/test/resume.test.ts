@@ -9,8 +9,8 @@ import {
   ResumeError,
   type RetryInfo,
   type RetryPolicyOptions,
-  sleep as realSleep,
 } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { getRetryInfo, withRetry } from '../src/index.ts';

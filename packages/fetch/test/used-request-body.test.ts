@@ -8,7 +8,8 @@
 
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { createRetryPolicy, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
+import { createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';

@@ -5,12 +5,8 @@
  */
 
 import { Readable } from 'node:stream';
-import {
-  createRetryPolicy,
-  type RetryInfo,
-  type RetryPolicyOptions,
-  sleep as realSleep,
-} from '@jitterbug/core';
+import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';

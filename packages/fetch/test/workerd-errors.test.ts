@@ -5,7 +5,8 @@
  * reference = <id>` with `remote: true` only; bad input is a `TypeError`. Here a fetch throws those
  * same shapes before handing over to Node's fetch and a real loopback server.
  */
-import { createRetryPolicy, sleep as realSleep } from '@jitterbug/core';
+import { createRetryPolicy } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';

@@ -6,7 +6,7 @@
  */
 import type { CallOverrides } from '@jitterbug/core';
 
-export * from '@jitterbug/core/public-api';
+export * from '@jitterbug/core';
 export { type ForcedRetries, forcedRetries } from './forced-retries.ts';
 export { type KyAdapterOptions, type KyRetryOptions, kyRetry } from './ky-retry.ts';
 

@@ -1,5 +1,5 @@
 /** Test helpers: a sleep that records the waits asked for and resolves at once (or on abort). */
-import { sleep as realSleep } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import ky2 from 'ky';
 import ky1 from 'ky1';
 

@@ -3,12 +3,8 @@
  * caller got. Waits are recorded and resolved at once; every client gets its own undici 7 Agent
  * (ky passes `dispatcher` through to Node's fetch) so that no test leaves a socket open.
  */
-import {
-  createRetryPolicy,
-  type RetryInfo,
-  type RetryPolicyOptions,
-  sleep as realSleep,
-} from '@jitterbug/core';
+import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import type { Options } from 'ky';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,8 @@
  * deposits a share of a token), not only when a retry is decided: a gauge set from retry events
  * would stay at its lowest long after an outage ended.
  */
-import { isRetryPolicy, type RetryBudget, type RetryPolicy } from '@jitterbug/core';
+import type { RetryBudget, RetryPolicy } from '@jitterbug/core';
+import { isRetryPolicy } from '@jitterbug/core/adapter';
 import { type Attributes, type Meter, type ObservableResult, ValueType } from '@opentelemetry/api';
 import { ATTRIBUTES, METRICS } from './names.ts';
 

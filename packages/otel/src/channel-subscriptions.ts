@@ -11,7 +11,7 @@ import {
   type RetryMessage,
   type RunEndMessage,
   type RunStartMessage,
-} from '@jitterbug/core';
+} from '@jitterbug/core/diagnostics';
 
 /** A handler per channel, by its key in `CHANNELS`. */
 export interface ChannelHandlers {

@@ -2,7 +2,7 @@
  * `instrumentRetries`: turns jitterbug's `node:diagnostics_channel` events into OpenTelemetry span
  * attributes, span events and metrics, until the function it returns is called.
  */
-import type { AttemptStartMessage } from '@jitterbug/core';
+import type { AttemptStartMessage } from '@jitterbug/core/diagnostics';
 import { context, trace } from '@opentelemetry/api';
 import { listenForAttemptSpans } from './attempt-span-hook.ts';
 import { AttemptWindow } from './attempt-window.ts';

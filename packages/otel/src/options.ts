@@ -2,7 +2,8 @@
  * The options of `instrumentRetries`, and their validation: a mistake is a `TypeError` naming the
  * option when you call it, never a silent lack of telemetry later.
  */
-import { isRetryBudget, isRetryPolicy, type RetryBudget, type RetryPolicy } from '@jitterbug/core';
+import type { RetryBudget, RetryPolicy } from '@jitterbug/core';
+import { isRetryBudget, isRetryPolicy } from '@jitterbug/core/adapter';
 import { type MeterProvider, metrics } from '@opentelemetry/api';
 import { fail, unknownOption } from './option-error.ts';
 

@@ -3,7 +3,7 @@
  * conventions spell them, kept low in cardinality (no full URL, no path: metrics must not grow a
  * series per URL).
  */
-import { errorCode } from '@jitterbug/core';
+import { errorCode } from '@jitterbug/core/adapter';
 import type { Attributes } from '@opentelemetry/api';
 import { ATTRIBUTES } from './names.ts';
 

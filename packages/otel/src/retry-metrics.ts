@@ -2,7 +2,7 @@
  * The synchronous instruments and what each event records on them. Names, units and attributes are
  * in the README's table; the names are in `names.ts`.
  */
-import type { GiveUpMessage, RetryMessage, RunEndMessage } from '@jitterbug/core';
+import type { GiveUpMessage, RetryMessage, RunEndMessage } from '@jitterbug/core/diagnostics';
 import { type Attributes, type Counter, type Histogram, type Meter, ValueType } from '@opentelemetry/api';
 import { ATTRIBUTES, METRICS } from './names.ts';
 import { outcomeAttributes, requestAttributes } from './request-attributes.ts';

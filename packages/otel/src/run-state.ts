@@ -2,7 +2,7 @@
  * What this package remembers about one request between its events, keyed by the run object every
  * message carries (a `WeakMap`: the state goes when the run does, with no clean-up to forget).
  */
-import type { RunIdentity } from '@jitterbug/core';
+import type { RunIdentity } from '@jitterbug/core/diagnostics';
 import type { Attributes, Span } from '@opentelemetry/api';
 
 export interface RunState {

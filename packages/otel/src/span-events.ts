@@ -5,7 +5,7 @@
  * span that ended with a network error, or (with the fetch engine of `withRetry` and ky) with a small
  * body fetch read to its end before the engine decided, is closed and gets none.
  */
-import type { GiveUpMessage, RetryMessage } from '@jitterbug/core';
+import type { GiveUpMessage, RetryMessage } from '@jitterbug/core/diagnostics';
 import type { Attributes, Span } from '@opentelemetry/api';
 import { ATTRIBUTES, EVENTS } from './names.ts';
 import { outcomeAttributes } from './request-attributes.ts';

@@ -2,7 +2,8 @@
 
 import { channel } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
-import { CHANNELS, createRetryBudget } from '@jitterbug/core';
+import { createRetryBudget } from '@jitterbug/core';
+import { CHANNELS } from '@jitterbug/core/diagnostics';
 import { metrics } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { instrumentRetries } from '../src/index.ts';

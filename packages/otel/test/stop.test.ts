@@ -3,12 +3,8 @@
  * no metric point), and what it sees of a request already in flight when it starts.
  */
 import { channel } from 'node:diagnostics_channel';
-import {
-  CHANNELS,
-  createRetryPolicy,
-  type RetryPolicyOptions,
-  type RetryPolicyOrOptions,
-} from '@jitterbug/core';
+import { createRetryPolicy, type RetryPolicyOptions, type RetryPolicyOrOptions } from '@jitterbug/core';
+import { CHANNELS } from '@jitterbug/core/diagnostics';
 import { retryInterceptor } from '@jitterbug/undici';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { Agent, request } from 'undici';

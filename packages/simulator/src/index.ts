@@ -82,8 +82,7 @@ export {
   stormPolicyCoolsDown,
   stormPolicyThrottles,
 } from './storm.ts';
-export { type CooldownTurn, cooldownTurn, originOf, servedUntilAfter } from './storm-cooldown.ts';
-export { createWarmThrottle, refusesFirstAttempt } from './storm-throttle.ts';
+export { createWarmThrottle } from './storm-throttle.ts';
 export {
   runTail,
   simulateTail,

@@ -10,11 +10,11 @@ import {
   type Backoff,
   type BackoffParams,
   type BackoffStrategyName,
-  backoffStrategies,
   constant,
   nextDelay,
   seededRandom,
 } from '@jitterbug/core';
+import { backoffStrategies } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';

@@ -1,8 +1,7 @@
 /**
- * The storm's adaptive throttle: the core's own `createAdaptiveThrottle`, warmed up before the run,
- * and the check of a first attempt that `RetryRun.beforeAttempt` makes with it.
+ * The storm's adaptive throttle: the core's own `createAdaptiveThrottle`, warmed up before the run.
  */
-import { type AdaptiveThrottle, createAdaptiveThrottle, type RandomSource } from '@jitterbug/core';
+import { type AdaptiveThrottle, createAdaptiveThrottle } from '@jitterbug/core';
 
 /** Largest number of warm-up requests (`ratePerSec × throttleWindowSec`), so a warm-up always ends. */
 export const THROTTLE_WARM_UP_LIMIT = 10_000_000;
@@ -32,13 +31,3 @@ export const createWarmThrottle = (k: number, windowMs: number, ratePerSec: numb
   }
   return throttle;
 };
-
-/**
- * Whether the throttle refuses a request's first attempt at `nowMs`: the check `RetryRun.beforeAttempt`
- * makes (with the policy's clock and random source), without the rejected promise it returns.
- */
-export const refusesFirstAttempt = (
-  throttle: AdaptiveThrottle,
-  nowMs: number,
-  random: RandomSource,
-): boolean => throttle.shouldReject(nowMs, random);

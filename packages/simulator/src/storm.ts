@@ -6,7 +6,8 @@
  * Every request runs under a real `RetryPolicy` from `@jitterbug/core` (`createRetryPolicy`, with
  * the simulation's virtual clock as `now` and a seeded `random`), and each attempt's outcome goes
  * through `RetryRun.next`, exactly as the HTTP adapters do; before an attempt is sent, the policy's
- * origin-wide cooldown and adaptive throttle are asked as `RetryRun.beforeAttempt` asks them. So the
+ * policy's features (the origin-wide cooldown, the adaptive throttle) are asked through
+ * `RetryRun.admission`, as `RetryRun.beforeAttempt` asks them. So the
  * backoff, the `Retry-After` handling, the retry budget, the cooldown and the adaptive throttle are
  * the library's own code, not a model of it.
  */
@@ -30,8 +31,7 @@ import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
 import { percentileOfSorted, type Summary, summarize } from './stats.ts';
-import { cooldownTurn, originOf, servedUntilAfter } from './storm-cooldown.ts';
-import { createWarmThrottle, refusesFirstAttempt, THROTTLE_WARM_UP_LIMIT } from './storm-throttle.ts';
+import { createWarmThrottle, THROTTLE_WARM_UP_LIMIT } from './storm-throttle.ts';
 
 /** The retry policies compared. */
 export type StormPolicyName =
@@ -517,7 +517,6 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   const jitter = seededRandom(deriveSeed(o.seed, 'jitter'));
   const policy = createStormPolicy(policyName, throttle ? { ...o, throttle } : o, jitter, () => clock);
   const cooldown = policy.options.cooldown;
-  const origin = originOf(REQUEST.url);
   const outageHeaders = retryAfterHeaders(o.retryAfterSec);
   const overloadHeaders = retryAfterHeaders(o.overloadRetryAfterSec);
 
@@ -527,8 +526,6 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   // 0: served; 1: rejected by the outage; 2: rejected by load shedding.
   const outcome = new Uint8Array(n);
   const runs: (RetryRun | undefined)[] = new Array(n);
-  // Each run's mark in the cooldown: the end of the hold it was last released from or caused.
-  const servedUntil = new Float64Array(cooldown ? n : 0);
   // Which requests wait in a hold now, how many, and that level over time.
   const waitingNow = new Uint8Array(cooldown ? n : 0);
   let waiting = 0;
@@ -584,41 +581,34 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
         if (t >= outageStart && t < outageEnd) outageRequests++;
       }
       const run = runs[id]!;
-      // What `run.beforeAttempt()` asks before every attempt, in its order: the cooldown, then (for a
-      // first attempt) the throttle. It asks the same objects with the same clock and random draws
-      // (tested), but its hold or refusal is a promise that settles only after this synchronous
-      // loop: a few KB each held until the whole sweep ends, which `--runs 1000` would turn into
-      // gigabytes. Retries are judged by the throttle in `next`.
-      if (cooldown) {
-        const turn = cooldownTurn(run, origin, servedUntil[id]!);
-        if (turn.kind !== 'go') servedUntil[id] = turn.servedUntil;
-        if ((turn.kind === 'hold') !== (waitingNow[id] === 1)) {
-          waitingNow[id] = turn.kind === 'hold' ? 1 : 0;
-          setWaiting(bin, waiting + (turn.kind === 'hold' ? 1 : -1));
-        }
-        if (turn.kind === 'hold') {
-          held++;
-          heldMs += turn.waitMs;
-          bump(timeline.held, bin);
-          kind[id] = READY;
-          heap.replaceTop(t + turn.waitMs);
-          continue;
-        }
-        if (turn.kind === 'refuse') {
-          cooldownRefused++;
-          failed++;
-          stopReasons[turn.reason] = (stopReasons[turn.reason] ?? 0) + 1;
-          endMs = Math.max(endMs, t);
-          runs[id] = undefined;
-          heap.pop();
-          continue;
-        }
+      // What `run.beforeAttempt()` asks the features before every attempt (the cooldown, then for a
+      // first attempt the throttle), without the promise it makes of a hold or a refusal: such a
+      // promise settles only after this synchronous loop, a few KB each held until the whole sweep
+      // ends, which `--runs 1000` would turn into gigabytes. Retries are judged in `next`.
+      const turn = run.admission();
+      const holding = turn !== undefined && 'holdMs' in turn;
+      if (cooldown && holding !== (waitingNow[id] === 1)) {
+        waitingNow[id] = holding ? 1 : 0;
+        setWaiting(bin, waiting + (holding ? 1 : -1));
       }
-      if (throttle && run.attempts === 0 && refusesFirstAttempt(throttle, t, jitter)) {
-        throttled++;
+      if (turn && 'holdMs' in turn) {
+        held++;
+        heldMs += turn.holdMs;
+        run.totalDelayMs += turn.holdMs;
+        bump(timeline.held, bin);
+        kind[id] = READY;
+        heap.replaceTop(t + turn.holdMs);
+        continue;
+      }
+      if (turn) {
+        if (turn.refuse === 'throttled') {
+          throttled++;
+          bump(timeline.throttled, bin);
+        } else {
+          cooldownRefused++;
+        }
         failed++;
-        bump(timeline.throttled, bin);
-        stopReasons.throttled = (stopReasons.throttled ?? 0) + 1;
+        stopReasons[turn.refuse] = (stopReasons[turn.refuse] ?? 0) + 1;
         endMs = Math.max(endMs, t);
         runs[id] = undefined;
         heap.pop();
@@ -654,8 +644,6 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
       // The storm's policies have no hooks, so every decision is made without a promise.
       if (pending instanceof Promise) throw new Error('storm: a policy hook returned a promise');
       const decision = pending;
-      if (cooldown && result !== 0)
-        servedUntil[id] = servedUntilAfter(run, 503, headers, t, servedUntil[id]!);
       if (decision.retry) {
         retries++;
         // With a cooldown the retry is put to it when its wait is over; without one it goes then.

@@ -10,22 +10,24 @@ import {
   ThrottledError,
 } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
+
+/** What a feature said about an attempt, as the drive below logs it. */
+type CooldownTurn =
+  | { readonly kind: 'go' }
+  | { readonly kind: 'hold'; readonly waitMs: number }
+  | { readonly kind: 'refuse'; readonly reason: string };
+
 import { describe, expect, it } from 'vitest';
 import {
-  type CooldownTurn,
-  cooldownTurn,
   createStormPolicy,
   createWarmThrottle,
   DEFAULT_LATENCY,
   DEFAULT_STORM_POLICIES,
   EventHeap,
-  originOf,
-  refusesFirstAttempt,
   runStorm,
   STORM_DEFAULTS,
   STORM_LIMITS,
   STORM_POLICIES,
-  servedUntilAfter,
   simulateStorm,
   stormLimitProblem,
   stormPolicyCoolsDown,
@@ -149,8 +151,8 @@ describe('adaptive throttling in the storm', () => {
   });
 
   it("refuses exactly the first attempts the core's RetryRun.beforeAttempt refuses", async () => {
-    // Two identical clients; one asks beforeAttempt as the adapters do, the other the throttle as
-    // the storm does. Healthy, then refused by the server, then healthy again.
+    // Two identical clients; one asks beforeAttempt as the adapters do, the other the run's
+    // admission (no promise) as the storm does. Healthy, then refused by the server, then healthy again.
     const client = () => {
       let clock = 0;
       const throttle = createAdaptiveThrottle({ k: 2, windowMs: 2000 });
@@ -176,7 +178,7 @@ describe('adaptive throttling in the storm', () => {
       else a.next(outcome);
       storm.at(t);
       const b = storm.policy.begin({ method: 'GET', url: 'http://server.invalid/' });
-      const refused = refusesFirstAttempt(storm.throttle, t, storm.random);
+      const refused = b.admission() !== undefined;
       refusedByStorm.push(refused);
       if (!refused) b.next(outcome);
     }
@@ -249,14 +251,13 @@ describe('runStorm', () => {
 /**
  * A small client/server loop over a policy with a cooldown, in virtual time: requests every 10 ms,
  * each message 5 ms, the server answering 503 with `Retry-After` during its outage. `ask` is put
- * before every attempt: the core's `beforeAttempt` or the storm's `cooldownTurn`. Returns what each
- * ask said and every decision, in order.
+ * before every attempt: the core's `beforeAttempt` or the run's `admission` as the storm asks it.
+ * Returns what each ask said and every decision, in order.
  */
 const driveCooldown = async (
   retryAfter: string,
   extra: RetryOptions,
-  ask: (run: RetryRun, id: number) => Promise<CooldownTurn> | CooldownTurn,
-  answered: (run: RetryRun, id: number, status: number, headers: HeaderGetter, t: number) => void,
+  ask: (run: RetryRun) => Promise<CooldownTurn> | CooldownTurn,
   setClock: (t: number) => void,
   policyOptions: RetryOptions,
 ): Promise<string[]> => {
@@ -282,7 +283,7 @@ const driveCooldown = async (
     setClock(t);
     if (stage[id] === 0) {
       runs[id] ??= policy.begin({ method: 'GET', url: 'http://server.invalid/item' });
-      const turn = await ask(runs[id]!, id);
+      const turn = await ask(runs[id]!);
       log.push(
         `${t.toFixed(3)} #${id} ${turn.kind} ${turn.kind === 'hold' ? turn.waitMs.toFixed(3) : turn.kind === 'refuse' ? turn.reason : ''}`,
       );
@@ -301,7 +302,6 @@ const driveCooldown = async (
       const s = status[id]!;
       const decision = run.next(s === 503 ? { status: s, headers } : { status: s });
       if (decision instanceof Promise) throw new Error('no hooks here');
-      answered(run, id, s, headers, t);
       log.push(
         `${t.toFixed(3)} #${id} ${s} ${decision.retry ? `retry ${decision.delayMs.toFixed(3)}` : decision.reason}`,
       );
@@ -335,13 +335,12 @@ describe('the origin-wide cooldown in the storm', () => {
           if (!held) return { kind: 'go' };
           try {
             await held;
-            return { kind: 'hold', waitMs: slept, servedUntil: 0 };
+            return { kind: 'hold', waitMs: slept };
           } catch (error) {
             expect(error).toBeInstanceOf(CooldownError);
-            return { kind: 'refuse', reason: run.summary!.reason, servedUntil: 0 };
+            return { kind: 'refuse', reason: run.summary!.reason };
           }
         },
-        () => undefined,
         (t) => (clock = t),
         {
           now: () => clock,
@@ -351,20 +350,17 @@ describe('the origin-wide cooldown in the storm', () => {
           },
         },
       );
-      // Storm: cooldownTurn, with the run's mark kept beside it; the sleep must never be called.
+      // Storm: the run's admission, without a promise; the sleep must never be called.
       let stormClock = 0;
-      const marks = new Float64Array(300);
-      const origin = originOf('http://server.invalid/item');
       const storm = await driveCooldown(
         retryAfter,
         extra,
-        (run, id) => {
-          const turn = cooldownTurn(run, origin, marks[id]!);
-          if (turn.kind !== 'go') marks[id] = turn.servedUntil;
-          return turn;
-        },
-        (run, id, status, headers, t) => {
-          marks[id] = servedUntilAfter(run, status, headers, t, marks[id]!);
+        (run): CooldownTurn => {
+          const turn = run.admission();
+          if (!turn) return { kind: 'go' };
+          return 'holdMs' in turn
+            ? { kind: 'hold', waitMs: turn.holdMs }
+            : { kind: 'refuse', reason: turn.refuse };
         },
         (t) => (stormClock = t),
         {

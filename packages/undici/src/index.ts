@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export * from '@jitterbug/core/public-api';
+export * from '@jitterbug/core';
 export { jitterbugOptions } from './call-options.ts';
 export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';
 export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, retryInterceptor, type UndiciRetryOptions } from './interceptor.ts';

@@ -4,14 +4,9 @@
  * headers, in whichever shape undici was given them), and how the answer is reported to the run.
  * Every decision is the core's: `resumeValidator`, `resumeDecision`, `checkResumed`.
  */
-import {
-  checkResumed,
-  type Decision,
-  type ResumeError,
-  resumeHeaders,
-  resumeValidator,
-} from '@jitterbug/core';
+import type { ResumeError } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
+import { checkResumed, type Decision, resumeHeaders, resumeValidator } from '@jitterbug/core/adapter';
 import { responseHeaderGetter } from './request-info.ts';
 import type { DispatchOpts, HeaderRecord } from './types.ts';
 

@@ -6,7 +6,8 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
-import { AttemptTimeoutError, type Decision } from '@jitterbug/core';
+import { AttemptTimeoutError } from '@jitterbug/core';
+import type { Decision } from '@jitterbug/core/adapter';
 import { type AttemptResult, type RetryRun, resumeDecision, setRetryInfo } from '@jitterbug/core/adapter';
 import { AttemptEvents, AttemptHandler } from './attempt-events.ts';
 import type { BodyReader } from './body.ts';
@@ -331,8 +332,8 @@ export class RetryingRequest extends AttemptEvents {
     }
   }
 
-  /** The signal a cooldown's hold listens to (asked for by the run only when the origin is held). */
-  holdSignal(): AbortSignal {
+  /** The signal a feature's hold listens to (asked for by the run only when an attempt is held). */
+  signal(): AbortSignal {
     const controller = new AbortController();
     this.pendingAbort = controller;
     return controller.signal;

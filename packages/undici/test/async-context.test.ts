@@ -9,7 +9,8 @@
  * context of its own, then sends two callers' requests concurrently over it, each in its own context.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHedging, type RetryPolicyOptions, sleep as realSleep } from '@jitterbug/core';
+import { createHedging, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';

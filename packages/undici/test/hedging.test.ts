@@ -5,13 +5,8 @@
  * abort mid-hedge ends every copy; no socket or timer is left.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import {
-  createHedging,
-  createRetryPolicy,
-  type RetryInfo,
-  type RetryPolicyOptions,
-  sleep as realSleep,
-} from '@jitterbug/core';
+import { createHedging, createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import * as undici8 from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { activeResources, settleResources } from '../../../test/reliability/support.ts';

@@ -11,8 +11,8 @@ import {
   ResumeError,
   type RetryInfo,
   type RetryPolicyOptions,
-  sleep as realSleep,
 } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -5,12 +5,8 @@
  * undici 8's `request()` and `fetch()` and Node's global fetch through an undici 7 agent. Each
  * request is a POST without an Idempotency-Key unless it says otherwise: retried only on proof.
  */
-import {
-  DEFAULT_ERROR_CODES,
-  type RetryInfo,
-  type RetryPolicyOptions,
-  sleep as realSleep,
-} from '@jitterbug/core';
+import { DEFAULT_ERROR_CODES, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import { sleep as realSleep } from '@jitterbug/core/adapter';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

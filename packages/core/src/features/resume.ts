@@ -4,11 +4,11 @@
  * and only a `206` whose `Content-Range` starts at N, for the same representation, is spliced on.
  * Anything else ends the body with an error: mismatched bytes are never joined.
  */
-import type { Decision } from './decide.ts';
+import type { Decision } from '../decide.ts';
+import type { HeaderGetter } from '../retry-after.ts';
+import type { RetryRun } from '../run.ts';
 import { branded, isFeature } from './feature.ts';
-import type { RetryRun } from './policy.ts';
 import { type ResumeSender, resumableResponse } from './resumable-response.ts';
-import type { HeaderGetter } from './retry-after.ts';
 
 /** Why a resumed body could not be continued. */
 export class ResumeError extends Error {

@@ -10,7 +10,9 @@
  * `maxAttempts` per request. Nothing needs resetting afterwards: new requests refill the bucket.
  * No clocks are involved, so the budget is deterministic under test.
  */
-import { fail, fieldsOf, given, numberIn } from './option-error.ts';
+import type { StopDecision } from '../decide.ts';
+import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
+import type { RunFeature } from './feature.ts';
 
 /** Options of {@link createRetryBudget}. */
 export interface RetryBudgetOptions {
@@ -73,3 +75,17 @@ export const isRetryBudget = (value: unknown): value is RetryBudget =>
   value !== null &&
   typeof (value as RetryBudget).tryWithdraw === 'function' &&
   typeof (value as RetryBudget).deposit === 'function';
+
+const EXHAUSTED: StopDecision = Object.freeze({ retry: false, reason: 'budget-exhausted', gaveUp: true });
+
+/**
+ * A budget as the run's feature: each request deposits as it begins, and each retry withdraws a
+ * token or is refused. Made once per set of options, not per request.
+ */
+export const budgetFeature = (budget: RetryBudget): RunFeature => ({
+  begin: () => budget.deposit(),
+  review: (_run, _outcome, decision) => (!decision.retry || budget.tryWithdraw() ? decision : EXHAUSTED),
+  retrying(_run, event) {
+    event.budgetTokens = budget.tokens;
+  },
+});

@@ -10,11 +10,10 @@
  * its accepts come back. No timers: the window is kept in buckets advanced by the injected clock, so
  * it is deterministic under test.
  */
-import { type RandomSource, unitRandom } from './backoff.ts';
-import { branded, isFeature } from './feature.ts';
-import { fieldsOf, given, numberIn } from './option-error.ts';
-import type { RetryRun } from './policy.ts';
-import { type RefusableRun, refuse } from './refuse.ts';
+import { type RandomSource, unitRandom } from '../backoff.ts';
+import type { StopDecision } from '../decide.ts';
+import { fieldsOf, given, numberIn } from '../option-error.ts';
+import { branded, isFeature, type RunFeature } from './feature.ts';
 
 /** Options of {@link createAdaptiveThrottle}. */
 export interface AdaptiveThrottleOptions {
@@ -25,7 +24,7 @@ export interface AdaptiveThrottleOptions {
 }
 
 /** An adaptive throttle. Share one between policies to give them one view of the backend. */
-export interface AdaptiveThrottle {
+export interface AdaptiveThrottle extends RunFeature {
   /** The settings in force. */
   readonly k: number;
   readonly windowMs: number;
@@ -38,14 +37,6 @@ export interface AdaptiveThrottle {
   shouldReject(nowMs: number, random: RandomSource): boolean;
   /** Records that an attempt that was sent got an answer the backend was not overloaded to give. */
   accepted(nowMs: number): void;
-  /** The error a first attempt it refuses fails with (a {@link ThrottledError}). */
-  refusal(nowMs: number): ThrottledError;
-  /**
-   * For `RetryRun.beforeAttempt`: `undefined` when `run`'s attempt may be sent; for a first attempt
-   * it refuses, the run finished as `throttled` and a promise that rejects with the
-   * {@link ThrottledError}. Retries are refused where they are decided, not here.
-   */
-  admit(run: RefusableRun & Pick<RetryRun, 'attempts'>): Promise<never> | undefined;
 }
 
 /** The error a request fails with, before it is sent, when the adaptive throttle refuses it. */
@@ -67,6 +58,8 @@ export class ThrottledError extends Error {
 export const DEFAULT_THROTTLE = Object.freeze({ k: 2, windowMs: 120_000 });
 
 const BUCKETS = 12;
+
+const THROTTLED: StopDecision = Object.freeze({ retry: false, reason: 'throttled', gaveUp: true });
 
 /**
  * Creates an adaptive throttle.
@@ -130,11 +123,18 @@ export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): A
       advance(nowMs);
       accepts[head] = (accepts[head] ?? 0) + 1;
     },
-    refusal: (nowMs) => new ThrottledError(throttle.rejectProbability(nowMs)),
+    // A first attempt it refuses fails with a ThrottledError; a retry it refuses is not made (the
+    // last answer is handed over).
     admit(run) {
       const o = run.options;
       if (run.attempts > 0 || !throttle.shouldReject(o.now(), o.random)) return undefined;
-      return refuse(run, 'throttled', throttle.refusal(o.now()), undefined);
+      return { refuse: 'throttled', error: new ThrottledError(throttle.rejectProbability(o.now())) };
+    },
+    review: (run, outcome, decision) =>
+      decision.retry && throttle.shouldReject(outcome.nowMs, run.options.random) ? THROTTLED : decision,
+    // What the server answered without refusing for overload is an accept; errors are not.
+    observe(_run, { status, nowMs }) {
+      if (status !== undefined && status !== 429 && status !== 503) throttle.accepted(nowMs);
     },
   };
   return branded(throttle, 'throttle');

@@ -5,19 +5,19 @@
  * a budget of their own so that a slow server under load is not hit harder.
  */
 import { channels, observed } from '#diagnostics';
+import { methodAllowsRetry, retryableResult } from '../decide.ts';
+import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
+import type { AttemptResult, RetryRun } from '../run.ts';
 import { createRetryBudget, type RetryBudget } from './budget.ts';
-import { methodAllowsRetry, retryableResult } from './decide.ts';
-import { branded, isFeature } from './feature.ts';
-import { type HedgedCopies, raceCopies } from './hedge-race.ts';
+import { branded, isFeature, perRun, type RunFeature } from './feature.ts';
+import { type HedgedCopies, HedgeRace, raceCopies } from './hedge-race.ts';
 import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
-import { fail, fieldsOf, given, numberIn } from './option-error.ts';
-import type { AttemptResult, RetryRun } from './policy.ts';
 
 /**
  * What hedging asks of a run: public members only (a structural type, so that a `Hedging` from
  * another copy of the package type-checks against this copy's runs).
  */
-export type HedgingRun = Pick<RetryRun, 'options' | 'method' | 'headers' | 'body' | 'attempts' | 'hedged'>;
+export type HedgingRun = Pick<RetryRun, 'options' | 'method' | 'headers' | 'body' | 'attempts'>;
 
 /** The `hedge` option. */
 export interface HedgeOptions {
@@ -40,7 +40,7 @@ export interface HedgeOptions {
  * (their latencies, for a percentile, and the hedge budget). Give one to a policy or a route rule as
  * `hedge`; give the same one to several to share that state.
  */
-export interface Hedging {
+export interface Hedging extends RunFeature {
   readonly maxAttempts: number;
   /** The delay before the next copy, now; `undefined` while a percentile has too few latencies. */
   delay(): number | undefined;
@@ -69,11 +69,12 @@ export interface Hedging {
    */
   answered(run: HedgingRun, copy: number, latencyMs: number | undefined): void;
   /**
-   * Sends `run`'s attempt as hedged copies (`firstDelayMs`: what {@link Hedging.delayFor} gave for
-   * copy 1; `undefined`: once, timed for the percentile) and resolves with the winning copy's
-   * answer; see {@link HedgedCopies}.
+   * Sends `run`'s attempt as hedged copies (once, and timed for the percentile, when
+   * {@link Hedging.delayFor} gives no delay) and resolves with the winning copy's answer.
    */
-  race<A>(run: HedgingRun, firstDelayMs: number | undefined, copies: HedgedCopies<A>): Promise<A>;
+  race<A>(run: HedgingRun, copies: HedgedCopies<A>): Promise<A>;
+  /** The rules of one attempt's race, for a driver of its own (undici's callbacks). */
+  startRace(run: HedgingRun): HedgeRace;
 }
 
 const PERCENTILE = /^p(\d+(?:\.\d+)?)$/;
@@ -112,6 +113,8 @@ export const createHedging = (options: HedgeOptions): Hedging => {
   const ratio = numberIn(given(h.ratio, 0.05), `${name}.ratio`, 0, 1);
   const latencies = createLatencyWindow(1000);
   const budget = createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`);
+  // Hedged copies sent by each request, and the copy that answered its last hedged attempt.
+  const hedged = perRun<{ copies: number; winner: number }>();
   const hedging: Hedging = {
     maxAttempts,
     delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
@@ -124,8 +127,9 @@ export const createHedging = (options: HedgeOptions): Hedging => {
     },
     start(run, copy) {
       if (!budget.tryWithdraw()) return false;
-      run.hedged ??= { copies: 0, winner: 1 };
-      run.hedged.copies++;
+      const counts = hedged.get(run as RetryRun) ?? { copies: 0, winner: 1 };
+      counts.copies++;
+      hedged.set(run as RetryRun, counts);
       if (observed && channels.attemptStart.hasSubscribers) {
         channels.attemptStart.publish({ run: run as RetryRun, attempt: run.attempts + 1, copy });
       }
@@ -133,10 +137,17 @@ export const createHedging = (options: HedgeOptions): Hedging => {
     },
     settles: (run, result) => !retryableResult(result, run.options),
     answered(run, copy, latencyMs) {
-      if (run.hedged) run.hedged.winner = copy;
+      const counts = hedged.get(run as RetryRun);
+      if (counts) counts.winner = copy;
       if (latencyMs !== undefined) latencies.record(latencyMs);
     },
-    race: (run, firstDelayMs, copies) => raceCopies(hedging, run, firstDelayMs, copies),
+    race: (run, copies) => raceCopies(hedging, run, copies),
+    startRace: (run) => new HedgeRace(hedging, run),
+    begin: () => budget.deposit(),
+    finish(run, summary) {
+      const counts = hedged.get(run);
+      if (counts) summary.hedge = { ...counts };
+    },
   };
   return branded(hedging, 'hedge');
 };

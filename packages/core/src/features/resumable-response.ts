@@ -8,12 +8,12 @@
  * {@link ResumeSender}); this only composes streams. Reached through what `createResume` returns, so
  * that a program that never resumes does not carry it.
  */
-import { awaitTurn } from './await-turn.ts';
-import type { Decision } from './decide.ts';
-import type { RetryRun } from './policy.ts';
-import { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
-import type { HeaderGetter } from './retry-after.ts';
-import { setRetryInfo } from './retry-info.ts';
+import type { Decision } from '../decide.ts';
+import { runAttempts, type Transport } from '../loop.ts';
+import type { HeaderGetter } from '../retry-after.ts';
+import { setRetryInfo } from '../retry-info.ts';
+import type { AttemptResult, RetryRun } from '../run.ts';
+import { checkResumed, type ResumeError, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
 
 /** How the adapter sends the requests for the rest of a body, and reads what comes back. */
 export interface ResumeSender {
@@ -27,7 +27,7 @@ export interface ResumeSender {
   send(
     headers: Readonly<Record<string, string>>,
     signal: AbortSignal,
-  ): Promise<Response | { readonly error: unknown; readonly code?: string }>;
+  ): Promise<Response | { readonly error: unknown; readonly code?: string | undefined }>;
   /** Drops an answer that is not used: at most `maxBytes` of its body drained, the rest cancelled. */
   discard(response: Response, maxBytes: number): Promise<void>;
   /** The code of an error the body broke with, when it carries none the core can read. */
@@ -109,56 +109,93 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
     // The caller aborted or cancelled: the body ends as it would without jitterbug.
     if (callerSignal?.aborted || this.cancelled?.signal.aborted) throw error;
     const code = sender.codeOf(error);
-    let decision = await settled(code ? resumeDecision(run, error, code) : resumeDecision(run, error));
+    const decision = await settled(code ? resumeDecision(run, error, code) : resumeDecision(run, error));
     if (!decision.retry) throw tagged(error, run);
     this.cancelled ??= new AbortController();
     const stop = callerSignal
       ? AbortSignal.any([callerSignal, this.cancelled.signal])
       : this.cancelled.signal;
-    for (;;) {
-      try {
-        await run.wait(decision.delayMs, stop);
-      } catch (reason) {
-        throw tagged(reason, run);
-      }
-      // An origin in a cooldown holds the request (or refuses it), as any attempt.
-      try {
-        await awaitTurn(run, stop);
-      } catch (reason) {
-        throw tagged(reason, run);
-      }
-      const answer = await sender.send(resumeHeaders(this.bytes, this.validator), stop);
-      if ('error' in answer) {
-        const failure = answer.error;
-        const aborted = stop.aborted;
-        const failureCode = aborted ? undefined : answer.code;
-        decision = await settled(
-          run.next(failureCode ? { error: failure, code: failureCode } : { error: failure, aborted }),
-        );
-        if (!decision.retry) throw tagged(failure, run);
-        continue;
-      }
-      const headers: HeaderGetter = (name) => answer.headers.get(name);
-      const status = answer.status;
-      const refused = checkResumed(status, headers, this.bytes, this.validator);
-      try {
-        // A 2xx that does not continue the body is a failed attempt at it (the run's summary says
-        // so); a status the run may retry (a 503) is reported as the status it is.
-        decision = await settled(
-          refused && status < 400
-            ? run.next({ error: refused })
-            : (run.settle(status) ?? run.next({ status, headers, response: answer })),
-        );
-      } catch (hookError) {
-        void sender.discard(answer, 0);
-        throw hookError;
-      }
-      if (decision.retry || refused) await sender.discard(answer, run.options.discardBodyMaxBytes);
-      if (decision.retry) continue;
-      if (refused) throw tagged(refused, run);
-      if (this.target) tagged(this.target, run);
-      return (answer.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() })).getReader();
+    const rest = await runAttempts(
+      run,
+      new RestTransport(run, sender, stop, this.bytes, this.validator),
+      decision.delayMs,
+    );
+    if (this.target) tagged(this.target, run);
+    return (rest.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() })).getReader();
+  }
+}
+
+/** An answer to a request for the rest: the response and why it does not continue the body, if it does not. */
+type RestAnswer =
+  | { readonly response: Response; readonly refused: ResumeError | undefined }
+  | { readonly error: unknown; readonly code?: string | undefined };
+
+/** The requests for the rest of a body, as the attempt loop sends them. */
+class RestTransport implements Transport<RestAnswer, Response> {
+  declare private readonly run: RetryRun;
+  declare private readonly sender: ResumeSender;
+  declare private readonly stop: AbortSignal;
+  declare private readonly from: number;
+  declare private readonly validator: string;
+
+  constructor(run: RetryRun, sender: ResumeSender, stop: AbortSignal, from: number, validator: string) {
+    this.run = run;
+    this.sender = sender;
+    this.stop = stop;
+    this.from = from;
+    this.validator = validator;
+  }
+
+  signal(): AbortSignal {
+    return this.stop;
+  }
+
+  cancellation(): unknown {
+    return this.stop.aborted ? this.stop.reason : undefined;
+  }
+
+  async send(cancel?: AbortSignal): Promise<RestAnswer> {
+    const signal = cancel ? AbortSignal.any([this.stop, cancel]) : this.stop;
+    const answer = await this.sender.send(resumeHeaders(this.from, this.validator), signal);
+    if ('error' in answer) return answer;
+    const headers: HeaderGetter = (name) => answer.headers.get(name);
+    return { response: answer, refused: checkResumed(answer.status, headers, this.from, this.validator) };
+  }
+
+  // A 2xx that does not continue the body is a failed attempt at it (the run's summary says so); a
+  // status the run may retry (a 503) is reported as the status it is.
+  status(answer: RestAnswer): number | undefined {
+    if ('error' in answer) return undefined;
+    const { status } = answer.response;
+    return answer.refused && status < 400 ? undefined : status;
+  }
+
+  result(answer: RestAnswer): AttemptResult {
+    if ('error' in answer) {
+      const { error, code } = answer;
+      if (this.stop.aborted) return { error, aborted: true };
+      return code ? { error, code } : { error };
     }
+    const { response, refused } = answer;
+    if (refused && response.status < 400) return { error: refused };
+    return { status: response.status, headers: (name) => response.headers.get(name), response };
+  }
+
+  async deliver(answer: RestAnswer): Promise<Response> {
+    if ('error' in answer) throw answer.error;
+    if (answer.refused) {
+      await this.sender.discard(answer.response, this.run.options.discardBodyMaxBytes);
+      throw answer.refused;
+    }
+    return answer.response;
+  }
+
+  discard(answer: RestAnswer, maxBytes: number): Promise<void> | undefined {
+    return 'error' in answer ? undefined : this.sender.discard(answer.response, maxBytes);
+  }
+
+  tag(error: unknown): void {
+    tagged(error, this.run);
   }
 }
 

@@ -1,0 +1,134 @@
+/**
+ * The axios transport: how the core's attempt loop sends an axios request through the real adapter.
+ * It only sends, translates and hands over; every decision is the run's. A hook of the caller's that
+ * throws or rejects fails the request with its error; the caller's cancel ends a wait or a hold at
+ * once.
+ */
+import {
+  type AttemptResult,
+  attemptMayRetry,
+  maySendAgain,
+  runAttempts,
+  setRetryInfo,
+  type Transport,
+} from '@jitterbug/core/adapter';
+import type { AxiosResponse } from 'axios';
+import { bufferRequestStream } from '#platform';
+import { callerCancellation, cancellation, type Linked } from './abort.ts';
+import type { Attempt } from './attempt.ts';
+import { AxiosError } from './axios-values.ts';
+import { type RequestContext, sendCopy } from './in-flight.ts';
+
+/** One request as the attempt loop sends it. */
+class AxiosTransport implements Transport<Attempt, AxiosResponse> {
+  declare private ctx: RequestContext;
+  /** The caller's cancellation as one signal, made on first use (a wait, a hold, a read-ahead). */
+  declare private linked: Linked | undefined;
+
+  constructor(ctx: RequestContext) {
+    this.ctx = ctx;
+    this.linked = undefined;
+  }
+
+  signal(): AbortSignal | undefined {
+    this.linked ??= callerCancellation(this.ctx.config);
+    return this.linked?.signal;
+  }
+
+  cancellation(): unknown {
+    return cancellation(this.ctx.config);
+  }
+
+  /** Buffers a stream request body that fits `bufferStreamBytes`, so that it can be sent again. */
+  prepare(): Promise<void> | undefined {
+    const { ctx } = this;
+    const { run, config } = ctx;
+    if (
+      run.body !== 'stream' ||
+      run.options.bufferStreamBytes <= 0 ||
+      !maySendAgain(run.options, run.method, ctx.requestHeaders)
+    ) {
+      return undefined;
+    }
+    const signal = this.signal();
+    return bufferRequestStream(
+      ctx.data as AsyncIterable<unknown>,
+      run.options.bufferStreamBytes,
+      signal,
+    ).then(
+      (prepared) => {
+        if (prepared.replayable) run.body = 'replayable';
+        this.ctx = { ...ctx, data: prepared.data };
+      },
+      (cause: unknown) => {
+        // The caller's cancellation, as axios rejects with it; else what axios rejects with when a
+        // body stream fails during the upload. Nothing was sent.
+        throw signal?.aborted ? cause : AxiosError.from(cause as Error, undefined, config);
+      },
+    );
+  }
+
+  /** Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched. */
+  private streamMode(): RequestContext['streamMode'] {
+    const { ctx } = this;
+    return ctx.streamMode && attemptMayRetry(ctx.run, ctx.requestHeaders) ? ctx.streamMode : undefined;
+  }
+
+  // An attempt read in stream mode is sent once, not hedged.
+  sendOnce(): boolean {
+    return this.streamMode() !== undefined;
+  }
+
+  send(cancel?: AbortSignal): Promise<Attempt> {
+    return cancel ? sendCopy(this.ctx, undefined, cancel) : sendCopy(this.ctx, this.streamMode());
+  }
+
+  status(attempt: Attempt): number | undefined {
+    return attempt.status;
+  }
+
+  result(attempt: Attempt): AttemptResult | Promise<AttemptResult> {
+    return attempt.result();
+  }
+
+  deliver(attempt: Attempt): AxiosResponse | Promise<AxiosResponse> {
+    const finished = attempt.finish();
+    return finished instanceof Promise ? finished.then(this.tagResponse) : this.tagResponse(finished);
+  }
+
+  /**
+   * A response gets the summary through its config only (`getRetryInfo` reads a response through
+   * its `config`): one stamp on the success path instead of two. A custom adapter may answer without
+   * the request's config (axios adds none): then the response gets the summary itself.
+   */
+  private readonly tagResponse = (response: AxiosResponse): AxiosResponse => {
+    const { run, config } = this.ctx;
+    const summary = run.summary;
+    if (summary) {
+      setRetryInfo(config, summary);
+      if (response.config !== config) setRetryInfo(response, summary);
+    }
+    return response;
+  };
+
+  discard(attempt: Attempt): void {
+    attempt.discard();
+  }
+
+  /** An error the caller gets carries the summary, and so does its config. */
+  tag(error: unknown): void {
+    const summary = this.ctx.run.summary;
+    if (!summary) return;
+    setRetryInfo(error, summary);
+    const config = (error as { config?: unknown } | null)?.config;
+    if (config) setRetryInfo(config, summary);
+  }
+
+  close(): void {
+    this.linked?.dispose();
+  }
+}
+
+/** Sends until the run stops; resolves or rejects with what the caller gets, carrying the summary. */
+export const runRequest = (ctx: RequestContext): Promise<AxiosResponse> =>
+  runAttempts(ctx.run, new AxiosTransport(ctx));
