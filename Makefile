@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/.tools/node_modules/.bin:$(CURDIR)/node_modules/.bin:$(
 NODE_SRC := node --conditions=@jitterbug/source
 NODE22 := $(CURDIR)/.tools/node_modules/node22/bin/node
 
-.PHONY: all setup install demo test typecheck lint build check-packages bench clean
+.PHONY: all setup install demo test typecheck lint build check-packages pack bench clean
 
 all: test
 
@@ -31,6 +31,11 @@ build: install
 
 check-packages: install
 	@bash scripts/check-packages.sh
+
+# The packages packed and installed into a fresh project as a user would (scripts/pack-install.sh),
+# with .tools on PATH for its pnpm; built first, as the script expects.
+pack: build
+	@bash scripts/pack-install.sh
 
 # typecheck, lint and check-packages run inside test.sh, which counts a failing one and still ends
 # with the `N passed, N failed, N skipped` line.

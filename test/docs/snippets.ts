@@ -9,10 +9,12 @@
  * the `.d.ts` files are generated from those same sources (`scripts/check-packages.sh` checks that
  * they can be read).
  *
- * Two escapes, for blocks that are not a standalone program; keep them rare:
+ * Three escapes, for blocks that are not a standalone program; keep them rare:
  *
- * - ```` ```ts no-check ```` — the block is not typechecked at all (an output example, a signature
- *   written for reading, a fragment that cannot stand alone).
+ * - ```` ```ts no-check ```` — the block is not typechecked at all, nor run (an output example, a
+ *   signature written for reading, a fragment that cannot stand alone).
+ * - ```` ```ts no-run ```` — typechecked but not run by `run-snippets.ts` (a block that needs a
+ *   browser); the block's first comment says why.
  * - `// @snippet-context: <path>` on a line of its own at the top of the block — the file at `<path>`
  *   (relative to the Markdown file) is put before the block, in the same module: declarations the
  *   block assumes (`declare const api: AxiosInstance;`) without repeating them in the docs. Errors in
@@ -31,8 +33,10 @@ export interface Snippet {
   /** 1-based line, in the Markdown file, of the block's first line of code. */
   readonly line: number;
   readonly code: string;
-  /** `no-check` in the info string. */
+  /** `no-check` in the info string: neither typechecked nor run. */
   readonly skip: boolean;
+  /** `no-run` in the info string: typechecked, not run (see `run-snippets.ts`). */
+  readonly noRun: boolean;
   /** The context file named by `// @snippet-context:`, relative to the repository root. */
   readonly context: string | undefined;
 }
@@ -101,6 +105,7 @@ export const extractSnippets = (root: string, file: string, markdown: string): S
         line: i + 2,
         code: body.join('\n'),
         skip: rest.split(/\s+/).includes('no-check'),
+        noRun: rest.split(/\s+/).includes('no-run'),
         context: context === undefined ? undefined : relative(root, resolve(root, dirname(file), context)),
       });
     }
@@ -144,8 +149,8 @@ interface Written {
   readonly dir: string;
 }
 
-/** The context a snippet names, or why it cannot be had. */
-const readContext = (root: string, snippet: Snippet): string | Error => {
+/** The context a snippet names (with a final newline), or why it cannot be had. */
+export const readContext = (root: string, snippet: Snippet): string | Error => {
   if (!snippet.context) return '';
   try {
     return readFileSync(join(root, snippet.context), 'utf8').replace(/\n?$/, '\n');
