@@ -17,10 +17,23 @@
  * - **RST_STREAM `REFUSED_STREAM`**: Node's `ERR_HTTP2_STREAM_ERROR`, with `http2ErrorCode: 7`
  *   (undici 8) or only its message naming `NGHTTP2_REFUSED_STREAM` (undici 7).
  * - **GOAWAY below the request's stream**, undici 8 only: an `InformationalError`
- *   (`UND_ERR_INFO`) `HTTP/2: "GOAWAY" frame received with code 0`, which undici 8 gives only to
- *   requests whose stream is above the GOAWAY's last stream id (or has none yet); the others go on.
- *   Not read: undici 8's `SocketError` for a GOAWAY with an error code, which is undici 7's for every
- *   stream of the connection, one the server goes on to answer too: ambiguous.
+ *   (`UND_ERR_INFO`) `HTTP/2: "GOAWAY" frame received with code 0`. undici 8's `client-h2.js`
+ *   (`onHttp2SessionGoAway`) makes it only for a GOAWAY with code `NO_ERROR`, and gives it only to
+ *   requests whose stream is above the GOAWAY's last stream id or has no id yet, that it does not
+ *   send again itself (a body it cannot replay, or its one replay after a GOAWAY spent); streams at
+ *   or below the last id go on. Against nginx rotating connections, every request that got it was
+ *   absent from nginx's log and the backend's (`test/nginx/`).
+ * - **HEADERS never written**: an `InformationalError` (`UND_ERR_INFO`, undici 7 and 8)
+ *   `HTTP/2: "frameError" received - type 1, code …`: Node could not send the stream's HEADERS
+ *   frame (type 1), as after a GOAWAY that arrived once the stream was opened (undici 8, when it
+ *   does not replay the request itself). undici sends no request trailers and a connection's own
+ *   frames (stream 0) are never HEADERS, so it is always the request's HEADERS.
+ *
+ * Not read: undici 8's `SocketError` for a GOAWAY with an error code; and undici 7's (also Node
+ * 24's bundled 7.29) `SocketError('HTTP/2: "GOAWAY" frame received with code 0')`: undici 7 ignores
+ * the last stream id, gives that error to the request at the head of its queue and to the streams
+ * its closing socket cuts, so it reaches requests the server processed (most of them, against
+ * nginx) as well as ones it never saw: ambiguous.
  */
 import { errorCode } from '@jitterbug/core/adapter';
 
@@ -28,6 +41,8 @@ import { errorCode } from '@jitterbug/core/adapter';
 const REFUSED_STREAM = 7;
 const REFUSED_STREAM_MESSAGE = 'Stream closed with error code NGHTTP2_REFUSED_STREAM';
 const GOAWAY_BELOW_MESSAGE = 'HTTP/2: "GOAWAY" frame received with code 0';
+/** undici's message for a frame Node could not send, when that frame is the stream's HEADERS (type 1). */
+const UNSENT_HEADERS_PREFIX = 'HTTP/2: "frameError" received - type 1,';
 /**
  * undici's `InformationalError`s (7 and 8) for a stream the server closed before its response: an
  * RST_STREAM `CANCEL` (or `NO_ERROR`), or its end of the stream with no response.
@@ -69,12 +84,16 @@ const CERTIFICATE_CODES: ReadonlySet<string | undefined> = new Set([
 /** Whether a failure is a certificate the client does not trust (its code, on the error or its cause). */
 export const untrustedCertificate = (error: unknown): boolean => CERTIFICATE_CODES.has(errorCode(error));
 
-/** Whether the server refused the request unprocessed: `REFUSED_STREAM`, or undici 8's GOAWAY below it. */
+/**
+ * Whether the server provably never had the request: `REFUSED_STREAM`, undici 8's GOAWAY below its
+ * stream, or its HEADERS never written.
+ */
 export const refusedUnprocessed = (error: unknown): boolean => {
   const e = fields(error);
   if (e?.code === 'ERR_HTTP2_STREAM_ERROR')
     return e.http2ErrorCode === REFUSED_STREAM || e.message === REFUSED_STREAM_MESSAGE;
-  return e?.code === 'UND_ERR_INFO' && e.message === GOAWAY_BELOW_MESSAGE;
+  if (e?.code !== 'UND_ERR_INFO' || typeof e.message !== 'string') return false;
+  return e.message === GOAWAY_BELOW_MESSAGE || e.message.startsWith(UNSENT_HEADERS_PREFIX);
 };
 
 /**
