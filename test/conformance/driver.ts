@@ -126,8 +126,9 @@ export interface ConformanceDriver {
   readonly goawayFailsAnswers?: true;
   /**
    * The codes jitterbug reads for an HTTP/2 RST_STREAM before the response other than
-   * `REFUSED_STREAM` (`INTERNAL_ERROR`, `CANCEL`, …): none is among the core's default `errorCodes`,
-   * so an idempotent request is sent again on one only when they are listed.
+   * `REFUSED_STREAM` (`INTERNAL_ERROR`, `CANCEL`, …). `ERR_HTTP2_STREAM_ERROR` is among the core's
+   * default `errorCodes`, the others (undici 7's `UND_ERR_INFO` through Node's fetch) are not: the
+   * scenarios list them all, so that an idempotent request is sent again on each.
    */
   readonly streamResetCodes?: readonly string[];
   /**

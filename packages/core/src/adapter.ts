@@ -47,6 +47,7 @@ export {
 export { type PrivateSlot, privateSlot } from './private-slot.ts';
 export {
   MAX_SERVER_DELAY_MS,
+  parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,

@@ -41,8 +41,15 @@ export interface AttemptOutcome {
   readonly unprocessed?: boolean | undefined;
   /** The body of the response handed over broke, and this asks whether to resume it. */
   readonly resuming?: boolean | undefined;
-  /** Transparent retries made so far (of `transparentRetries`). */
+  /** Transparent retries made so far. */
   readonly transparentRetries?: number | undefined;
+  /** Of those, the last ones in a row made with no answer from any server in between. */
+  readonly stalledRetries?: number | undefined;
+  /**
+   * Whether a server answered a request of the policy since this request's last transparent retry
+   * (or since it began): the servers are up and serving, as when one rotates a connection.
+   */
+  readonly progressed?: boolean | undefined;
   /** The user forced a retry (ky's `ky.retry()`), with the delay they gave, if any. */
   readonly forced?: { readonly delayMs?: number | undefined } | undefined;
 }
@@ -94,9 +101,10 @@ const NOT_RETRYABLE: StopDecision = Object.freeze({
 });
 
 /**
- * The decision for a status that settles the request by itself: one that is not retried, with no
- * `shouldRetry` hook to ask. `undefined` when the full outcome is needed. This is the decision of
- * nearly every request, so it is made without building an {@link AttemptOutcome}.
+ * The decision for a status that settles the request by itself: a success (below 400, not in
+ * `statusCodes`), with no `shouldRetry` hook to ask, or any status when retries are off.
+ * `undefined` when the full outcome is needed (a failure's headers may say `x-should-retry`). This
+ * is the decision of nearly every request, so it is made without building an {@link AttemptOutcome}.
  */
 export const decideByStatus = (
   status: number,
@@ -104,22 +112,39 @@ export const decideByStatus = (
 ): StopDecision | undefined => {
   if (options.shouldRetry || options.statusCodes.has(status)) return undefined;
   if (status < 400) return SUCCESS;
-  return options.retry ? NOT_RETRYABLE : stop(options.disabledBy, false);
+  return options.retry ? undefined : stop(options.disabledBy, false);
 };
 
 /**
- * Whether a status or an error is a failure that is retried (its status in `statusCodes`, its code in
- * `errorCodes`), from the attempt's result alone: a hedged attempt waits for its other copies then.
+ * What the server says about retrying its answer (`x-should-retry`, sent by the OpenAI and Anthropic
+ * APIs): `true`, `false`, or `undefined` when it says nothing.
+ */
+const serverSays = (headers: HeaderGetter | undefined): boolean | undefined => {
+  const said = headers?.('x-should-retry')?.trim().toLowerCase();
+  return said === 'true' ? true : said === 'false' ? false : undefined;
+};
+
+/**
+ * Whether a status or an error is a failure that is retried (its status in `statusCodes`, unless the
+ * server says `x-should-retry: false`, or any status >= 400 it says `x-should-retry: true` of; its
+ * code in `errorCodes`), from the attempt's result alone: a hedged attempt waits for its other copies
+ * then.
  */
 export const retryableResult = (
   result: {
     readonly status?: number | undefined;
+    readonly responseHeaders?: HeaderGetter | undefined;
     readonly error?: unknown;
     readonly code?: string | undefined;
   },
   options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>,
 ): boolean => {
-  if (result.status !== undefined) return options.statusCodes.has(result.status);
+  const { status } = result;
+  if (status !== undefined) {
+    return (
+      (status >= 400 ? serverSays(result.responseHeaders) : undefined) ?? options.statusCodes.has(status)
+    );
+  }
   const code = result.code ?? errorCode(result.error);
   return code !== undefined && options.errorCodes.has(code);
 };
@@ -128,10 +153,22 @@ export const retryableResult = (
 export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions): boolean =>
   retryableResult(outcome, options) && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
 
-/** The wait before the retry: the server's delay if the response gives one, else the backoff's. */
+/**
+ * How many transparent retries a request may make in all while servers keep answering (a server
+ * rotating its connections refuses the streams above its last one, again and again under load), as
+ * a multiple of `transparentRetries`, which bounds those made with no answer from anyone.
+ */
+export const TRANSPARENT_WITH_PROGRESS = 10;
+
+/**
+ * The wait before the retry: the server's delay if the response gives one, else the backoff's. A
+ * transparent retry does not move the backoff on: the server did not fail, it refused the request
+ * unread.
+ */
 const retryDelay = (
   outcome: AttemptOutcome,
   options: ResolvedOptions,
+  transparent: boolean,
 ): StopDecision | { delayMs: number; delaySource: DelaySource; nextBackoffState: BackoffState } => {
   const given = outcome.forced?.delayMs;
   if (given !== undefined) {
@@ -165,7 +202,11 @@ const retryDelay = (
     backoff,
     options.random,
   );
-  return { delayMs, delaySource: 'backoff', nextBackoffState };
+  return {
+    delayMs,
+    delaySource: 'backoff',
+    nextBackoffState: transparent ? outcome.backoffState : nextBackoffState,
+  };
 };
 
 const UNPROCESSED = new Set(UNPROCESSED_ERROR_CODES);
@@ -192,11 +233,25 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   }
   const retryable = retryableResult(outcome, options);
   if (!options.retry) return stop(options.disabledBy, retryable);
-  // A request the server never got is sent again whatever its method, on a budget of its own, and
-  // does not count in maxAttempts.
+  // A status we retry, which the server says not to retry (`x-should-retry: false`).
+  if (
+    !retryable &&
+    !forced &&
+    outcome.verdict !== true &&
+    outcome.status !== undefined &&
+    options.statusCodes.has(outcome.status)
+  ) {
+    return stop('declined-by-server', true);
+  }
+  // A request the server never got is sent again whatever its method, outside maxAttempts: at most
+  // `transparentRetries` in a row while no server answers anything (one that refuses everything),
+  // and more while servers keep answering (one that rotates its connections).
+  const limit = options.transparentRetries;
   const transparent =
     provablyUnprocessed(outcome) &&
-    (outcome.transparentRetries ?? 0) < options.transparentRetries &&
+    (outcome.progressed
+      ? (outcome.transparentRetries ?? 0) < limit * TRANSPARENT_WITH_PROGRESS
+      : (outcome.stalledRetries ?? 0) < limit) &&
     outcome.verdict !== false &&
     outcome.bodyReplayable;
   const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
@@ -213,7 +268,7 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     if (outcome.attempt - (outcome.transparentRetries ?? 0) >= options.maxAttempts)
       return stop('max-attempts', true);
   }
-  const delay = retryDelay(outcome, options);
+  const delay = retryDelay(outcome, options, transparent);
   if ('retry' in delay) return delay;
   // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.
   if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {

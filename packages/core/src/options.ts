@@ -61,6 +61,7 @@ export type StopReason =
   | 'retry-after-too-long'
   | 'budget-exhausted'
   | 'throttled' // the adaptive throttle refused the attempt locally
+  | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
   | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
 /**
@@ -72,7 +73,14 @@ export type StopReason =
 export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'resume';
 
 /** Where a retry's delay came from. */
-export type DelaySource = 'backoff' | 'retry-after' | 'ratelimit-reset' | 'x-ratelimit-reset' | 'forced';
+export type DelaySource =
+  | 'backoff'
+  | 'retry-after-ms'
+  | 'x-ms-retry-after-ms'
+  | 'retry-after'
+  | 'ratelimit-reset'
+  | 'x-ratelimit-reset'
+  | 'forced';
 
 /** The request and the attempt that just ended, as passed to `shouldRetry`. */
 export interface AttemptInfo {
@@ -332,6 +340,11 @@ export interface ResolvedOptions {
   readonly cooldown: Cooldown | undefined;
   readonly throttle: AdaptiveThrottle | undefined;
   readonly hedge: Hedging | undefined;
+  /**
+   * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
+   * answered between two transparent retries of a request.
+   */
+  readonly progress: { answers: number };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
   /** Whether a feature observes every answer (then no answer is settled by its status alone). */

@@ -111,16 +111,34 @@ export const parseRateLimitReset = (
 };
 
 /** Where a server-given delay came from. */
-export type ServerDelaySource = 'retry-after' | 'ratelimit-reset' | 'x-ratelimit-reset';
+export type ServerDelaySource =
+  | 'retry-after-ms'
+  | 'x-ms-retry-after-ms'
+  | 'retry-after'
+  | 'ratelimit-reset'
+  | 'x-ratelimit-reset';
+
+/** A delay in milliseconds (`retry-after-ms: 1500`, `x-ms-retry-after-ms`), or `undefined`. */
+export const parseDelayMs = (value: string | null | undefined): number | undefined => {
+  const text = value?.trim();
+  if (!text || !DELTA_SECONDS.test(text)) return undefined;
+  const ms = Number(text);
+  return Number.isFinite(ms) ? clampMs(ms) : MAX_SERVER_DELAY_MS;
+};
 
 /**
- * The delay a response asks for: `Retry-After` first, then `RateLimit-Reset`, then
- * `X-RateLimit-Reset`. An unparseable header is skipped, not trusted.
+ * The delay a response asks for: the millisecond fields first, as precise as servers give
+ * (`retry-after-ms`: OpenAI, Anthropic; `x-ms-retry-after-ms`: Azure), then `Retry-After`, then
+ * `RateLimit-Reset`, then `X-RateLimit-Reset`. An unparseable header is skipped, not trusted.
  */
 export const serverDelay = (
   headers: HeaderGetter,
   nowMs: number = Date.now(),
 ): { readonly ms: number; readonly source: ServerDelaySource } | undefined => {
+  const ms = parseDelayMs(headers('retry-after-ms'));
+  if (ms !== undefined) return { ms, source: 'retry-after-ms' };
+  const msAzure = parseDelayMs(headers('x-ms-retry-after-ms'));
+  if (msAzure !== undefined) return { ms: msAzure, source: 'x-ms-retry-after-ms' };
   const retryAfter = parseRetryAfter(headers('retry-after'), nowMs);
   if (retryAfter !== undefined) return { ms: retryAfter, source: 'retry-after' };
   const reset = parseRateLimitReset(headers('ratelimit-reset'), nowMs);

@@ -112,6 +112,10 @@ export class RetryRun {
   declare private retries: RetryReason[] | undefined;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
+  /** Of those, the last ones in a row made while no server answered the policy's requests. */
+  declare private stalledRetries: number;
+  /** The policy's answers counted when this request began or last retried transparently. */
+  declare private answersSeen: number;
 
   constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
     this.options = options;
@@ -126,6 +130,8 @@ export class RetryRun {
     this.backoffState = initialBackoffState;
     this.retries = undefined;
     this.transparentRetries = 0;
+    this.stalledRetries = 0;
+    this.answersSeen = options.progress.answers;
     for (const feature of options.features) feature.begin?.(this);
     if (observed && channels.runStart.hasSubscribers) {
       channels.runStart.publish({ run: this, method, url, route: options.route });
@@ -200,6 +206,7 @@ export class RetryRun {
     const settled = o.observing ? undefined : decideByStatus(status, o);
     if (settled === undefined) return undefined;
     this.attempts++;
+    o.progress.answers++;
     if (observed) this.attemptEnded(status, undefined, undefined);
     return after(this.finish(settled.reason, status, undefined, status < 400), () => settled);
   }
@@ -218,6 +225,7 @@ export class RetryRun {
     this.attempts++;
     const outcome = this.outcome(result);
     const o = this.options;
+    if (outcome.status !== undefined) o.progress.answers++;
     if (o.observing) for (const feature of o.features) feature.observe?.(this, outcome);
     if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
     if (!o.shouldRetry || outcome.aborted || !o.retry) return this.conclude(outcome);
@@ -260,6 +268,8 @@ export class RetryRun {
       aborted: hasStatus ? false : result.aborted === true,
       unprocessed: hasStatus ? false : result.unprocessed === true,
       transparentRetries: this.transparentRetries,
+      stalledRetries: this.stalledRetries,
+      progressed: o.progress.answers !== this.answersSeen,
     };
   }
 
@@ -284,7 +294,11 @@ export class RetryRun {
       this.retries ??= [];
       this.retries.push(decision.reason);
       // A transparent retry does not count in maxAttempts: the server never saw the attempt.
-      if (decision.reason === 'unprocessed') this.transparentRetries++;
+      if (decision.reason === 'unprocessed') {
+        this.transparentRetries++;
+        this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
+        this.answersSeen = o.progress.answers;
+      }
       const { delayMs, delaySource, reason } = decision;
       const retry = decision;
       const event: Mutable<RetryEvent> = {

@@ -140,6 +140,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   throttle: undefined,
   hedge: undefined,
   resume: undefined,
+  progress: { answers: 0 },
   features: [],
   observing: false,
   shouldRetry: undefined,
@@ -181,7 +182,7 @@ export const resolveOptions = (
   path = '',
 ): ResolvedOptions => {
   if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
-  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget() };
+  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget(), progress: { answers: 0 } };
   const resolved: Record<string, unknown> = { ...inherited };
   let featuresChanged = base === undefined;
   for (const key of Object.keys(source)) {

@@ -55,6 +55,51 @@ describe('createRetryBudget', () => {
   });
 });
 
+describe('retries free of the budget', () => {
+  const empty = () => {
+    const budget = createRetryBudget({ ratio: 0, burst: 1 });
+    budget.tryWithdraw();
+    return createRetryPolicy({ random: fixed(0.5), budget });
+  };
+
+  it('a 429 retried at the time the server gave (Retry-After, retry-after-ms, a rate-limit reset)', () => {
+    for (const name of ['retry-after', 'retry-after-ms', 'ratelimit-reset']) {
+      const run = empty().begin({ method: 'GET', url: 'https://api.example.com/' });
+      const given = (header: string) => (header === name ? '1' : undefined);
+      expect(decided(run.next({ status: 429, headers: given }))).toMatchObject({
+        retry: true,
+        reason: 'status',
+      });
+    }
+  });
+
+  it('but not a 429 without a delay, nor a 503 with one (an outage)', () => {
+    const run = empty().begin({ method: 'GET', url: 'https://api.example.com/' });
+    expect(decided(run.next({ status: 429 }))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+    const outage = empty().begin({ method: 'GET', url: 'https://api.example.com/' });
+    const later = (name: string) => (name === 'retry-after' ? '1' : undefined);
+    expect(decided(outage.next({ status: 503, headers: later }))).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
+  });
+
+  it('a transparent retry of a request the server never processed', () => {
+    const run = empty().begin({ method: 'POST', url: 'https://api.example.com/', body: 'replayable' });
+    const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
+    expect(decided(run.next({ error: refused }))).toMatchObject({ retry: true, reason: 'unprocessed' });
+  });
+
+  it('the onRetry event says what is left of the budget, unchanged by a free retry', () => {
+    const left: (number | undefined)[] = [];
+    const policy = createRetryPolicy({ random: fixed(0.5), onRetry: (e) => left.push(e.budgetTokens) });
+    const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+    decided(run.next({ status: 429, headers: (name) => (name === 'retry-after' ? '1' : undefined) }));
+    decided(run.next({ status: 503 }));
+    expect(left).toEqual([10, 9]);
+  });
+});
+
 describe('the budget in a policy', () => {
   it('during an outage retries stop soon and stay near ratio per request, then resume as requests succeed', () => {
     const policy = createRetryPolicy({ random: fixed(0), maxAttempts: 3 });

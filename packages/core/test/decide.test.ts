@@ -1,5 +1,6 @@
 import { AttemptTimeoutError } from '@jitterbug/core';
 import {
+  type AttemptOutcome,
   type Decision,
   decide,
   decideByStatus,
@@ -14,13 +15,60 @@ import { fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
 const NOW = 1_700_000_000_000;
 const stopReason = (d: Decision): string => (d.retry ? 'retry' : d.reason);
 
+describe('x-should-retry: what the server says of its answer', () => {
+  const said = (value: string) => headers({ 'x-should-retry': value });
+
+  it('false: a status that is retried is not, and the run says the server declined', () => {
+    expect(decide(outcome({ status: 503, responseHeaders: said('false') }), resolved())).toEqual({
+      retry: false,
+      reason: 'declined-by-server',
+      gaveUp: true,
+    });
+    expect(decide(outcome({ status: 503, responseHeaders: said(' FALSE ') }), resolved()).retry).toBe(false);
+  });
+
+  it('true: a status >= 400 that is not retried is, within the method rule', () => {
+    expect(decide(outcome({ status: 409, responseHeaders: said('true') }), resolved())).toMatchObject({
+      retry: true,
+      reason: 'status',
+    });
+    expect(
+      decide(outcome({ status: 409, method: 'POST', responseHeaders: said('true') }), resolved()),
+    ).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
+    // A success stays a success.
+    expect(decide(outcome({ status: 200, responseHeaders: said('true') }), resolved())).toMatchObject({
+      reason: 'success',
+    });
+  });
+
+  it('anything else is not read; shouldRetry still decides last', () => {
+    expect(decide(outcome({ status: 503, responseHeaders: said('maybe') }), resolved()).retry).toBe(true);
+    expect(
+      decide(outcome({ status: 503, responseHeaders: said('false'), verdict: true }), resolved()).retry,
+    ).toBe(true);
+  });
+});
+
 describe('decideByStatus: the short cut for statuses that settle a request', () => {
-  it('settles statuses that are not retried, as decide does', () => {
+  it('settles successes that are not retried, as decide does', () => {
     const o = resolved();
-    for (const status of [200, 204, 304, 400, 404, 501]) {
+    for (const status of [200, 204, 304]) {
       expect(decideByStatus(status, o)).toEqual(decide(outcome({ status }), o));
     }
-    expect(decideByStatus(404, resolved({ routes: [] }))).toMatchObject({ reason: 'status-not-retryable' });
+  });
+
+  it('leaves a failure to the full decision, whose headers may say x-should-retry', () => {
+    const o = resolved();
+    for (const status of [400, 404, 501]) {
+      expect(decideByStatus(status, o)).toBeUndefined();
+      expect(decide(outcome({ status }), o)).toEqual({
+        retry: false,
+        reason: 'status-not-retryable',
+        gaveUp: false,
+      });
+    }
+    // With retries off, a status that is not retried settles at once.
+    expect(decideByStatus(404, { ...o, retry: false })).toMatchObject({ reason: 'route-disabled' });
   });
 
   it('leaves retried statuses, and every status when shouldRetry is set, to the full decision', () => {
@@ -170,11 +218,54 @@ describe('decide: network errors', () => {
       retry: true,
       reason: 'unprocessed',
     });
-    expect(decide({ ...errorOutcome(fetchFailed('ENOTFOUND')), transparentRetries: 2 }, o)).toEqual({
+    expect(
+      decide({ ...errorOutcome(fetchFailed('ENOTFOUND')), transparentRetries: 2, stalledRetries: 2 }, o),
+    ).toEqual({
       retry: false,
       reason: 'error-not-retryable',
       gaveUp: false,
     });
+  });
+
+  it('transparent retries: transparentRetries in a row with no answer anywhere, ten times that while servers answer', () => {
+    const refused = (extra: Partial<AttemptOutcome>) =>
+      decide({ ...errorOutcome(fetchFailed('ECONNREFUSED')), method: 'POST', ...extra }, o);
+    // A server that refuses everything: no answer in between, two in a row, then the error is the caller's.
+    expect(refused({ transparentRetries: 1, stalledRetries: 1 })).toMatchObject({
+      retry: true,
+      reason: 'unprocessed',
+    });
+    expect(refused({ transparentRetries: 2, stalledRetries: 2 })).toMatchObject({
+      retry: false,
+      reason: 'method-not-idempotent',
+    });
+    // A server rotating its connections: others are answered meanwhile, so the request goes on, up to 20.
+    expect(refused({ transparentRetries: 2, stalledRetries: 2, progressed: true })).toMatchObject({
+      retry: true,
+      reason: 'unprocessed',
+    });
+    expect(refused({ transparentRetries: 19, stalledRetries: 0, progressed: true })).toMatchObject({
+      retry: true,
+    });
+    expect(refused({ transparentRetries: 20, stalledRetries: 0, progressed: true })).toMatchObject({
+      retry: false,
+    });
+    // `transparentRetries: 0` turns them off, progress or not.
+    const off = resolved({ transparentRetries: 0 });
+    expect(decide({ ...errorOutcome(fetchFailed('ECONNREFUSED')), progressed: true }, off)).toMatchObject({
+      retry: true,
+      reason: 'error',
+    });
+    expect(
+      decide({ ...errorOutcome(fetchFailed('ECONNREFUSED')), method: 'POST', progressed: true }, off),
+    ).toMatchObject({ retry: false });
+  });
+
+  it('a transparent retry waits the backoff without moving it on', () => {
+    const d = decide({ ...errorOutcome(fetchFailed('ECONNREFUSED')), method: 'POST' }, o);
+    expect(d).toMatchObject({ retry: true, reason: 'unprocessed', nextBackoffState: { attempt: 0 } });
+    const ordinary = decide(errorOutcome(fetchFailed('ECONNRESET')), o);
+    expect(ordinary).toMatchObject({ retry: true, reason: 'error', nextBackoffState: { attempt: 1 } });
   });
 
   it('retries an attempt timeout', () => {

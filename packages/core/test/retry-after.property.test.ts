@@ -1,5 +1,6 @@
 import {
   MAX_SERVER_DELAY_MS,
+  parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
@@ -50,10 +51,32 @@ describe('header parsing properties', () => {
     );
   });
 
+  it('parseDelayMs never returns NaN, a negative or a non-finite delay, and reads whole milliseconds exactly', () => {
+    fc.assert(
+      fc.property(headerValueArb, (value) => {
+        expect(isSaneDelay(parseDelayMs(value))).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 40 }), (ms) => {
+        expect(parseDelayMs(` ${ms} `)).toBe(ms);
+      }),
+    );
+  });
+
   it('serverDelay never returns NaN, a negative or a non-finite delay', () => {
     fc.assert(
       fc.property(
-        fc.dictionary(fc.constantFrom('retry-after', 'ratelimit-reset', 'x-ratelimit-reset'), headerValueArb),
+        fc.dictionary(
+          fc.constantFrom(
+            'retry-after-ms',
+            'x-ms-retry-after-ms',
+            'retry-after',
+            'ratelimit-reset',
+            'x-ratelimit-reset',
+          ),
+          headerValueArb,
+        ),
         nowArb,
         (values, now) => {
           const result = serverDelay((name) => values[name], now);

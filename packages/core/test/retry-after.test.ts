@@ -1,5 +1,6 @@
 import {
   MAX_SERVER_DELAY_MS,
+  parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
@@ -135,12 +136,37 @@ describe('serverDelay', () => {
     expect(serverDelay(headers({}), NOW)).toBeUndefined();
   });
 
+  it('prefers the millisecond fields (retry-after-ms, then x-ms-retry-after-ms) to Retry-After', () => {
+    expect(serverDelay(headers({ 'retry-after-ms': '1500', 'Retry-After': '2' }), NOW)).toEqual({
+      ms: 1500,
+      source: 'retry-after-ms',
+    });
+    expect(serverDelay(headers({ 'x-ms-retry-after-ms': '250.5', 'Retry-After': '2' }), NOW)).toEqual({
+      ms: 250.5,
+      source: 'x-ms-retry-after-ms',
+    });
+    // Garbage in a millisecond field is skipped, not trusted.
+    for (const garbage of ['-1', 'soon', '', '1e3', 'Infinity']) {
+      expect(serverDelay(headers({ 'retry-after-ms': garbage, 'Retry-After': '2' }), NOW)).toEqual({
+        ms: 2000,
+        source: 'retry-after',
+      });
+    }
+    expect(parseDelayMs(`${'9'.repeat(400)}`)).toBe(MAX_SERVER_DELAY_MS);
+  });
+
   it('asks for lower-case header names', () => {
     const asked: string[] = [];
     serverDelay((name) => {
       asked.push(name);
       return null;
     }, NOW);
-    expect(asked).toEqual(['retry-after', 'ratelimit-reset', 'x-ratelimit-reset']);
+    expect(asked).toEqual([
+      'retry-after-ms',
+      'x-ms-retry-after-ms',
+      'retry-after',
+      'ratelimit-reset',
+      'x-ratelimit-reset',
+    ]);
   });
 });

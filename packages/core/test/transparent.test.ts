@@ -43,6 +43,39 @@ describe('transparent retries', () => {
     expect(run.summary).toMatchObject({ attempts: 3, retries: ['unprocessed', 'unprocessed'] });
   });
 
+  it('goes on while the policy’s other requests are answered (a server rotating its connections), up to ten times transparentRetries', () => {
+    const policy = createRetryPolicy({ random: fixed(0.5) });
+    const refused = () => ({ error: new Error('GOAWAY above the last stream'), unprocessed: true });
+    const post = policy.begin({ method: 'POST', url: 'https://api.example.com/charge', body: 'replayable' });
+    for (let i = 0; i < 19; i++) {
+      // Between two refusals of this POST, another request of the policy gets an answer.
+      decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
+      expect(decided(post.next(refused()))).toMatchObject({
+        retry: true,
+        reason: 'unprocessed',
+        delayMs: 50,
+      });
+    }
+    decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
+    expect(decided(post.next(refused()))).toMatchObject({ retry: true, reason: 'unprocessed' });
+    decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
+    // The twenty-first refusal is the caller's: an error with no code of its own is not retried.
+    expect(decided(post.next(refused()))).toMatchObject({ retry: false, reason: 'error-not-retryable' });
+    expect(post.summary).toMatchObject({ attempts: 21, outcome: 'failure' });
+    // Free of the budget: every one of them was made with the default budget of 10 tokens.
+    expect(policy.options.budget?.tokens).toBe(10);
+  });
+
+  it('a server that refuses everything (no answer in between) still ends the request after transparentRetries in a row', () => {
+    const policy = createRetryPolicy({ random: fixed(0.5) });
+    const post = policy.begin({ method: 'POST', url: 'https://api.example.com/charge', body: 'replayable' });
+    decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
+    const refused = { error: fetchFailed('ECONNREFUSED') };
+    // The answer before its first refusal counts as progress for that one; then two in a row without.
+    for (let i = 0; i < 3; i++) expect(decided(post.next(refused))).toMatchObject({ retry: true });
+    expect(decided(post.next(refused))).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
+  });
+
   it('a GET goes on with its ordinary retries once the transparent ones are used up', () => {
     const run = begin({ maxAttempts: 2, transparentRetries: 1 }, 'GET');
     expect(decided(run.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({

@@ -9,8 +9,18 @@
  * costs the server at most 1.1 attempts per request plus a one-off burst of 10, instead of
  * `maxAttempts` per request. Nothing needs resetting afterwards: new requests refill the bucket.
  * No clocks are involved, so the budget is deterministic under test.
+ *
+ * Two kinds of retry cost nothing, because they are not what the budget guards against (a client
+ * multiplying the load on a server that is failing):
+ * - a transparent retry of a request the server provably never processed (a refused connection, an
+ *   HTTP/2 stream refused or above a GOAWAY's last stream): it reached no application, and a server
+ *   that rotates its connections refuses many at once (gRPC's gRFC A6 keeps these outside its retry
+ *   throttling too);
+ * - the retry of a 429 at the time the server gave (`Retry-After` and the like): the server is up,
+ *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
+ *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×.
  */
-import type { StopDecision } from '../decide.ts';
+import type { AttemptOutcome, Decision, StopDecision } from '../decide.ts';
 import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
 import type { RunFeature } from './feature.ts';
 
@@ -78,13 +88,19 @@ export const isRetryBudget = (value: unknown): value is RetryBudget =>
 
 const EXHAUSTED: StopDecision = Object.freeze({ retry: false, reason: 'budget-exhausted', gaveUp: true });
 
+/** Whether a retry is free of the budget (see the module's comment). */
+const free = (outcome: AttemptOutcome, decision: Decision & { readonly retry: true }): boolean =>
+  decision.reason === 'unprocessed' ||
+  (outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced');
+
 /**
  * A budget as the run's feature: each request deposits as it begins, and each retry withdraws a
  * token or is refused. Made once per set of options, not per request.
  */
 export const budgetFeature = (budget: RetryBudget): RunFeature => ({
   begin: () => budget.deposit(),
-  review: (_run, _outcome, decision) => (!decision.retry || budget.tryWithdraw() ? decision : EXHAUSTED),
+  review: (_run, outcome, decision) =>
+    !decision.retry || free(outcome, decision) || budget.tryWithdraw() ? decision : EXHAUSTED,
   retrying(_run, event) {
     event.budgetTokens = budget.tokens;
   },

@@ -135,7 +135,11 @@ export const createHedging = (options: HedgeOptions): Hedging => {
       }
       return true;
     },
-    settles: (run, result) => !retryableResult(result, run.options),
+    settles: (run, result) =>
+      !retryableResult(
+        'status' in result ? { status: result.status, responseHeaders: result.headers } : result,
+        run.options,
+      ),
     answered(run, copy, latencyMs) {
       const counts = hedged.get(run as RetryRun);
       if (counts) counts.winner = copy;

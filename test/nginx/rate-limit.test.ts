@@ -1,0 +1,70 @@
+/**
+ * A burst against nginx's rate limit, through every client over TLS with default jitterbug options
+ * but `maxAttempts: 6`: nginx lets 20 requests a second through with a burst of 10 (`nodelay`) and
+ * refuses the rest with 429 and `Retry-After: 1`. 30 GETs at once from one client: the server said
+ * when to come back, so every one must end 200 (issue 24's done-criterion). How many 429s nginx
+ * served is printed for the record; each retry after one came at least the second it asked for
+ * later, by nginx's log.
+ */
+import { describe, expect, it } from 'vitest';
+import type { NginxSetup } from '../support/nginx/config.ts';
+import { CLIENTS, createClient, tlsTransport } from './clients.ts';
+import { countBy, endings, sendAll, startStack } from './stack.ts';
+
+const BURST = 30;
+const RETRY_AFTER_S = 1;
+const setup: NginxSetup = {
+  zones: { api: { rate: '20r/s' } },
+  servers: [
+    {
+      name: 'api',
+      listen: ['https', 'h2'],
+      locations: [
+        {
+          path: '/',
+          to: { proxy: 'backend' },
+          limitReq: { zone: 'api', burst: 10, nodelay: true, status: 429, retryAfterSeconds: RETRY_AFTER_S },
+        },
+      ],
+    },
+  ],
+};
+
+describe.each(CLIENTS)('nginx limit_req 20r/s burst=10 nodelay, %s', (name) => {
+  it(`${BURST} concurrent GETs, maxAttempts 6: all end 200`, async () => {
+    const stack = await startStack(setup);
+    try {
+      const transport = tlsTransport(name);
+      const url = stack.nginx.url('api', transport === 'h2' ? 'h2' : 'https');
+      const client = await createClient(
+        name,
+        url,
+        { maxAttempts: 6 },
+        { name: transport, ca: stack.nginx.ca },
+      );
+      const requests = Array.from({ length: BURST }, (_, i) => ({ method: 'GET', path: `/items/${i}` }));
+      const sent = await sendAll(client, requests, BURST).finally(() => client.close());
+      const log = await stack.nginx.accessLog.settled();
+      const statuses = Object.fromEntries(countBy(log, (l) => String(l.status)));
+      console.info(
+        `${name}: nginx served ${JSON.stringify(statuses)}; clients got ${JSON.stringify(endings(sent))}`,
+      );
+
+      expect(endings(sent)).toEqual({ '200': BURST });
+      // Each request reached the backend once, through nginx's one 200 for it.
+      expect(Object.fromEntries(countBy(stack.backend.requests, (r) => r.path))).toEqual(
+        Object.fromEntries(requests.map((r) => [r.path, 1])),
+      );
+      expect(statuses['200']).toBe(BURST);
+      // Polite: every retry after a 429 arrived at least Retry-After later, by nginx's clock.
+      for (const { path } of requests) {
+        const lines = log.filter((l) => l.uri === path);
+        for (let i = 1; i < lines.length; i++)
+          if (lines[i - 1]!.status === 429)
+            expect(lines[i]!.startMs - lines[i - 1]!.endMs).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000 - 3);
+      }
+    } finally {
+      await stack.stop();
+    }
+  });
+});
