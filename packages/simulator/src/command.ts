@@ -446,10 +446,10 @@ ${NAMES.map((n) => `  jitterbug-sim ${n} --seed 1 --out out/sim`).join('\n')}
 `;
 
 /** Parses a client spec, `FROM:TO:STEP`, `a,b,c` or `n`, as `--clients` does. */
-export const parseClients = (text: string): readonly number[] => OCC_FLAGS.clients.parse('clients', text);
+export const parseClients = (text: string): number[] => [...OCC_FLAGS.clients.parse('clients', text)];
 
 /** Parses a load spec, `FROM:TO:STEP`, `a,b,c` or `n`, as `--loads` does. */
-export const parseLoads = (text: string): readonly number[] => TAIL_FLAGS.loads.parse('loads', text);
+export const parseLoads = (text: string): number[] => [...TAIL_FLAGS.loads.parse('loads', text)];
 
 /**
  * Runs `jitterbug-sim` with `argv` (without the node and script paths).
