@@ -409,7 +409,7 @@ Variants: ${TAIL_VARIANTS.join(', ')}
     const { slowShare, slowMs, fastMedianMs, fastSigma, ...rest } = settings;
     const options = {
       ...rest,
-      service: { slowShare, slowMinMs: slowMs[0], slowMaxMs: slowMs[1], fastMedianMs, fastSigma },
+      service: { fastMedianMs, fastSigma, slowShare, slowMinMs: slowMs[0], slowMaxMs: slowMs[1] },
       latency: { meanMs: latencyMeanMs, sdMs: latencySdMs },
     };
     const problem = tailLimitProblem(options);
