@@ -1,19 +1,36 @@
 /**
- * The `jitterbug-sim` command line: argument parsing, help, and output. `runCli` returns the exit
- * code instead of exiting, so tests can call it in-process; `cli.ts` is the thin executable.
+ * The `jitterbug-sim` command line: one flag table per experiment (see `flags.ts`), what each
+ * command checks across its flags, and what it prints and writes. `runCli` returns the exit code
+ * instead of exiting, so tests can call it in-process; `cli.ts` is the thin executable.
  */
-import { parseArgs } from 'node:util';
 import { DEFAULT_THROTTLE } from '@jitterbug/core';
 import { type Chart, occCharts, stormCharts, tailCharts, writeCharts } from './charts.ts';
-import { DEFAULT_LATENCY } from './normal.ts';
+import {
+  atLeast,
+  between,
+  count,
+  type FlagTable,
+  type FlagValues,
+  flag,
+  flagHelp,
+  names,
+  number,
+  oneOf,
+  pair,
+  parseFlags,
+  path,
+  positive,
+  secondsOrOff,
+  sweep,
+  UsageError,
+} from './flags.ts';
+import { DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import {
   DEFAULT_OCC_STRATEGIES,
   isInstant,
-  isOccStrategy,
   OCC_DEFAULTS,
   OCC_LIMITS,
   OCC_STRATEGIES,
-  type OccStrategyName,
   occNeverSleeps,
   runOcc,
 } from './occ.ts';
@@ -34,40 +51,23 @@ import { randomSeed } from './seeds.ts';
 import { DEFAULT_SERVICE_TIME } from './service-time.ts';
 import {
   DEFAULT_STORM_POLICIES,
-  isStormPolicy,
   runStorm,
   STORM_DEFAULTS,
   STORM_LIMITS,
   STORM_POLICIES,
-  type StormOptions,
-  type StormPolicyName,
   stormLimitProblem,
   stormPolicyThrottles,
 } from './storm.ts';
 import { runTail } from './tail.ts';
 import {
-  isTailVariant,
-  isTailWindowFeed,
   TAIL_DEFAULTS,
   TAIL_LIMITS,
   TAIL_VARIANTS,
   TAIL_WINDOW_FEEDS,
-  type TailOptions,
-  type TailVariantName,
-  type TailWindowFeed,
   tailLimitProblem,
 } from './tail-options.ts';
 
-/** The storm flag that sets each option, for messages about limits. */
-const STORM_FLAGS: Partial<Record<keyof StormOptions, string>> = {
-  ratePerSec: 'rate',
-  durationSec: 'duration',
-  runs: 'runs',
-  maxAttempts: 'attempts',
-  capMs: 'cap',
-  binMs: 'bin',
-  throttleWindowSec: 'throttle-window',
-};
+export { UsageError } from './flags.ts';
 
 /** Where the command writes. */
 export interface CliIo {
@@ -75,98 +75,320 @@ export interface CliIo {
   readonly stderr: ProgressStream;
 }
 
-/** A bad command line: reported on stderr with exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
+/** The rows every command ends with: the seed and the files it writes. */
+const OUTPUT_FLAGS = {
+  seed: flag(
+    'seed',
+    { ...number({ integer: true, min: 0, max: Number.MAX_SAFE_INTEGER }), limits: '' },
+    undefined,
+    'base seed (integer); the same seed gives the same numbers',
+    { shown: 'a new random seed, printed so that the run can be repeated' },
+  ),
+  json: flag('json', path(false), undefined, 'write the results as JSON'),
+  csv: flag('csv', path(false), undefined, 'write the results as CSV'),
+  out: flag('out', path(true), undefined, 'write SVG charts into DIR'),
+};
+
+const MS = atLeast(0, 'MS');
+const CORE = { note: "the core's" };
+
+/** The rows of the network's latency, whose defaults differ by experiment. */
+const latencyFlags = (latency: LatencyModel, sdNote?: string) => ({
+  latencyMeanMs: flag('latency-mean', MS, latency.meanMs, "mean of each message's delay |Normal(mean, sd)|"),
+  latencySdMs: flag('latency-sd', MS, latency.sdMs, 'its standard deviation', { note: sdNote }),
+});
+
+/** The rows of the backoff, in the commands that back off. */
+const backoffFlags = (base: number, cap: number, note?: string) => ({
+  baseMs: flag('base', MS, base, 'backoff base', { note }),
+  capMs: flag('cap', MS, cap, 'backoff cap', { note }),
+});
+
+const checkBaseCap = (v: { readonly baseMs: number; readonly capMs: number }): void => {
+  if (v.capMs < v.baseMs)
+    throw new UsageError(`--cap (${v.capMs}) must not be smaller than --base (${v.baseMs})`);
+};
+
+/** The flags behind option names in a limit problem: `['ratePerSec', 'durationSec']` → `--rate / --duration`. */
+const flagsOf = (table: FlagTable, options: readonly string[]): string =>
+  options.map((o) => `--${table[o]?.name ?? o}`).join(' / ');
+
+/** What a command prints and writes from its experiment's result. */
+interface Report<R> {
+  readonly table: (result: R) => string;
+  /** The line of settings under the table, before the seed. */
+  readonly settings: (result: R, seconds: number) => string;
+  readonly json: (result: R) => string;
+  readonly csv: (result: R) => string;
+  readonly charts: (result: R) => Promise<Chart[]>;
 }
 
-const MAIN_HELP = `Usage: jitterbug-sim <command> [options]
+type OutputValues = FlagValues<typeof OUTPUT_FLAGS>;
 
-Simulations run on jitterbug's own backoff and retry-budget code (@jitterbug/core).
+/** Runs an experiment with a progress bar, then prints its table and settings and writes its files. */
+const runExperiment = async <R>(
+  name: string,
+  io: CliIo,
+  given: OutputValues,
+  run: (seed: number, onProgress: (done: number, total: number) => void) => R,
+  report: Report<R>,
+): Promise<void> => {
+  const seed = given.seed ?? randomSeed();
+  const progress = createProgress(name, io.stderr);
+  const started = performance.now();
+  const result = run(seed, (done, total) => progress.update(done, total));
+  progress.done();
+  const seconds = (performance.now() - started) / 1000;
+  const seedText =
+    given.seed === undefined ? `seed ${seed} (random; repeat this run with --seed ${seed})` : `seed ${seed}`;
+  io.stdout.write(`${report.table(result)}\n\n${report.settings(result, seconds)} · ${seedText}\n`);
+  for (const [file, text] of [
+    [given.json, report.json],
+    [given.csv, report.csv],
+  ] as const) {
+    if (file === undefined) continue;
+    await writeText(file, text(result));
+    io.stdout.write(`wrote ${file}\n`);
+  }
+  if (given.out === undefined) return;
+  for (const file of await writeCharts(given.out, await report.charts(result)))
+    io.stdout.write(`wrote ${file}\n`);
+};
 
-Commands:
-  occ     Marc Brooker's optimistic-concurrency contention experiment: N clients update one row
-  storm   retries during an outage: load amplification, goodput and recovery per retry policy
-  tail    hedged requests against a server with a slow tail, under increasing load
+/** A command: its line in the main help, its own help, and how it runs. */
+interface Command {
+  readonly summary: string;
+  readonly help: string;
+  readonly run: (args: readonly string[], io: CliIo) => Promise<void>;
+}
 
-Run "jitterbug-sim <command> --help" for the command's options.
+const command = <T extends FlagTable>(
+  name: string,
+  spec: {
+    readonly summary: string;
+    readonly about: string;
+    readonly flags: T;
+    readonly examples: readonly string[];
+    readonly run: (values: FlagValues<T>, io: CliIo) => Promise<void>;
+  },
+): Command => {
+  const examples = spec.examples.map((e) => `  jitterbug-sim ${name}${e}`).join('\n');
+  const help = `Usage: jitterbug-sim ${name} [options]\n\n${spec.about}\n\nOptions:\n${flagHelp(spec.flags)}\n\nExamples:\n${examples}\n`;
+  return {
+    summary: spec.summary,
+    help,
+    run: async (args, io) => {
+      const values = parseFlags(spec.flags, args);
+      if (values === undefined) io.stdout.write(help);
+      else await spec.run(values, io);
+    },
+  };
+};
 
-Examples:
-  jitterbug-sim occ --seed 1 --out out/sim
-  jitterbug-sim storm --seed 1 --out out/sim
-  jitterbug-sim tail --seed 1 --out out/sim
-`;
+const od = OCC_DEFAULTS;
+const isClients = (n: number): boolean => Number.isInteger(n) && n >= 1 && n <= OCC_LIMITS.clients;
 
-const COMMON_HELP = `  --seed N               base seed (integer); the same seed gives the same numbers.
-                         Default: a new random seed, printed so that the run can be repeated
-  --base MS              backoff base
-  --cap MS               backoff cap
-  --latency-mean MS      mean of each message's delay |Normal(mean, sd)| (default ${DEFAULT_LATENCY.meanMs})
-  --latency-sd MS        its standard deviation (default ${DEFAULT_LATENCY.sdMs}; Brooker's article used 4)
-  --json FILE            write the results as JSON
-  --csv FILE             write the results as CSV
-  --out DIR              write SVG charts into DIR
-  -h, --help             show this help`;
+const OCC_FLAGS = {
+  clients: flag(
+    'clients',
+    sweep(isClients, `whole numbers from 1 to ${OCC_LIMITS.clients}`, '10,50,100'),
+    od.clients,
+    'client counts: FROM:TO:STEP, a list 10,50,100, or one number',
+    { shown: `${od.clients[0]}:${od.clients.at(-1)}:10` },
+  ),
+  strategies: flag(
+    'strategies',
+    names(OCC_STRATEGIES),
+    DEFAULT_OCC_STRATEGIES,
+    'comma-separated ("none" retries at once)',
+  ),
+  runs: flag('runs', count(OCC_LIMITS.runs), od.runs, 'runs per point'),
+  histogramClients: flag(
+    'hist-clients',
+    number({ integer: true, min: 0, max: OCC_LIMITS.clients }),
+    od.histogramClients,
+    'client count of the write-time histograms, 0 for none',
+  ),
+  ...backoffFlags(od.baseMs, od.capMs),
+  ...latencyFlags(DEFAULT_LATENCY, "Brooker's article used 4"),
+  ...OUTPUT_FLAGS,
+};
 
-const OCC_HELP = `Usage: jitterbug-sim occ [options]
-
-N clients each update one database row once under optimistic concurrency control (read the
+const occ = command('occ', {
+  summary: "Marc Brooker's optimistic-concurrency contention experiment: N clients update one row",
+  about: `N clients each update one database row once under optimistic concurrency control (read the
 version, write if it is unchanged, back off and retry on conflict). Measures the writes the server
-receives ("calls") and the time until the last client has written, averaged over runs.
+receives ("calls") and the time until the last client has written, averaged over runs.`,
+  flags: OCC_FLAGS,
+  examples: [
+    '                                    # the full sweep, table on stdout',
+    ' --seed 42 --out out/occ --json out/occ/points.json',
+    ' --clients 100 --strategies full,equal,decorrelated --runs 1000',
+    ' --clients 10,50,100 --latency-sd 4 --csv occ.csv',
+  ],
+  run: (v, io) => {
+    checkBaseCap(v);
+    const latency = { meanMs: v.latencyMeanMs, sdMs: v.latencySdMs };
+    const stuck = v.strategies.filter((s) => occNeverSleeps(s, v.baseMs, v.capMs));
+    if (isInstant(latency) && stuck.length > 0) {
+      throw new UsageError(
+        `--latency-mean 0 with --latency-sd 0 lets no simulated time pass for ${stuck.join(', ')}, which never sleep${v.baseMs === 0 || v.capMs === 0 ? ' (--base or --cap is 0)' : ''}: the run would never end; give the network a latency or choose strategies that sleep`,
+      );
+    }
+    const { clients, strategies, runs, baseMs, capMs, histogramClients } = v;
+    return runExperiment(
+      'occ',
+      io,
+      v,
+      (seed, onProgress) =>
+        runOcc({ clients, strategies, runs, baseMs, capMs, latency, seed, histogramClients, onProgress }),
+      {
+        table: occTable,
+        settings: (_, seconds) =>
+          `${strategies.length * clients.length * runs} runs in ${seconds.toFixed(2)} s · base ${baseMs} ms · cap ${capMs} ms · latency |N(${latency.meanMs}, ${latency.sdMs})| ms`,
+        json: occJson,
+        csv: occCsv,
+        charts: occCharts,
+      },
+    );
+  },
+});
 
-Options:
-  --clients SPEC         client counts: FROM:TO:STEP, a list 10,50,100, or one number
-                         (default ${OCC_DEFAULTS.clients[0]}:${OCC_DEFAULTS.clients.at(-1)}:10)
-  --strategies LIST      comma-separated, from ${OCC_STRATEGIES.join(', ')}
-                         (default ${DEFAULT_OCC_STRATEGIES.join(',')}); "none" retries at once
-  --runs N               runs per point (default ${OCC_DEFAULTS.runs})
-  --hist-clients N       client count of the write-time histograms, 0 for none (default ${OCC_DEFAULTS.histogramClients})
-${COMMON_HELP.replace('--base MS              backoff base', `--base MS              backoff base (default ${OCC_DEFAULTS.baseMs})`).replace('--cap MS               backoff cap', `--cap MS               backoff cap (default ${OCC_DEFAULTS.capMs})`)}
+const sd = STORM_DEFAULTS;
 
-Examples:
-  jitterbug-sim occ                                    # the full sweep, table on stdout
-  jitterbug-sim occ --seed 42 --out out/occ --json out/occ/points.json
-  jitterbug-sim occ --clients 100 --strategies full,equal,decorrelated --runs 1000
-  jitterbug-sim occ --clients 10,50,100 --latency-sd 4 --csv occ.csv
-`;
+/** Keyed by the {@link StormOptions} each row sets, so that a new option takes only its row. */
+const STORM_FLAGS = {
+  policies: flag('policies', names(STORM_POLICIES), DEFAULT_STORM_POLICIES, 'comma-separated', {
+    shown: 'all but naive-constant',
+  }),
+  ratePerSec: flag('rate', positive(), sd.ratePerSec, 'new requests per second'),
+  capacityPerSec: flag('capacity', positive(), sd.capacityPerSec, 'attempts per second the server can serve'),
+  durationSec: flag('duration', positive('S'), sd.durationSec, 'seconds during which requests start'),
+  outage: flag(
+    'outage',
+    pair('FROM:TO', 'seconds'),
+    [sd.outageStartSec, sd.outageEndSec],
+    'the outage, in seconds',
+  ),
+  retryAfterSec: flag('retry-after', secondsOrOff, sd.retryAfterSec, "Retry-After on the outage's 503s"),
+  overloadRetryAfterSec: flag(
+    'overload-retry-after',
+    secondsOrOff,
+    sd.overloadRetryAfterSec,
+    'Retry-After on load-shedding 503s',
+  ),
+  maxAttempts: flag(
+    'attempts',
+    count(STORM_LIMITS.maxAttempts),
+    sd.maxAttempts,
+    'attempts per request, counting the first',
+  ),
+  throttleK: flag('throttle-k', atLeast(1, 'K'), sd.throttleK, "the adaptive throttle's K", CORE),
+  // The core's throttle takes a window of at least 1 ms.
+  throttleWindowSec: flag(
+    'throttle-window',
+    atLeast(0.001, 'S'),
+    sd.throttleWindowSec,
+    'its sliding window in seconds, which starts full of healthy traffic',
+    { note: `scaled to the outage; the core's is ${DEFAULT_THROTTLE.windowMs / 1000}` },
+  ),
+  runs: flag('runs', count(STORM_LIMITS.runs), sd.runs, 'runs per policy, averaged'),
+  binMs: flag('bin', positive('MS'), sd.binMs, 'timeline bin width'),
+  ...backoffFlags(sd.baseMs, sd.capMs, "the core's"),
+  ...latencyFlags(DEFAULT_LATENCY, "Brooker's article used 4"),
+  ...OUTPUT_FLAGS,
+};
 
-const STORM_HELP = `Usage: jitterbug-sim storm [options]
-
-Open-loop clients send requests at a steady rate (Poisson) to a server that serves at most
+const storm = command('storm', {
+  summary: 'retries during an outage: load amplification, goodput and recovery per retry policy',
+  about: `Open-loop clients send requests at a steady rate (Poisson) to a server that serves at most
 --capacity attempts per second. During the outage every attempt fails with 503 (with Retry-After
 if set); afterwards load above capacity is shed with 503. Each policy is a real jitterbug
 RetryPolicy driven in virtual time; the *throttle policies add the core's adaptive client-side
-throttle (Google SRE book), which refuses requests locally, before sending.
+throttle (Google SRE book), which refuses requests locally, before sending.`,
+  flags: STORM_FLAGS,
+  examples: [
+    ' --seed 1 --out out/storm',
+    ' --attempts 5 --base 1000 --retry-after off',
+    ' --policies none,naive-full,budget --capacity 150 --csv storm.csv',
+    ' --policies budget,budget+throttle --throttle-window 120',
+  ],
+  run: (v, io) => {
+    const { outage, latencyMeanMs, latencySdMs, seed, json, csv, out, ...rest } = v;
+    const [outageStartSec, outageEndSec] = outage;
+    if (!(outageStartSec <= outageEndSec && outageEndSec <= rest.durationSec)) {
+      throw new UsageError(
+        `--outage ${outageStartSec}:${outageEndSec} must start before it ends and end within --duration (${rest.durationSec} s)`,
+      );
+    }
+    checkBaseCap(rest);
+    const latency = { meanMs: latencyMeanMs, sdMs: latencySdMs };
+    const options = { ...rest, outageStartSec, outageEndSec, latency };
+    const problem = stormLimitProblem(options);
+    if (problem)
+      throw new UsageError(`${flagsOf(STORM_FLAGS, problem.options)}: ${problem.asked}, ${problem.limit}`);
+    return runExperiment('storm', io, v, (seed, onProgress) => runStorm({ ...options, seed, onProgress }), {
+      table: stormTable,
+      settings: ({ settings: s }, seconds) =>
+        `${s.ratePerSec} req/s for ${s.durationSec} s · capacity ${s.capacityPerSec}/s · outage ${s.outageStartSec}-${s.outageEndSec} s · ` +
+        `Retry-After ${s.retryAfterSec ?? 'off'} / ${s.overloadRetryAfterSec ?? 'off'} s · ${s.maxAttempts} attempts · ` +
+        `base ${s.baseMs} ms · cap ${s.capMs} ms · ${rest.policies.some(stormPolicyThrottles) ? `throttle K ${s.throttleK}, window ${s.throttleWindowSec} s · ` : ''}` +
+        `${s.runs} runs in ${seconds.toFixed(2)} s`,
+      json: stormJson,
+      csv: stormCsv,
+      charts: stormCharts,
+    });
+  },
+});
 
-Options:
-  --policies LIST        comma-separated, from ${STORM_POLICIES.join(', ')}
-                         (default: all but naive-constant)
-  --rate N               new requests per second (default ${STORM_DEFAULTS.ratePerSec})
-  --capacity N           attempts per second the server can serve (default ${STORM_DEFAULTS.capacityPerSec})
-  --duration S           seconds during which requests start (default ${STORM_DEFAULTS.durationSec})
-  --outage FROM:TO       the outage, in seconds (default ${STORM_DEFAULTS.outageStartSec}:${STORM_DEFAULTS.outageEndSec})
-  --retry-after S|off    Retry-After on the outage's 503s (default ${STORM_DEFAULTS.retryAfterSec})
-  --overload-retry-after S|off
-                         Retry-After on load-shedding 503s (default ${STORM_DEFAULTS.overloadRetryAfterSec})
-  --attempts N           attempts per request, counting the first (default ${STORM_DEFAULTS.maxAttempts})
-  --throttle-k K         the adaptive throttle's K, >= 1 (default ${STORM_DEFAULTS.throttleK}, the core's)
-  --throttle-window S    its sliding window in seconds (default ${STORM_DEFAULTS.throttleWindowSec}, scaled to the
-                         outage; the core's default is ${DEFAULT_THROTTLE.windowMs / 1000}). The throttle starts with a
-                         whole window of healthy traffic behind it
-  --runs N               runs per policy, averaged (default ${STORM_DEFAULTS.runs})
-  --bin MS               timeline bin width (default ${STORM_DEFAULTS.binMs})
-${COMMON_HELP.replace('--base MS              backoff base', `--base MS              backoff base (default ${STORM_DEFAULTS.baseMs}, the core's)`).replace('--cap MS               backoff cap', `--cap MS               backoff cap (default ${STORM_DEFAULTS.capMs}, the core's)`)}
+const td = TAIL_DEFAULTS;
+const sv = DEFAULT_SERVICE_TIME;
+const isLoad = (x: number): boolean => x > 0 && x <= TAIL_LIMITS.load;
 
-Examples:
-  jitterbug-sim storm --seed 1 --out out/storm
-  jitterbug-sim storm --attempts 5 --base 1000 --retry-after off
-  jitterbug-sim storm --policies none,naive-full,budget --capacity 150 --csv storm.csv
-  jitterbug-sim storm --policies budget,budget+throttle --throttle-window 120
-`;
+/** Keyed by the {@link TailOptions} each row sets, or by the service time's setting. */
+const TAIL_FLAGS = {
+  variants: flag('variants', names(TAIL_VARIANTS), TAIL_VARIANTS, 'comma-separated', { shown: 'all' }),
+  loads: flag(
+    'loads',
+    sweep(isLoad, `numbers above 0 and at most ${TAIL_LIMITS.load}`, '0.3,0.5,0.9', TAIL_LIMITS.loads),
+    td.loads,
+    `offered loads, shares of capacity without hedging: FROM:TO:STEP, a list 0.3,0.5,0.9, or one number; each above 0 and at most ${TAIL_LIMITS.load}`,
+    { shown: `${td.loads[0]}:${td.loads.at(-1)}:0.1` },
+  ),
+  requests: flag('requests', count(TAIL_LIMITS.requests), td.requests, 'requests per run'),
+  runs: flag('runs', count(TAIL_LIMITS.runs), td.runs, 'runs per point; their latencies are pooled'),
+  workers: flag('workers', count(TAIL_LIMITS.workers), td.workers, 'requests the server works on at once'),
+  delayMs: flag('delay', MS, td.delayMs, "the fixed variants' hedge delay", { note: "BigTable's" }),
+  hedgeRatio: flag('hedge-ratio', between(0, 1, 'R'), td.hedgeRatio, "the hedge budget's ratio", CORE),
+  hedgeBurst: flag(
+    'hedge-burst',
+    between(1, TAIL_LIMITS.hedgeBurst),
+    undefined,
+    "give the +budget variants a hedge budget N tokens deep instead of the core's, to measure another depth",
+    { shown: "the core's, which holds ten" },
+  ),
+  windowFeed: flag(
+    'window',
+    oneOf(TAIL_WINDOW_FEEDS, 'FEED'),
+    td.windowFeed,
+    "what the p95 variants' latency window is fed: winner (the answering copy's own time, as the engines did) or request (the request's whole time, hedge delay included, as the engines do)",
+  ),
+  slowShare: flag('slow', between(0, 0.999_999, 'SHARE'), sv.slowShare, 'share of copies in the slow mode'),
+  slowMs: flag(
+    'slow-ms',
+    pair('MIN:MAX', 'ms', true),
+    [sv.slowMinMs, sv.slowMaxMs],
+    'the slow mode, uniform',
+  ),
+  fastMedianMs: flag('fast-median', positive('MS'), sv.fastMedianMs, "the fast mode's median"),
+  fastSigma: flag('fast-sigma', between(0, 3, 'S'), sv.fastSigma, "the fast mode's log-normal σ"),
+  ...latencyFlags(td.latency),
+  ...OUTPUT_FLAGS,
+};
 
-const TAIL_HELP = `Usage: jitterbug-sim tail [options]
-
-Open-loop clients send requests (Poisson) at a share of a server's capacity ("load"). The server
+const tail = command('tail', {
+  summary: 'hedged requests against a server with a slow tail, under increasing load',
+  about: `Open-loop clients send requests (Poisson) at a share of a server's capacity ("load"). The server
 is a FIFO queue in front of --workers workers; each copy of a request takes a service time from a
 mixture: most are fast (log-normal), a few hit a slow mode. A hedged copy takes a worker like any
 request, and the server serves every copy it gets, so hedges cost capacity. Each variant is a real
@@ -175,495 +397,59 @@ latency and the extra load the hedges added, per variant and load.
 
 Variants: ${TAIL_VARIANTS.join(', ')}
   fixed: a second copy after --delay ms; p95: after the p95 of the core's latency window;
-  +budget: within the core's hedge budget (ratio --hedge-ratio, ten tokens held)
-
-Options:
-  --variants LIST        comma-separated, from ${TAIL_VARIANTS.join(', ')} (default all)
-  --loads SPEC           offered loads, shares of capacity without hedging: FROM:TO:STEP, a list
-                         0.3,0.5,0.9, or one number; each above 0 and at most ${TAIL_LIMITS.load}
-                         (default ${TAIL_DEFAULTS.loads[0]}:${TAIL_DEFAULTS.loads.at(-1)}:0.1)
-  --requests N           requests per run (default ${TAIL_DEFAULTS.requests})
-  --runs N               runs per point; their latencies are pooled (default ${TAIL_DEFAULTS.runs})
-  --workers N            requests the server works on at once (default ${TAIL_DEFAULTS.workers})
-  --delay MS             the fixed variants' hedge delay (default ${TAIL_DEFAULTS.delayMs}, BigTable's)
-  --hedge-ratio R        the hedge budget's ratio, 0 to 1 (default ${TAIL_DEFAULTS.hedgeRatio}, the core's)
-  --hedge-burst N        give the +budget variants a hedge budget N tokens deep instead of the core's
-                         (which holds ten), to measure another depth (default: the core's)
-  --window FEED          what the p95 variants' latency window is fed: winner (the answering copy's
-                         own time, as the engines did) or request (the request's whole time, hedge
-                         delay included, as the engines do) (default ${TAIL_DEFAULTS.windowFeed})
-  --slow SHARE           share of copies in the slow mode, 0 to <1 (default ${DEFAULT_SERVICE_TIME.slowShare})
-  --slow-ms MIN:MAX      the slow mode, uniform (default ${DEFAULT_SERVICE_TIME.slowMinMs}:${DEFAULT_SERVICE_TIME.slowMaxMs})
-  --fast-median MS       the fast mode's median (default ${DEFAULT_SERVICE_TIME.fastMedianMs})
-  --fast-sigma S         the fast mode's log-normal σ, 0 to 3 (default ${DEFAULT_SERVICE_TIME.fastSigma})
-  --seed N               base seed (integer); the same seed gives the same numbers.
-                         Default: a new random seed, printed so that the run can be repeated
-  --latency-mean MS      mean of each message's delay |Normal(mean, sd)| (default ${TAIL_DEFAULTS.latency.meanMs})
-  --latency-sd MS        its standard deviation (default ${TAIL_DEFAULTS.latency.sdMs})
-  --json FILE            write the results as JSON
-  --csv FILE             write the results as CSV
-  --out DIR              write SVG charts into DIR
-  -h, --help             show this help
-
-Examples:
-  jitterbug-sim tail --seed 1 --out out/tail
-  jitterbug-sim tail --loads 0.5,0.9 --variants none,fixed,fixed+budget
-  jitterbug-sim tail --variants p95+budget --hedge-burst 10 --window request --csv tail.csv
-`;
-
-/** The tail flag that sets each option, for messages about limits. */
-const TAIL_FLAGS: Partial<Record<keyof TailOptions, string>> = {
-  requests: 'requests',
-  runs: 'runs',
-  loads: 'loads',
-  variants: 'variants',
-};
-
-/** The options of every command. */
-const SHARED_OPTIONS = {
-  seed: { type: 'string' },
-  runs: { type: 'string' },
-  'latency-mean': { type: 'string' },
-  'latency-sd': { type: 'string' },
-  json: { type: 'string' },
-  csv: { type: 'string' },
-  out: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-/** The options of the commands that back off (occ, storm): the shared ones and the backoff's. */
-const COMMON_OPTIONS = {
-  ...SHARED_OPTIONS,
-  base: { type: 'string' },
-  cap: { type: 'string' },
-} as const;
-
-/** Parses a number option; `undefined` stays `undefined`. */
-const num = (
-  name: string,
-  text: string | undefined,
-  { min = Number.NEGATIVE_INFINITY, max = Number.POSITIVE_INFINITY, integer = false, positive = false } = {},
-): number | undefined => {
-  if (text === undefined) return undefined;
-  const value = text.trim() === '' ? Number.NaN : Number(text);
-  const ok =
-    Number.isFinite(value) &&
-    value >= min &&
-    value <= max &&
-    (!positive || value > 0) &&
-    (!integer || Number.isInteger(value));
-  if (!ok) {
-    const what = integer
-      ? positive
-        ? 'a positive integer'
-        : 'an integer'
-      : positive
-        ? 'a positive number'
-        : 'a number';
-    const low = min > Number.NEGATIVE_INFINITY ? ` >= ${min}` : '';
-    const high = max < Number.POSITIVE_INFINITY ? `${low ? ' and' : ''} <= ${max}` : '';
-    throw new UsageError(`--${name} must be ${what}${low}${high}, got "${text}"`);
-  }
-  return value;
-};
-
-/** Loads as `FROM:TO:STEP`, `a,b,c` or `n`: each above 0 and at most {@link TAIL_LIMITS.load}. */
-export const parseLoads = (text: string): number[] => {
-  const bad = (why: string): never => {
-    throw new UsageError(
-      `--loads ${why}, got "${text}" (use FROM:TO:STEP, a list like 0.3,0.5,0.9, or one number)`,
-    );
-  };
-  const load = (part: string): number => {
-    const x = Number(part);
-    if (part.trim() === '' || !(Number.isFinite(x) && x > 0 && x <= TAIL_LIMITS.load))
-      bad(`takes numbers above 0 and at most ${TAIL_LIMITS.load}`);
-    return x;
-  };
-  let loads: number[];
-  if (text.includes(':')) {
-    const parts = text.split(':');
-    if (parts.length !== 3) bad('range needs three parts');
-    const [from, to, step] = parts.map(load) as [number, number, number];
-    if (to < from) bad('range must not end before it starts');
-    // Counted before it is made, so that a tiny step is refused instead of filling memory; the
-    // epsilon keeps 0.1:0.9:0.1 from losing its last point to rounding.
-    const count = Math.floor((to - from) / step + 1e-9) + 1;
-    if (count > TAIL_LIMITS.loads) bad(`holds at most ${TAIL_LIMITS.loads} loads`);
-    loads = Array.from({ length: count }, (_, i) => Number((from + i * step).toFixed(10)));
-  } else {
-    loads = text.split(',').map(load);
-    if (loads.length > TAIL_LIMITS.loads) bad(`holds at most ${TAIL_LIMITS.loads} loads`);
-  }
-  return loads;
-};
-
-/** `FROM:TO:STEP`, `a,b,c` or `n`. */
-export const parseClients = (text: string): number[] => {
-  const bad = (why: string): never => {
-    throw new UsageError(
-      `--clients ${why}, got "${text}" (use FROM:TO:STEP, a list like 10,50,100, or one number)`,
-    );
-  };
-  const count = (part: string): number => {
-    const n = Number(part);
-    if (part.trim() === '' || !Number.isInteger(n) || n < 1 || n > OCC_LIMITS.clients)
-      bad(`takes whole numbers from 1 to ${OCC_LIMITS.clients}`);
-    return n;
-  };
-  if (text.includes(':')) {
-    const parts = text.split(':');
-    if (parts.length !== 3) bad('range needs three parts');
-    const [from, to, step] = parts.map(count) as [number, number, number];
-    if (to < from) bad('range must not end before it starts');
-    const out: number[] = [];
-    for (let n = from; n <= to; n += step) out.push(n);
-    return out;
-  }
-  return text.split(',').map(count);
-};
-
-const list = <T extends string>(
-  name: string,
-  text: string | undefined,
-  valid: (s: string) => s is T,
-  known: readonly string[],
-): T[] | undefined => {
-  if (text === undefined) return undefined;
-  const items = text
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  if (items.length === 0) throw new UsageError(`--${name} needs at least one name (${known.join(', ')})`);
-  for (const item of items) {
-    if (!valid(item))
-      throw new UsageError(`--${name}: unknown name "${item}"; choose from ${known.join(', ')}`);
-  }
-  return [...new Set(items)] as T[];
-};
-
-const seedOf = (text: string | undefined): { seed: number; given: boolean } => {
-  if (text === undefined) return { seed: randomSeed(), given: false };
-  const seed = num('seed', text, { min: 0, integer: true })!;
-  if (seed > Number.MAX_SAFE_INTEGER) throw new UsageError(`--seed is too large, got "${text}"`);
-  return { seed, given: true };
-};
-
-const retryAfterOf = (name: string, text: string | undefined, fallback: number): number | undefined => {
-  if (text === undefined) return fallback;
-  if (text === 'off' || text === 'none') return undefined;
-  return num(name, text, { min: 0 });
-};
-
-const latencyOf = (values: { 'latency-mean'?: string | undefined; 'latency-sd'?: string | undefined }) => ({
-  meanMs: num('latency-mean', values['latency-mean'], { min: 0 }) ?? DEFAULT_LATENCY.meanMs,
-  sdMs: num('latency-sd', values['latency-sd'], { min: 0 }) ?? DEFAULT_LATENCY.sdMs,
+  +budget: within the core's hedge budget (ratio --hedge-ratio, ten tokens held)`,
+  flags: TAIL_FLAGS,
+  examples: [
+    ' --seed 1 --out out/tail',
+    ' --loads 0.5,0.9 --variants none,fixed,fixed+budget',
+    ' --variants p95+budget --hedge-burst 10 --window request --csv tail.csv',
+  ],
+  run: (v, io) => {
+    const { seed, json, csv, out, latencyMeanMs, latencySdMs, ...settings } = v;
+    const { slowShare, slowMs, fastMedianMs, fastSigma, ...rest } = settings;
+    const options = {
+      ...rest,
+      service: { fastMedianMs, fastSigma, slowShare, slowMinMs: slowMs[0], slowMaxMs: slowMs[1] },
+      latency: { meanMs: latencyMeanMs, sdMs: latencySdMs },
+    };
+    const problem = tailLimitProblem(options);
+    if (problem) throw new UsageError(`${flagsOf(TAIL_FLAGS, problem.options)}: ${problem.message}`);
+    return runExperiment('tail', io, v, (seed, onProgress) => runTail({ ...options, seed, onProgress }), {
+      table: tailTable,
+      settings: ({ settings: s }, seconds) =>
+        `capacity ${s.capacityPerSec.toFixed(0)} req/s (${s.workers} workers, mean service ${s.meanServiceMs.toFixed(1)} ms) · ` +
+        `${100 * s.service.slowShare}% slow ${s.service.slowMinMs}-${s.service.slowMaxMs} ms · fixed delay ${s.delayMs} ms · ` +
+        `hedge budget ratio ${s.hedgeRatio}, ${s.hedgeBurst === undefined ? "the core's (10 tokens)" : `${s.hedgeBurst} tokens deep`} · ` +
+        `window fed ${s.windowFeed} · ${s.runs} × ${s.requests} requests per point in ${seconds.toFixed(2)} s`,
+      json: tailJson,
+      csv: tailCsv,
+      charts: tailCharts,
+    });
+  },
 });
 
-const checkBaseCap = (base: number, cap: number): void => {
-  if (cap < base) throw new UsageError(`--cap (${cap}) must not be smaller than --base (${base})`);
-};
+const COMMANDS: Readonly<Record<string, Command>> = { occ, storm, tail };
+const NAMES = Object.keys(COMMANDS);
+const NAMED = `${NAMES.slice(0, -1).join(', ')} and ${NAMES.at(-1)}`;
 
-interface Outputs {
-  readonly json?: string | undefined;
-  readonly csv?: string | undefined;
-  readonly out?: string | undefined;
-}
+const MAIN_HELP = `Usage: jitterbug-sim <command> [options]
 
-const writeOutputs = async (
-  io: CliIo,
-  outputs: Outputs,
-  json: () => string,
-  csv: () => string,
-  charts: () => Promise<Chart[]>,
-): Promise<void> => {
-  if (outputs.json) {
-    await writeText(outputs.json, json());
-    io.stdout.write(`wrote ${outputs.json}\n`);
-  }
-  if (outputs.csv) {
-    await writeText(outputs.csv, csv());
-    io.stdout.write(`wrote ${outputs.csv}\n`);
-  }
-  if (outputs.out) {
-    for (const path of await writeCharts(outputs.out, await charts())) io.stdout.write(`wrote ${path}\n`);
-  }
-};
+Simulations run on jitterbug's own backoff and retry-budget code (@jitterbug/core).
 
-const seedLine = (seed: number, given: boolean): string =>
-  given ? `seed ${seed}` : `seed ${seed} (random; repeat this run with --seed ${seed})`;
+Commands:
+${NAMES.map((n) => `  ${n.padEnd(8)}${COMMANDS[n]!.summary}`).join('\n')}
 
-const occCommand = async (args: string[], io: CliIo): Promise<number> => {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      ...COMMON_OPTIONS,
-      clients: { type: 'string' },
-      strategies: { type: 'string' },
-      'hist-clients': { type: 'string' },
-    },
-  });
-  if (values.help) {
-    io.stdout.write(OCC_HELP);
-    return 0;
-  }
-  const clients = values.clients === undefined ? OCC_DEFAULTS.clients : parseClients(values.clients);
-  const strategies =
-    list<OccStrategyName>('strategies', values.strategies, isOccStrategy, OCC_STRATEGIES) ??
-    DEFAULT_OCC_STRATEGIES;
-  const runs =
-    num('runs', values.runs, { integer: true, positive: true, max: OCC_LIMITS.runs }) ?? OCC_DEFAULTS.runs;
-  const baseMs = num('base', values.base, { min: 0 }) ?? OCC_DEFAULTS.baseMs;
-  const capMs = num('cap', values.cap, { min: 0 }) ?? OCC_DEFAULTS.capMs;
-  checkBaseCap(baseMs, capMs);
-  const histogramClients =
-    num('hist-clients', values['hist-clients'], { min: 0, integer: true, max: OCC_LIMITS.clients }) ??
-    OCC_DEFAULTS.histogramClients;
-  const latency = latencyOf(values);
-  if (isInstant(latency)) {
-    const stuck = strategies.filter((s) => occNeverSleeps(s, baseMs, capMs));
-    if (stuck.length > 0) {
-      throw new UsageError(
-        `--latency-mean 0 with --latency-sd 0 lets no simulated time pass for ${stuck.join(', ')}, which never sleep${baseMs === 0 || capMs === 0 ? ' (--base or --cap is 0)' : ''}: the run would never end; give the network a latency or choose strategies that sleep`,
-      );
-    }
-  }
-  const { seed, given } = seedOf(values.seed);
+Run "jitterbug-sim <command> --help" for the command's options.
 
-  const progress = createProgress('occ', io.stderr);
-  const started = performance.now();
-  const result = runOcc({
-    clients,
-    strategies,
-    runs,
-    baseMs,
-    capMs,
-    latency,
-    seed,
-    histogramClients,
-    onProgress: (done, total) => progress.update(done, total),
-  });
-  progress.done();
-  const seconds = (performance.now() - started) / 1000;
-  io.stdout.write(`${occTable(result)}\n\n`);
-  io.stdout.write(
-    `${strategies.length * clients.length * runs} runs in ${seconds.toFixed(2)} s · base ${baseMs} ms · cap ${capMs} ms · latency |N(${latency.meanMs}, ${latency.sdMs})| ms · ${seedLine(seed, given)}\n`,
-  );
-  await writeOutputs(
-    io,
-    values,
-    () => occJson(result),
-    () => occCsv(result),
-    () => occCharts(result),
-  );
-  return 0;
-};
+Examples:
+${NAMES.map((n) => `  jitterbug-sim ${n} --seed 1 --out out/sim`).join('\n')}
+`;
 
-const stormCommand = async (args: string[], io: CliIo): Promise<number> => {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      ...COMMON_OPTIONS,
-      policies: { type: 'string' },
-      rate: { type: 'string' },
-      capacity: { type: 'string' },
-      duration: { type: 'string' },
-      outage: { type: 'string' },
-      'retry-after': { type: 'string' },
-      'overload-retry-after': { type: 'string' },
-      attempts: { type: 'string' },
-      bin: { type: 'string' },
-      'throttle-k': { type: 'string' },
-      'throttle-window': { type: 'string' },
-    },
-  });
-  if (values.help) {
-    io.stdout.write(STORM_HELP);
-    return 0;
-  }
-  const d = STORM_DEFAULTS;
-  const policies =
-    list<StormPolicyName>('policies', values.policies, isStormPolicy, STORM_POLICIES) ??
-    DEFAULT_STORM_POLICIES;
-  const durationSec = num('duration', values.duration, { positive: true }) ?? d.durationSec;
-  let outageStartSec: number = d.outageStartSec;
-  let outageEndSec: number = d.outageEndSec;
-  if (values.outage !== undefined) {
-    const parts = values.outage.split(':');
-    if (parts.length !== 2)
-      throw new UsageError(`--outage must be FROM:TO in seconds, got "${values.outage}"`);
-    outageStartSec = num('outage', parts[0], { min: 0 })!;
-    outageEndSec = num('outage', parts[1], { min: 0 })!;
-  }
-  if (!(outageStartSec <= outageEndSec && outageEndSec <= durationSec)) {
-    throw new UsageError(
-      `--outage ${outageStartSec}:${outageEndSec} must start before it ends and end within --duration (${durationSec} s)`,
-    );
-  }
-  const baseMs = num('base', values.base, { min: 0 }) ?? d.baseMs;
-  const capMs = num('cap', values.cap, { min: 0 }) ?? d.capMs;
-  checkBaseCap(baseMs, capMs);
-  const options = {
-    policies,
-    durationSec,
-    outageStartSec,
-    outageEndSec,
-    baseMs,
-    capMs,
-    ratePerSec: num('rate', values.rate, { positive: true }) ?? d.ratePerSec,
-    capacityPerSec: num('capacity', values.capacity, { positive: true }) ?? d.capacityPerSec,
-    retryAfterSec: retryAfterOf('retry-after', values['retry-after'], d.retryAfterSec),
-    overloadRetryAfterSec: retryAfterOf(
-      'overload-retry-after',
-      values['overload-retry-after'],
-      d.overloadRetryAfterSec,
-    ),
-    maxAttempts:
-      num('attempts', values.attempts, { integer: true, positive: true, max: STORM_LIMITS.maxAttempts }) ??
-      d.maxAttempts,
-    runs: num('runs', values.runs, { integer: true, positive: true, max: STORM_LIMITS.runs }) ?? d.runs,
-    binMs: num('bin', values.bin, { positive: true }) ?? d.binMs,
-    throttleK: num('throttle-k', values['throttle-k'], { min: 1 }) ?? d.throttleK,
-    // The core's throttle takes a window of at least 1 ms.
-    throttleWindowSec:
-      num('throttle-window', values['throttle-window'], { min: 0.001 }) ?? d.throttleWindowSec,
-    latency: latencyOf(values),
-  };
-  const problem = stormLimitProblem(options);
-  if (problem) {
-    const flags = problem.options.map((o) => `--${STORM_FLAGS[o] ?? o}`).join(' / ');
-    throw new UsageError(`${flags}: ${problem.asked}, ${problem.limit}`);
-  }
-  const { seed, given } = seedOf(values.seed);
-  const progress = createProgress('storm', io.stderr);
-  const started = performance.now();
-  const result = runStorm({ ...options, seed, onProgress: (done, total) => progress.update(done, total) });
-  progress.done();
-  const seconds = (performance.now() - started) / 1000;
-  const s = result.settings;
-  io.stdout.write(`${stormTable(result)}\n\n`);
-  io.stdout.write(
-    `${s.ratePerSec} req/s for ${s.durationSec} s · capacity ${s.capacityPerSec}/s · outage ${s.outageStartSec}-${s.outageEndSec} s · ` +
-      `Retry-After ${s.retryAfterSec ?? 'off'} / ${s.overloadRetryAfterSec ?? 'off'} s · ${s.maxAttempts} attempts · ` +
-      `base ${s.baseMs} ms · cap ${s.capMs} ms · ${policies.some(stormPolicyThrottles) ? `throttle K ${s.throttleK}, window ${s.throttleWindowSec} s · ` : ''}` +
-      `${s.runs} runs in ${seconds.toFixed(2)} s · ${seedLine(seed, given)}\n`,
-  );
-  await writeOutputs(
-    io,
-    values,
-    () => stormJson(result),
-    () => stormCsv(result),
-    () => stormCharts(result),
-  );
-  return 0;
-};
+/** Parses a client spec, `FROM:TO:STEP`, `a,b,c` or `n`, as `--clients` does. */
+export const parseClients = (text: string): number[] => [...OCC_FLAGS.clients.parse('clients', text)];
 
-const tailCommand = async (args: string[], io: CliIo): Promise<number> => {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
-    options: {
-      ...SHARED_OPTIONS,
-      variants: { type: 'string' },
-      loads: { type: 'string' },
-      requests: { type: 'string' },
-      workers: { type: 'string' },
-      delay: { type: 'string' },
-      'hedge-ratio': { type: 'string' },
-      'hedge-burst': { type: 'string' },
-      window: { type: 'string' },
-      slow: { type: 'string' },
-      'slow-ms': { type: 'string' },
-      'fast-median': { type: 'string' },
-      'fast-sigma': { type: 'string' },
-    },
-  });
-  if (values.help) {
-    io.stdout.write(TAIL_HELP);
-    return 0;
-  }
-  const d = TAIL_DEFAULTS;
-  const sd = DEFAULT_SERVICE_TIME;
-  const variants =
-    list<TailVariantName>('variants', values.variants, isTailVariant, TAIL_VARIANTS) ?? TAIL_VARIANTS;
-  const loads = values.loads === undefined ? d.loads : parseLoads(values.loads);
-  let window: TailWindowFeed = d.windowFeed;
-  if (values.window !== undefined) {
-    if (!isTailWindowFeed(values.window))
-      throw new UsageError(`--window must be one of ${TAIL_WINDOW_FEEDS.join(', ')}, got "${values.window}"`);
-    window = values.window;
-  }
-  let slowMinMs = sd.slowMinMs;
-  let slowMaxMs = sd.slowMaxMs;
-  if (values['slow-ms'] !== undefined) {
-    const parts = values['slow-ms'].split(':');
-    if (parts.length !== 2)
-      throw new UsageError(`--slow-ms must be MIN:MAX in ms, got "${values['slow-ms']}"`);
-    slowMinMs = num('slow-ms', parts[0], { min: 0 })!;
-    slowMaxMs = num('slow-ms', parts[1], { min: 0 })!;
-    if (slowMaxMs < slowMinMs)
-      throw new UsageError(`--slow-ms must not end before it starts, got "${values['slow-ms']}"`);
-  }
-  const hedgeBurst = num('hedge-burst', values['hedge-burst'], { min: 1, max: TAIL_LIMITS.hedgeBurst });
-  const options = {
-    variants,
-    loads,
-    requests:
-      num('requests', values.requests, { integer: true, positive: true, max: TAIL_LIMITS.requests }) ??
-      d.requests,
-    runs: num('runs', values.runs, { integer: true, positive: true, max: TAIL_LIMITS.runs }) ?? d.runs,
-    workers:
-      num('workers', values.workers, { integer: true, positive: true, max: TAIL_LIMITS.workers }) ??
-      d.workers,
-    delayMs: num('delay', values.delay, { min: 0 }) ?? d.delayMs,
-    hedgeRatio: num('hedge-ratio', values['hedge-ratio'], { min: 0, max: 1 }) ?? d.hedgeRatio,
-    ...(hedgeBurst === undefined ? {} : { hedgeBurst }),
-    windowFeed: window,
-    service: {
-      fastMedianMs: num('fast-median', values['fast-median'], { positive: true }) ?? sd.fastMedianMs,
-      fastSigma: num('fast-sigma', values['fast-sigma'], { min: 0, max: 3 }) ?? sd.fastSigma,
-      slowShare: num('slow', values.slow, { min: 0, max: 0.999_999 }) ?? sd.slowShare,
-      slowMinMs,
-      slowMaxMs,
-    },
-    latency: {
-      meanMs: num('latency-mean', values['latency-mean'], { min: 0 }) ?? d.latency.meanMs,
-      sdMs: num('latency-sd', values['latency-sd'], { min: 0 }) ?? d.latency.sdMs,
-    },
-  };
-  const problem = tailLimitProblem(options);
-  if (problem) {
-    const flags = problem.options.map((o) => `--${TAIL_FLAGS[o] ?? o}`).join(' / ');
-    throw new UsageError(`${flags}: ${problem.message}`);
-  }
-  const { seed, given } = seedOf(values.seed);
-  const progress = createProgress('tail', io.stderr);
-  const started = performance.now();
-  const result = runTail({ ...options, seed, onProgress: (done, total) => progress.update(done, total) });
-  progress.done();
-  const seconds = (performance.now() - started) / 1000;
-  const s = result.settings;
-  io.stdout.write(`${tailTable(result)}\n\n`);
-  io.stdout.write(
-    `capacity ${s.capacityPerSec.toFixed(0)} req/s (${s.workers} workers, mean service ${s.meanServiceMs.toFixed(1)} ms) · ` +
-      `${100 * s.service.slowShare}% slow ${s.service.slowMinMs}-${s.service.slowMaxMs} ms · fixed delay ${s.delayMs} ms · ` +
-      `hedge budget ratio ${s.hedgeRatio}, ${s.hedgeBurst === undefined ? "the core's (10 tokens)" : `${s.hedgeBurst} tokens deep`} · ` +
-      `window fed ${s.windowFeed} · ${s.runs} × ${s.requests} requests per point in ${seconds.toFixed(2)} s · ${seedLine(seed, given)}\n`,
-  );
-  await writeOutputs(
-    io,
-    values,
-    () => tailJson(result),
-    () => tailCsv(result),
-    () => tailCharts(result),
-  );
-  return 0;
-};
+/** Parses a load spec, `FROM:TO:STEP`, `a,b,c` or `n`, as `--loads` does. */
+export const parseLoads = (text: string): number[] => [...TAIL_FLAGS.loads.parse('loads', text)];
 
 /**
  * Runs `jitterbug-sim` with `argv` (without the node and script paths).
@@ -674,39 +460,27 @@ export const runCli = async (
   argv: readonly string[],
   io: CliIo = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> => {
-  const [command, ...rest] = argv;
+  const [name, ...rest] = argv;
+  const command = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   try {
-    switch (command) {
-      case 'occ':
-        return await occCommand(rest, io);
-      case 'storm':
-        return await stormCommand(rest, io);
-      case 'tail':
-        return await tailCommand(rest, io);
-      case undefined:
-      case '-h':
-      case '--help':
-      case 'help':
-        io.stdout.write(MAIN_HELP);
-        return command === undefined ? 2 : 0;
-      default:
-        throw new UsageError(`unknown command "${command}"; the commands are occ, storm and tail`);
-    }
+    if (command) await command.run(rest, io);
+    else if (name === '-h' || name === '--help' || name === 'help') io.stdout.write(MAIN_HELP);
+    else if (name === undefined)
+      throw new UsageError(`missing command. Usage: jitterbug-sim ${NAMES.join('|')} [options]`);
+    else throw new UsageError(`unknown command "${name}"; the commands are ${NAMED}`);
+    return 0;
   } catch (error) {
-    const usage =
-      error instanceof UsageError ||
-      (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'));
-    if (usage) {
-      const hint =
-        command === 'occ' || command === 'storm' || command === 'tail'
-          ? `jitterbug-sim ${command} --help`
-          : 'jitterbug-sim --help';
-      io.stderr.write(`jitterbug-sim: ${(error as Error).message}\nRun "${hint}" for usage.\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+    if (error instanceof UsageError || code.startsWith('ERR_PARSE_ARGS')) {
+      const hint = command ? `jitterbug-sim ${name} --help` : 'jitterbug-sim --help';
+      io.stderr.write(`jitterbug-sim: ${message}\nRun "${hint}" for usage.\n`);
       return 2;
     }
-    io.stderr.write(
-      `jitterbug-sim: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    // A file that could not be written after all (a directory where a chart goes, a full disk):
+    // the system's message names the path; a stack trace would add nothing.
+    const stack = error instanceof Error && !('syscall' in error) ? error.stack : undefined;
+    io.stderr.write(`jitterbug-sim: ${stack ?? message}\n`);
     return 1;
   }
 };

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,9 @@ const run = (...args: string[]) =>
 
 const dir = mkdtempSync(join(tmpdir(), 'jitterbug-sim-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** A regular file, under which no path can be created. */
+const file = join(dir, 'a-file');
+writeFileSync(file, '');
 
 describe('jitterbug-sim (spawned)', () => {
   it('prints help with examples and exits 0', () => {
@@ -64,6 +67,12 @@ describe('jitterbug-sim (spawned)', () => {
     ],
     [['frobnicate'], /unknown command "frobnicate"/],
     [[], /Usage: jitterbug-sim/],
+    // These printed a stack trace (exit 1) and the parser's "ambiguous" message.
+    [
+      ['occ', '--out', join(file, 'charts')],
+      /--out must be a directory that can be written, got ".*": ".*a-file" is not a directory/,
+    ],
+    [['occ', '--runs', '-1'], /^jitterbug-sim: --runs must be a positive integer <= 100000, got "-1"\n/],
   ];
   for (const [args, message] of bad) {
     it(`exits 2 with a clear message for: ${args.join(' ') || '(nothing)'}`, () => {
@@ -148,5 +157,106 @@ describe('runCli (in process)', () => {
     expect(parseClients('100')).toEqual([100]);
     expect(() => parseClients('10:20:0')).toThrow();
     expect(() => parseClients('1:2')).toThrow();
+  });
+});
+
+describe('command-line defects (in process)', () => {
+  const runOf = async (...args: string[]) => {
+    let out = '';
+    let err = '';
+    const io = {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { isTTY: false, write: (t: string) => (err += t) },
+    };
+    const status = await runCli(args, io);
+    return { status, out, err };
+  };
+  /** A usage error: exit 2, the message on one line, then the hint; nothing run, nothing on stdout. */
+  const expectUsage = async (args: string[], message: RegExp) => {
+    const r = await runOf(...args);
+    expect(r.status).toBe(2);
+    expect(r.out).toBe('');
+    const [line, hint, ...more] = r.err.split('\n');
+    expect(line).toMatch(message);
+    expect(hint).toMatch(/^Run "jitterbug-sim( \w+)? --help" for usage\.$/);
+    expect(more).toEqual(['']);
+  };
+  const quick: Record<string, string[]> = {
+    occ: ['--clients', '5', '--runs', '1', '--strategies', 'full'],
+    storm: ['--runs', '1', '--duration', '20', '--outage', '5:10', '--policies', 'none'],
+    tail: ['--loads', '0.5', '--requests', '200', '--runs', '1', '--variants', 'none'],
+  };
+
+  it('says a command is missing, naming the commands', async () => {
+    await expectUsage(
+      [],
+      /^jitterbug-sim: missing command\. Usage: jitterbug-sim occ\|storm\|tail \[options\]$/,
+    );
+  });
+
+  for (const command of ['occ', 'storm', 'tail']) {
+    it(`${command}: refuses a path that cannot be written before running`, async () => {
+      const cases: [string[], RegExp][] = [
+        [
+          ['--out', join(file, 'charts')],
+          /--out must be a directory that can be written, got ".*": ".*a-file" is not a directory$/,
+        ],
+        [
+          ['--out', file],
+          /--out must be a directory that can be written, got ".*a-file", which is not a directory$/,
+        ],
+        [
+          ['--json', join(file, 'deeper', 'x.json')],
+          /--json must be a file that can be written, got .*: ".*a-file" is not a directory$/,
+        ],
+        [['--csv', dir], /--csv must be a file that can be written, got ".*", a directory$/],
+        [['--json', ''], /--json must be a file that can be written, got ""$/],
+        [['--out='], /--out must be a directory that can be written, got ""$/],
+      ];
+      for (const [args, message] of cases) await expectUsage([command, ...quick[command]!, ...args], message);
+    });
+
+    it(`${command}: says what is wrong with a negative number for every flag that takes one`, async () => {
+      const help = (await runOf(command, '--help')).out;
+      const flags = [...help.matchAll(/^ {2}--([\w-]+) (\S+)/gm)].filter(
+        ([, , arg]) => !['FILE', 'DIR', 'LIST', 'FEED'].includes(arg!),
+      );
+      expect(flags.length).toBeGreaterThan(5);
+      for (const [, flag] of flags) {
+        for (const value of ['-1', '-0.5'])
+          await expectUsage(
+            [command, `--${flag}`, value],
+            new RegExp(`^jitterbug-sim: --${flag} (must|takes) .*"${value}`),
+          );
+      }
+    });
+  }
+
+  it('reports a chart that cannot be written after all on one line, exit 1', async () => {
+    const out = join(dir, 'blocked');
+    mkdirSync(join(out, 'occ-calls.svg'), { recursive: true });
+    const r = await runOf('occ', ...quick.occ!, '--seed', '1', '--out', out);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain('seed 1');
+    expect(r.err).toMatch(/^jitterbug-sim: EISDIR: .*occ-calls\.svg'\n$/);
+  });
+
+  it('derives each help line from the flag table: flag, bounds, default, within 100 columns', async () => {
+    const storm = (await runOf('storm', '--help')).out;
+    expect(storm).toContain(
+      '  --attempts N           attempts per request, counting the first, 1 to 1000 (default 3)',
+    );
+    expect(storm).toMatch(/--throttle-k K {9}the adaptive throttle's K, >= 1 \(default 2, the core's\)/);
+    const tail = (await runOf('tail', '--help')).out;
+    expect(tail).toContain(
+      "--hedge-ratio R        the hedge budget's ratio, 0 to 1 (default 0.05, the core's)",
+    );
+    for (const command of ['occ', 'storm', 'tail']) {
+      const help = (await runOf(command, '--help')).out;
+      for (const line of help.split('\n')) expect(line.length).toBeLessThanOrEqual(100);
+      // Every flag the help names is one the parser knows (it asks for the value, not who the flag is).
+      for (const [, flag] of help.matchAll(/^ {2}--([\w-]+) /gm))
+        await expectUsage([command, `--${flag}`], new RegExp(`Option '--${flag} <value>' argument missing`));
+    }
   });
 });
