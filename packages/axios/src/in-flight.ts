@@ -3,7 +3,7 @@
  * the stream-mode attempts share, and the sending of an attempt or of one hedged copy of it.
  */
 import { AttemptTimeoutError, type HeaderGetter } from '@jitterbug/core';
-import { type AttemptTimer, attemptTimer, type RetryRun } from '@jitterbug/core/adapter';
+import { type AttemptTimer, asLayer, attemptTimer, marking, type RetryRun } from '@jitterbug/core/adapter';
 import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { withAbortReason } from './abort.ts';
 import { AdapterResponse, type Attempt, failed } from './attempt.ts';
@@ -119,7 +119,12 @@ export const sendCopy = async (
   };
   const saved = copy ? [] : overrideAttemptFields(config, ctx.data, timer?.signal, streamMode?.fields);
   try {
-    const response = await ctx.adapter(copy ?? config);
+    const attemptConfig = copy ?? config;
+    // Through a dispatcher composed with retryInterceptor (axios' fetch adapter over Node's fetch),
+    // this layer alone retries (see the core's layer.ts).
+    const response = await (marking()
+      ? asLayer(() => ctx.adapter(attemptConfig))
+      : ctx.adapter(attemptConfig));
     restoreFields(config, saved);
     if (copy) ownedByCaller(response, copy, config);
     return respondedAttempt(ctx, sent, response);

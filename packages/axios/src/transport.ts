@@ -16,8 +16,9 @@ import type { AxiosResponse } from 'axios';
 import { bufferRequestStream } from '#platform';
 import { callerCancellation, cancellation, type Linked } from './abort.ts';
 import type { Attempt } from './attempt.ts';
-import { AxiosError } from './axios-values.ts';
+import { AxiosError, AxiosHeaders } from './axios-values.ts';
 import { type RequestContext, sendCopy } from './in-flight.ts';
+import { requestUrl } from './request-url.ts';
 
 /** One request as the attempt loop sends it. */
 class AxiosTransport implements Transport<Attempt, AxiosResponse> {
@@ -81,6 +82,40 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
 
   send(cancel?: AbortSignal): Promise<Attempt> {
     return cancel ? sendCopy(this.ctx, undefined, cancel) : sendCopy(this.ctx, this.streamMode());
+  }
+
+  /** The request's headers as the next attempt sends them (values as axios would write them). */
+  requestHeaders(): Headers {
+    const headers = new Headers();
+    const fields = AxiosHeaders.from(this.ctx.config.headers).toJSON(true) as Record<string, unknown>;
+    for (const name of Object.keys(fields)) {
+      const value = fields[name];
+      if (value != null && value !== false) headers.set(name, String(value));
+    }
+    return headers;
+  }
+
+  requestUrl(): string {
+    return requestUrl(this.ctx.config);
+  }
+
+  /**
+   * The next attempts go to `url` with `headers`: set on the caller's config itself (in place, so that
+   * every reader of its headers sees them), the URL whole (no `baseURL` or `params` to add again).
+   */
+  edit(url: string, headers: Headers): void {
+    const { config } = this.ctx;
+    const own = AxiosHeaders.from(config.headers);
+    own.clear();
+    headers.forEach((value, name) => {
+      own.set(name, value);
+    });
+    config.headers = own;
+    if (url !== requestUrl(config)) {
+      config.url = url;
+      config.baseURL = undefined as unknown as string;
+      config.params = undefined;
+    }
   }
 
   status(attempt: Attempt): number | undefined {

@@ -5,6 +5,8 @@
  *
  * @packageDocumentation
  */
+
+export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
 export { type AttemptTimer, attemptTimer, type SignalLike, startTimer } from './attempt-timer.ts';
 export { backoffStrategies, exponentialEnvelope, unitRandom } from './backoff.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream, bufferWebStream } from './body.ts';
@@ -28,6 +30,7 @@ export type { ResumeSender } from './features/resumable-response.ts';
 export { checkResumed, isResume, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
 export { isAdaptiveThrottle } from './features/throttle.ts';
 export { forceRetry } from './force.ts';
+export { asRetryLayer, isRetryLayer, LAYER } from './layer.ts';
 export { runAttempts, type Transport } from './loop.ts';
 export {
   attemptMayRetry,

@@ -41,13 +41,16 @@ export {
   ThrottledError,
 } from './features/throttle.ts';
 export {
+  type AttemptHeadersOptions,
   type AttemptInfo,
   type BackoffOptions,
   type CallOverrides,
   DEFAULTS,
   type DelaySource,
   type GiveUpEvent,
+  type IdempotencyKeyOptions,
   type MaybePromise,
+  type NextAttempt,
   type RetryAfterOptions,
   type RetryEvent,
   type RetryInfo,

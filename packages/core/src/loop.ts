@@ -6,14 +6,16 @@
  * translates; every decision is the run's. undici's callbacks cannot await, and keep the same steps
  * in their own state machine.
  */
+import { type AttemptKind, type EditableRequest, editAttempt } from './attempt-edits.ts';
 import type { Decision } from './decide.ts';
+import type { HedgedCopies } from './features/hedge-race.ts';
 import type { AttemptResult, RetryRun } from './run.ts';
 
 /**
  * A client as the loop drives it, for one request. `A` is one attempt's answer as the client gave it
  * (a response, or a failure it never rejects with), `R` what the caller gets.
  */
-export interface Transport<A, R> {
+export interface Transport<A, R> extends EditableRequest {
   /** The caller's signal, for waits and holds (made on first use where the client has none). */
   signal(): AbortSignal | undefined;
   /** The caller's cancellation, once they cancelled (the reason the request then rejects with). */
@@ -40,6 +42,8 @@ export interface Transport<A, R> {
   tag(error: unknown): void;
   /** Whether this attempt must be sent once, hedging or not (axios' stream mode). */
   sendOnce?(): boolean;
+  /** Its attempts ask for the rest of a body that broke (for `beforeRetry`'s `kind`). */
+  readonly resuming?: boolean;
   /** Releases what the transport made for the request (listeners on the caller's cancellation). */
   close?(): void;
 }
@@ -55,6 +59,27 @@ const heldTurn = async (
   held: Promise<void>,
 ): Promise<void> => {
   for (let next: void | Promise<void> = held; next; next = run.beforeAttempt(t)) await next;
+};
+
+/**
+ * The copies of a hedged attempt, each after the first with what `beforeRetry` sets for it. The
+ * transport itself when nothing is to be set.
+ */
+const hedgedCopies = <A>(run: RetryRun, t: Transport<A, unknown>): HedgedCopies<A> => {
+  if (!run.options.beforeRetry && !run.options.attemptHeaders) return t;
+  let sent = 0;
+  return {
+    send: async (cancel) => {
+      if (sent++ > 0) {
+        const editing = editAttempt(run, t, 'hedge');
+        if (editing) await editing;
+      }
+      return t.send(cancel);
+    },
+    result: (answer) => t.result(answer),
+    discard: (answer, maxBytes) => t.discard(answer, maxBytes),
+    cancellation: () => t.cancellation(),
+  };
 };
 
 /** Reads the body ahead before the first attempt; a failure ends the run (nothing was sent). */
@@ -95,8 +120,12 @@ export const runAttempts = async <A, R>(
       }
       const held = run.beforeAttempt(t);
       if (held) await heldTurn(run, t, held);
+      const kind: AttemptKind = t.resuming ? 'resume' : run.attempts > 0 ? 'retry' : 'first';
+      const editing = editAttempt(run, t, kind);
+      if (editing) await editing;
       const hedging = run.options.hedge;
-      const answer = hedging && !t.sendOnce?.() ? await hedging.race(run, t) : await t.send();
+      const answer =
+        hedging && !t.sendOnce?.() ? await hedging.race(run, hedgedCopies(run, t)) : await t.send();
       let decision: Decision;
       try {
         const status = t.status(answer);

@@ -124,6 +124,49 @@ export interface RetryEvent {
   readonly budgetTokens: number | undefined;
 }
 
+/** The request about to be sent again, as `beforeRetry` sees and changes it. */
+export interface NextAttempt {
+  /** 1-based number of the attempt about to be sent (a hedged copy has its attempt's number). */
+  readonly attempt: number;
+  /**
+   * A retry, a hedged copy of the attempt in flight, or a request for the rest of a body that broke
+   * after it was handed over.
+   */
+  readonly kind: 'retry' | 'hedge' | 'resume';
+  readonly method: string;
+  /** Where it goes: set an absolute `http:` or `https:` URL to send it there instead. */
+  url: string;
+  /** Its headers: set or delete some to send it with them. */
+  readonly headers: Headers;
+  /** The last attempt's status, when it got a response. */
+  readonly status: number | undefined;
+  /** The last attempt's response headers, when it got a response. */
+  readonly responseHeaders: HeaderGetter | undefined;
+  /** The last attempt's error, when it failed without a response. */
+  readonly error: unknown;
+}
+
+/** The object form of the `idempotencyKey` option. */
+export interface IdempotencyKeyOptions {
+  /** The header. Default `'Idempotency-Key'`. */
+  readonly header?: string;
+  /**
+   * A request whose method is not retried by itself (a POST, a PATCH) and that carries no key gets
+   * one on its first attempt — `true` for `crypto.randomUUID()`, or your function's — and the same
+   * key on every retry, hedged copy and resume: such a request is then retried safely with no code of
+   * yours. A key the caller set is never replaced. Default `false`.
+   */
+  readonly generate?: boolean | (() => string);
+}
+
+/** The object form of the `attemptHeaders` option: each header's name, or `false` for none. */
+export interface AttemptHeadersOptions {
+  /** `attempt=N; max=M` on every attempt. Default `'amz-sdk-request'`. */
+  readonly attempt?: string | false;
+  /** The ms left of `deadlineMs`, when it is set. Default `'x-envoy-expected-rq-timeout-ms'`. */
+  readonly deadline?: string | false;
+}
+
 /** Passed to `onGiveUp` when a failed attempt is not retried. */
 export interface GiveUpEvent {
   readonly method: string;
@@ -184,9 +227,17 @@ export interface RetryOverrides {
   readonly errorCodes?: readonly string[];
   /**
    * A request with this header is retried whatever its method (same key on every attempt).
-   * Default `'Idempotency-Key'`; `false` turns this off.
+   * Default `'Idempotency-Key'`; `false` turns this off; `{ header?, generate }` also gives a request
+   * that has no key one of its own (see {@link IdempotencyKeyOptions}).
    */
-  readonly idempotencyKey?: string | false;
+  readonly idempotencyKey?: string | false | IdempotencyKeyOptions;
+  /**
+   * Tells the server which attempt this is, on every attempt (the first too): `attempt=2; max=3` in
+   * `amz-sdk-request` (the AWS SDK's header and form), and, when `deadlineMs` is set, the ms left of it
+   * in `x-envoy-expected-rq-timeout-ms` (as Envoy tells its upstreams), so that a server can shed
+   * retries first and log them as such. `true` for those names, or your own. Default `false`.
+   */
+  readonly attemptHeaders?: boolean | AttemptHeadersOptions;
   /** Server-given delays; `false` ignores them. Default `{ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 }`. */
   readonly retryAfter?: RetryAfterOptions | false;
   /** Total time budget across attempts and waits, in ms; no wait that would end past it is started. */
@@ -228,6 +279,14 @@ export interface RetryOverrides {
    * caller gets the result; its rejection fails the request.
    */
   readonly onFinish?: (info: RetryInfo) => unknown;
+  /**
+   * Called right before each retry is sent (after its wait), each hedged copy and each request for
+   * the rest of a broken body, with the request as it will go: change its headers or its URL (a
+   * fresh token after a 401, a new signature, a mirror host); the change stays for what follows.
+   * The method and the body cannot be changed. A returned promise is awaited; its rejection (or a
+   * throw) fails the request with that error (the run ends as `hook-failed`).
+   */
+  readonly beforeRetry?: (next: NextAttempt) => unknown;
   /** A budget for this route instead of the policy's; `false` for none. */
   readonly budget?: RetryBudgetOptions | RetryBudget | false;
   /**
@@ -330,7 +389,14 @@ export interface ResolvedOptions {
   readonly methods: ReadonlySet<string>;
   readonly statusCodes: ReadonlySet<number>;
   readonly errorCodes: ReadonlySet<string>;
+  /** The idempotency key's header, in lower case, or `false`. */
   readonly idempotencyKey: string | false;
+  /** Makes a key for a request that has none (see {@link IdempotencyKeyOptions.generate}). */
+  readonly generateKey: (() => string) | undefined;
+  /** The attempt headers' names (see {@link RetryOverrides.attemptHeaders}), or `undefined`. */
+  readonly attemptHeaders:
+    | { readonly attempt: string | false; readonly deadline: string | false }
+    | undefined;
   readonly retryAfter: Required<RetryAfterOptions> | false;
   readonly deadlineMs: number | undefined;
   readonly attemptTimeoutMs: number | undefined;
@@ -353,6 +419,7 @@ export interface ResolvedOptions {
   readonly onRetry: RetryOverrides['onRetry'];
   readonly onGiveUp: RetryOverrides['onGiveUp'];
   readonly onFinish: RetryOverrides['onFinish'];
+  readonly beforeRetry: RetryOverrides['beforeRetry'];
   readonly random: RandomSource;
   readonly sleep: Sleep;
   readonly now: () => number;

@@ -10,6 +10,7 @@
  */
 
 import { channels, observed } from '#diagnostics';
+import { generatedKey } from './attempt-edits.ts';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
 import {
@@ -116,6 +117,10 @@ export class RetryRun {
   declare private stalledRetries: number;
   /** The policy's answers counted when this request began or last retried transparently. */
   declare private answersSeen: number;
+  /** The idempotency key generated for this request, sent from its first attempt on. */
+  declare readonly idempotencyKey: string | undefined;
+  /** What the last decision looked at (`beforeRetry` shows how the last attempt ended). */
+  declare lastOutcome: AttemptOutcome | undefined;
 
   constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
     this.options = options;
@@ -125,7 +130,13 @@ export class RetryRun {
     this.totalDelayMs = 0;
     this.summary = undefined;
     this.body = body;
-    this.headers = headers;
+    const key = generatedKey(options, method, headers);
+    this.idempotencyKey = key;
+    // The decision sees the generated key as the request's own.
+    this.headers = key
+      ? (name) => (name.toLowerCase() === options.idempotencyKey ? key : headers(name))
+      : headers;
+    this.lastOutcome = undefined;
     this.startMs = options.now();
     this.backoffState = initialBackoffState;
     this.retries = undefined;
@@ -280,6 +291,7 @@ export class RetryRun {
   conclude(outcome: AttemptOutcome): Decision | Promise<Decision> {
     const o = this.options;
     const features = o.features;
+    this.lastOutcome = outcome;
     let decision = decide(outcome, o);
     for (let i = features.length - 1; i >= 0; i--) {
       const review = features[i]!.review;

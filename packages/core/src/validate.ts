@@ -16,8 +16,16 @@ import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from '
 import { DEFAULTS, type ResolvedOptions } from './options.ts';
 import { sleep } from './sleep.ts';
 
-/** Checks `value` (given, not `undefined`) for option `name`; `inherited` is what it replaces. */
-type Row = (value: unknown, name: string, inherited: ResolvedOptions) => unknown;
+/**
+ * Checks `value` (given, not `undefined`) for option `name`; `inherited` is what it replaces. An
+ * option that resolves to more than one field sets the others on `resolved`.
+ */
+type Row = (
+  value: unknown,
+  name: string,
+  inherited: ResolvedOptions,
+  resolved: Record<string, unknown>,
+) => unknown;
 
 const number =
   (min: number, max?: number, integer?: boolean): Row =>
@@ -78,6 +86,12 @@ const retryAfterRow: Row = (v, n, { retryAfter }) => {
   };
 };
 
+/** The attempt headers' names for `attemptHeaders: true`. */
+const ATTEMPT_HEADERS = Object.freeze({
+  attempt: 'amz-sdk-request',
+  deadline: 'x-envoy-expected-rq-timeout-ms',
+} as const);
+
 const ROWS: Readonly<Record<string, Row>> = {
   maxAttempts: number(1, 1000, true),
   transparentRetries: number(0, 10, true),
@@ -88,8 +102,32 @@ const ROWS: Readonly<Record<string, Row>> = {
     'an integer from 100 to 599',
   ),
   errorCodes: setOf((c) => typeof c === 'string' && c.trim() !== '', 'non-empty string'),
-  idempotencyKey: (v, n) =>
-    v === false ? v : isToken(v) ? v.toLowerCase() : fail(n, 'a header name or false', v),
+  idempotencyKey: (v, n, _, resolved) => {
+    resolved.generateKey = undefined;
+    if (v === false) return v;
+    if (isToken(v)) return v.toLowerCase();
+    if (!isOptionObject(v)) return fail(n, 'a header name, false or { header, generate }', v);
+    const { header = DEFAULTS.idempotencyKey, generate } = fieldsOf(v, n, ['header', 'generate']);
+    if (!isToken(header)) fail(`${n}.header`, 'a header name', header);
+    if (generate !== undefined && typeof generate !== 'boolean' && typeof generate !== 'function')
+      fail(`${n}.generate`, 'a boolean or a function', generate);
+    resolved.generateKey = generate === true ? () => crypto.randomUUID() : generate || undefined;
+    return (header as string).toLowerCase();
+  },
+  attemptHeaders: (v, n) => {
+    if (typeof v === 'boolean') return v ? ATTEMPT_HEADERS : undefined;
+    const { attempt = ATTEMPT_HEADERS.attempt, deadline = ATTEMPT_HEADERS.deadline } = fieldsOf(v, n, [
+      'attempt',
+      'deadline',
+    ]);
+    for (const [field, name] of [
+      ['attempt', attempt],
+      ['deadline', deadline],
+    ] as const) {
+      if (name !== false && !isToken(name)) fail(`${n}.${field}`, 'a header name or false', name);
+    }
+    return { attempt, deadline };
+  },
   retryAfter: retryAfterRow,
   deadlineMs: number(0),
   attemptTimeoutMs: number(1),
@@ -99,6 +137,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   onRetry: fn,
   onGiveUp: fn,
   onFinish: fn,
+  beforeRetry: fn,
   budget: (v, n) =>
     v === false ? undefined : isRetryBudget(v) ? v : createRetryBudget(v as RetryBudgetOptions, n),
   random: fn,
@@ -133,6 +172,8 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   statusCodes: new Set(DEFAULTS.statusCodes),
   errorCodes: new Set(DEFAULTS.errorCodes),
   idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
+  generateKey: undefined,
+  attemptHeaders: undefined,
   deadlineMs: undefined,
   attemptTimeoutMs: undefined,
   budget: undefined,
@@ -147,6 +188,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   onRetry: undefined,
   onGiveUp: undefined,
   onFinish: undefined,
+  beforeRetry: undefined,
   random: Math.random,
   sleep,
   now: Date.now,
@@ -190,7 +232,7 @@ export const resolveOptions = (
     const value = source[key];
     const row = ROWS[key];
     if (value !== undefined && row) {
-      resolved[key] = row(value, path + key, inherited);
+      resolved[key] = row(value, path + key, inherited, resolved);
       if (FEATURE_KEYS.has(key)) featuresChanged = true;
     }
   }

@@ -50,13 +50,16 @@ export class Call {
   /** The caller's init without `jitterbug`. */
   declare init: RequestInit | undefined;
   declare readonly method: string;
-  declare readonly url: string;
+  /** Where the attempts go (the caller's URL, or what `beforeRetry` set). */
+  declare url: string;
   declare readonly signal: AbortSignal | null | undefined;
   declare body: BodyKind;
   declare private replay: Replay;
   declare private bytes: Uint8Array<ArrayBuffer> | undefined;
   declare private headerSource: HeadersInit | undefined;
   declare private headerCache: Headers | undefined;
+  /** Whether the headers were changed between attempts: every attempt then sends them in `init`. */
+  declare private edited: boolean;
 
   /**
    * @param bodyHint - the body's kind when the caller knows better than the `Request` shows (ky
@@ -72,6 +75,7 @@ export class Call {
     this.url = typeof input === 'string' ? input : request ? request.url : (input as URL).href;
     this.signal = init?.signal ?? request?.signal;
     this.headerSource = init?.headers ?? request?.headers;
+    this.edited = false;
     this.replay = 'as-is';
     if (init?.body != null) {
       this.body = isStreamBody(init.body) ? 'stream' : 'replayable';
@@ -101,37 +105,6 @@ export class Call {
     return this.headerCache.get(name);
   };
 
-  /**
-   * Whether fetch would refuse this request as malformed (a bad URL or header): such a `TypeError` is
-   * the caller's to fix, not a network failure. Asked only after a fetch failed without a code.
-   */
-  isMalformed(): boolean {
-    // A stream body may be locked by the failed attempt; it is never retried anyway.
-    if (this.body === 'stream') return false;
-    try {
-      new Request(
-        this.checkable(),
-        this.replay === 'bytes' ? { ...this.init, body: this.bytes! } : this.init,
-      );
-      return false;
-    } catch {
-      return true;
-    }
-  }
-
-  /**
-   * The input to check in place of the caller's: `new Request(request)` takes a `Request`'s body
-   * (the original would then be used up, and the next attempt could not send it), and an attempt
-   * that sent the original used it already. A `Request` was checked when it was made, so a copy
-   * with an empty body in place of its own (none when it has none) stands in for it.
-   */
-  private checkable(): FetchInput {
-    const input = this.input;
-    if (!isRequest(input)) return input;
-    const body = this.body === 'none' || input.method === 'GET' || input.method === 'HEAD' ? null : '';
-    return new Request(input.url, { method: input.method, headers: input.headers, body });
-  }
-
   /** The stream body to read into memory, if the body is one. */
   streamBody(): AsyncIterable<unknown> | undefined {
     if (this.body !== 'stream') return undefined;
@@ -140,6 +113,51 @@ export class Call {
     return isRequest(this.input)
       ? ((this.input.body ?? undefined) as AsyncIterable<unknown> | undefined)
       : undefined;
+  }
+
+  /** A copy of the headers the next attempt sends. */
+  requestHeaders(): Headers {
+    return new Headers(this.headerSource);
+  }
+
+  /**
+   * Sends the next attempts to `url` with `headers`. A `Request` input sent elsewhere becomes a URL
+   * and an init of its own (its body read into memory once, which needs a promise): a `Request` cannot
+   * be copied to another URL with its body in every runtime.
+   */
+  edit(url: string, headers: Headers): void | Promise<void> {
+    this.headerSource = headers;
+    this.headerCache = undefined;
+    this.edited = true;
+    if (url === this.url) return undefined;
+    this.url = url;
+    const input = this.input;
+    if (!isRequest(input)) {
+      this.input = url;
+      return undefined;
+    }
+    const body = this.body === 'none' ? undefined : input.clone().arrayBuffer();
+    const init: RequestInit = {
+      method: input.method,
+      credentials: input.credentials,
+      cache: input.cache,
+      redirect: input.redirect,
+      referrer: input.referrer,
+      referrerPolicy: input.referrerPolicy,
+      integrity: input.integrity,
+      keepalive: input.keepalive,
+      signal: input.signal,
+      ...this.init,
+    };
+    this.input = url;
+    if (!body) {
+      this.init = init;
+      return undefined;
+    }
+    return body.then((bytes) => {
+      this.init = init;
+      this.useBytes(new Uint8Array(bytes));
+    });
   }
 
   /** The body was read into memory whole: every attempt sends these bytes. */
@@ -170,6 +188,7 @@ export class Call {
     let init = this.init;
     if (this.replay === 'bytes') init = { ...init, body: this.bytes! };
     if (signal) init = { ...init, signal };
+    if (this.edited && !extra) init = { ...init, headers: this.headerSource as Headers };
     if (extra) {
       // Given in init, these replace a Request input's headers: they are a copy of them plus extra.
       const headers = new Headers(this.headerSource);

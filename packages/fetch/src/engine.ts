@@ -3,11 +3,17 @@
  * `fetch` (`withRetry`, and ky through its `fetch` option). It only sends, translates and drops;
  * every decision is the run's.
  */
+
+import type { NextAttempt } from '@jitterbug/core';
 import {
   type AttemptResult,
+  asLayer,
   attemptMayRetry,
   attemptTimer,
   bufferWebStream,
+  isRetryLayer,
+  LAYER,
+  marking,
   maySendAgain,
   type RetryRun,
   runAttempts,
@@ -23,6 +29,11 @@ import { networkCode } from './network-code.ts';
 export interface EngineSettings {
   /** The error the caller gets for one the last attempt ended with (ky: its own `TimeoutError`). */
   readonly finalError?: ((error: unknown, call: Call) => unknown) | undefined;
+  /**
+   * The client's own hooks for a retry (ky's `beforeRetry`), after the policy's `beforeRetry`: what
+   * they change of `call` is what the next attempts send.
+   */
+  readonly beforeRetry?: ((next: NextAttempt, call: Call, run: RetryRun) => unknown) | undefined;
 }
 
 /** An attempt that failed without a response, with the code the core should read when it has none. */
@@ -45,12 +56,16 @@ class FetchTransport implements Transport<Answer, Response> {
   declare private readonly call: Call;
   declare private readonly run: RetryRun;
   declare private readonly settings: EngineSettings;
+  /** The client's own retry hooks, when it has some (see {@link EngineSettings.beforeRetry}). */
+  declare readonly beforeRetry: ((next: NextAttempt) => unknown) | undefined;
 
   constructor(fetch: FetchFunction, call: Call, run: RetryRun, settings: EngineSettings) {
     this.fetch = fetch;
     this.call = call;
     this.run = run;
     this.settings = settings;
+    const hook = settings.beforeRetry;
+    this.beforeRetry = hook && ((next) => hook(next, call, run));
   }
 
   signal(): AbortSignal | undefined {
@@ -100,12 +115,26 @@ class FetchTransport implements Transport<Answer, Response> {
     // Called as a plain function: a browser's fetch throws "Illegal invocation" on another `this`.
     const send = this.fetch;
     try {
-      return await send(input, init);
+      // Through another jitterbug layer, this one alone retries (see the core's layer.ts).
+      if (isRetryLayer(send)) return await send(input, { ...init, [LAYER]: true } as RequestInit);
+      return await (marking() ? asLayer(() => send(input, init)) : send(input, init));
     } catch (error) {
-      return new Failed(error, networkCode(error, call));
+      return new Failed(error, networkCode(error));
     } finally {
       timer?.stop();
     }
+  }
+
+  requestHeaders(): Headers {
+    return this.call.requestHeaders();
+  }
+
+  requestUrl(): string {
+    return this.call.url;
+  }
+
+  edit(url: string, headers: Headers): void | Promise<void> {
+    return this.call.edit(url, headers);
   }
 
   status(answer: Answer): number | undefined {
@@ -134,7 +163,10 @@ class FetchTransport implements Transport<Answer, Response> {
       signal: this.call.signal ?? undefined,
       send: (headers, signal) => this.send(signal, headers),
       discard: discardBody,
-      codeOf: (error) => networkCode(error, this.call),
+      codeOf: networkCode,
+      requestHeaders: () => this.call.requestHeaders(),
+      requestUrl: () => this.call.url,
+      edit: (url, headers) => this.call.edit(url, headers),
     });
   }
 

@@ -2,7 +2,7 @@
  * `withRetry(fetch)`: any WHATWG fetch, with jitterbug's retries.
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import { toRetryPolicy } from '@jitterbug/core/adapter';
+import { asLayer, asRetryLayer, isRetryLayer, marking, toRetryPolicy } from '@jitterbug/core/adapter';
 import { Call, type FetchFunction, type FetchInit } from './call.ts';
 import { execute } from './engine.ts';
 
@@ -41,7 +41,10 @@ export const withRetry = <F extends (input: never, init?: never) => Promise<unkn
     throw new TypeError('jitterbug: withRetry(fetch, …): fetch must be a function');
   const policy = toRetryPolicy(optionsOrPolicy);
   const send = fetch as unknown as FetchFunction;
-  return ((input: never, init?: FetchInit) => {
+  const retrying = (input: never, init?: FetchInit) => {
+    // An outer jitterbug layer decides: this one sends the attempt once, as it is, still marked for
+    // an interceptor below.
+    if (isRetryLayer(init)) return marking() ? asLayer(() => send(input, init)) : send(input, init);
     let call: Call;
     try {
       call = new Call(input, init);
@@ -53,5 +56,6 @@ export const withRetry = <F extends (input: never, init?: never) => Promise<unkn
     } catch (error) {
       return Promise.reject(error);
     }
-  }) as RetryingFetch<F>;
+  };
+  return asRetryLayer(retrying) as unknown as RetryingFetch<F>;
 };

@@ -131,14 +131,14 @@ describe('hedged requests', () => {
     expect(await (await send(url('/late'))).text()).toBe('fast');
   });
 
-  it('a fetch that throws (not rejects) for a hedged copy fails that copy; the first still answers', async () => {
+  it('a fetch that throws (not rejects) a network failure for a hedged copy fails that copy; the first still answers', async () => {
     server.route('/thrower', [{ status: 200, body: 'slow', delayMs: 150 }]);
     const agent = new Agent();
     agents.push(agent);
     let calls = 0;
     const throwing: typeof fetch = (input, init) => {
       calls++;
-      if (calls === 2) throw new TypeError('synchronous failure');
+      if (calls === 2) throw new TypeError('Failed to fetch');
       return fetch(input, { ...init, dispatcher: agent } as RequestInit);
     };
     const send = withRetry(
@@ -149,6 +149,29 @@ describe('hedged requests', () => {
     expect(await response.text()).toBe('slow');
     expect(calls).toBe(2);
     expect(getRetryInfo(response)).toMatchObject({ attempts: 1, hedge: { copies: 1, winner: 1 } });
+  });
+
+  it('a copy that throws what is not a network failure (a bug in a fetch wrapper) fails the request with it', async () => {
+    server.route('/buggy', [{ status: 200, body: 'slow', delayMs: 150 }]);
+    const agent = new Agent();
+    agents.push(agent);
+    let calls = 0;
+    const bug = new TypeError("Cannot read properties of undefined (reading 'headers')");
+    const buggy: typeof fetch = (input, init) => {
+      calls++;
+      if (calls === 2) throw bug;
+      return fetch(input, { ...init, dispatcher: agent } as RequestInit);
+    };
+    const send = withRetry(
+      buggy,
+      createRetryPolicy({ hedge: createHedging({ delayMs: 20 }), budget: false }),
+    );
+    const error = await send(url('/buggy')).catch((e: unknown) => e);
+    expect(error).toBe(bug);
+    expect(getRetryInfo(error)).toMatchObject({
+      reason: 'error-not-retryable',
+      hedge: { copies: 1, winner: 2 },
+    });
   });
 
   it('the caller’s abort cancels every copy, with its reason', async () => {

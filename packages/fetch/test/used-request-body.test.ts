@@ -27,12 +27,17 @@ afterAll(async () => {
   await server.close();
 });
 
-/** Node's fetch, failing as a browser's does: a bare `TypeError`, no code, no cause. */
+/**
+ * Node's fetch, failing as a browser's does: a network failure as a bare `TypeError('Failed to
+ * fetch')`, no code, no cause; a request fetch refuses before sending with its own `TypeError`, as a
+ * browser refuses it with its own words.
+ */
 const browserLike: FetchFunction = async (input, init) => {
   try {
     return await fetch(input, { ...init, dispatcher: agent } as RequestInit);
-  } catch {
-    throw new TypeError('Failed to fetch');
+  } catch (error) {
+    if ((error as Error).message === 'fetch failed') throw new TypeError('Failed to fetch');
+    throw error;
   }
 };
 

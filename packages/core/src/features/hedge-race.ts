@@ -82,7 +82,8 @@ export class HedgeRace {
 export interface HedgedCopies<A> {
   /**
    * Sends a copy, which `cancel` ends when another copy wins; no `cancel` when it is the attempt's
-   * only copy (no hedge delay): an ordinary attempt. Never rejects: a failure comes back as an answer.
+   * only copy (no hedge delay): an ordinary attempt. A failure comes back as an answer; a rejection
+   * (a `beforeRetry` of the caller's that failed) ends the race with it.
    */
   send(cancel?: AbortSignal): Promise<A>;
   /** How an answer ended, in the core's terms. */
@@ -102,23 +103,32 @@ export const lost = (): Error => new Error('jitterbug: another copy of this hedg
  * were not hedged too, or it would never have the latencies it needs to start.
  */
 export const raceCopies = <A>(hedging: Hedging, run: HedgingRun, copies: HedgedCopies<A>): Promise<A> =>
-  new Promise((resolve) => {
+  new Promise((resolve, reject) => {
     const race = new HedgeRace(hedging, run);
     const cancels: (AbortController | undefined)[] = [];
     let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
 
     const gaveUp = (): boolean => copies.cancellation() !== undefined;
+    const end = (winner: number, reason: unknown): void => {
+      clearTimeout(hedgeTimer);
+      cancels.forEach((cancel, i) => {
+        if (i + 1 !== winner) cancel?.abort(reason);
+      });
+    };
     const settle = async (copy: number, answer: A): Promise<void> => {
       const result = await copies.result(answer);
       if (!race.answer(copy, result, gaveUp())) {
         void copies.discard(answer, run.options.discardBodyMaxBytes);
         return;
       }
-      clearTimeout(hedgeTimer);
-      cancels.forEach((cancel, i) => {
-        if (i + 1 !== copy) cancel?.abort(lost());
-      });
+      end(copy, lost());
       resolve(answer);
+    };
+    const fail = (error: unknown): void => {
+      if (race.over) return;
+      race.over = true;
+      end(0, error);
+      reject(error);
     };
 
     const launch = (): void => {
@@ -127,7 +137,7 @@ export const raceCopies = <A>(hedging: Hedging, run: HedgingRun, copies: HedgedC
       // The only copy there will be (no hedge delay) is an ordinary attempt: nothing cancels it.
       const cancel = copy === 1 && delayMs === undefined ? undefined : new AbortController();
       cancels.push(cancel);
-      void copies.send(cancel?.signal).then((answer) => settle(copy, answer));
+      copies.send(cancel?.signal).then((answer) => settle(copy, answer), fail);
       if (delayMs === undefined) return;
       hedgeTimer = setTimeout(() => {
         hedgeTimer = undefined;

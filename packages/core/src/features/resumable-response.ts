@@ -8,6 +8,7 @@
  * {@link ResumeSender}); this only composes streams. Reached through what `createResume` returns, so
  * that a program that never resumes does not carry it.
  */
+import type { EditableRequest } from '../attempt-edits.ts';
 import type { Decision } from '../decide.ts';
 import { runAttempts, type Transport } from '../loop.ts';
 import type { HeaderGetter } from '../retry-after.ts';
@@ -15,8 +16,11 @@ import { setRetryInfo } from '../retry-info.ts';
 import type { AttemptResult, RetryRun } from '../run.ts';
 import { checkResumed, type ResumeError, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
 
-/** How the adapter sends the requests for the rest of a body, and reads what comes back. */
-export interface ResumeSender {
+/**
+ * How the adapter sends the requests for the rest of a body, and reads what comes back; what
+ * `beforeRetry` changes of them stays for the request's later attempts.
+ */
+export interface ResumeSender extends EditableRequest {
   /** The caller's signal: its abort ends the body as it would without jitterbug. */
   readonly signal: AbortSignal | undefined;
   /**
@@ -137,8 +141,10 @@ class RestTransport implements Transport<RestAnswer, Response> {
   declare private readonly stop: AbortSignal;
   declare private readonly from: number;
   declare private readonly validator: string;
+  declare readonly resuming: true;
 
   constructor(run: RetryRun, sender: ResumeSender, stop: AbortSignal, from: number, validator: string) {
+    this.resuming = true;
     this.run = run;
     this.sender = sender;
     this.stop = stop;
@@ -148,6 +154,18 @@ class RestTransport implements Transport<RestAnswer, Response> {
 
   signal(): AbortSignal {
     return this.stop;
+  }
+
+  requestHeaders(): Headers {
+    return this.sender.requestHeaders();
+  }
+
+  requestUrl(): string {
+    return this.sender.requestUrl();
+  }
+
+  edit(url: string, headers: Headers): void | Promise<void> {
+    return this.sender.edit(url, headers);
   }
 
   cancellation(): unknown {
