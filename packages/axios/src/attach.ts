@@ -1,14 +1,14 @@
 /**
  * `attachRetry`: one request interceptor that swaps the request's adapter for a retrying one.
  */
-import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import { toRetryPolicy } from '@jitterbug/core/adapter';
+import type { RetryOptions, RetryPolicy, RetryPolicyOrOptions } from '@jitterbug/core';
+import { checkOptions, fail, isRetryPolicy, toRetryPolicy } from '@jitterbug/core/adapter';
 import type { AxiosInstance, InternalAxiosRequestConfig } from 'axios';
 import type { DiscardedBodyCap } from './capped-bodies.ts';
 import { retryingAdapters, unwrapAdapter } from './retrying-adapter.ts';
 
-/** How jitterbug plugs into this axios instance (not the retry policy's options). */
-export interface AttachOptions {
+/** Settings of the axios adapter itself: how jitterbug plugs into this instance (retry behaviour is the policy's). */
+export interface AxiosAdapterOptions {
   /**
    * Stream mode, opt-in: pass the `capDiscardedBodies` export (`{ capDiscardedBodies }`). Each
    * attempt that could still be retried has its body read by jitterbug, at most
@@ -20,28 +20,30 @@ export interface AttachOptions {
   readonly capDiscardedBodies?: DiscardedBodyCap;
 }
 
-const describe = (value: unknown): string =>
-  typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : String(typeof value);
-
-/** The stream-mode opt-in, if given, or the `TypeError` naming what is wrong with `options`. */
-const bodyCap = (options: unknown): DiscardedBodyCap | undefined => {
-  if (options === undefined) return undefined;
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new TypeError(
-      `jitterbug: attachRetry's third argument must be an object, got ${describe(options)}`,
-    );
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== 'capDiscardedBodies') throw new TypeError(`jitterbug: unknown option "${key}"`);
-  }
-  const cap = (options as AttachOptions).capDiscardedBodies;
+/** The rows of {@link AxiosAdapterOptions}. */
+const ADAPTER_OPTIONS = {
   // Only the export itself: `true` would make every bundle carry stream mode.
-  if (cap !== undefined && typeof (cap as Partial<DiscardedBodyCap> | null)?.modeOf !== 'function') {
-    throw new TypeError(
-      `jitterbug: option "capDiscardedBodies" must be the capDiscardedBodies export of @jitterbug/axios, got ${describe(cap)}`,
-    );
+  capDiscardedBodies: (v: unknown, n: string) =>
+    typeof (v as Partial<DiscardedBodyCap> | null)?.modeOf === 'function'
+      ? (v as DiscardedBodyCap)
+      : fail(n, 'the capDiscardedBodies export of @jitterbug/axios', v),
+};
+
+/**
+ * The policy of plain options, refusing the two that do nothing with axios' own body reading:
+ * `resume` (axios hands over whole bodies), and `discardBodyMaxBytes` without stream mode. A policy
+ * is taken as it is: it may be shared with fetch clients, which use both.
+ */
+const policyOf = (optionsOrPolicy: RetryPolicyOrOptions | undefined, cap: boolean): RetryPolicy => {
+  const policy = toRetryPolicy(optionsOrPolicy);
+  if (!isRetryPolicy(optionsOrPolicy)) {
+    const { resume, discardBodyMaxBytes } = (optionsOrPolicy ?? {}) as RetryOptions;
+    if (resume) fail('resume', 'false or absent with attachRetry', resume, 'axiosResume');
+    if (discardBodyMaxBytes !== undefined && !cap) {
+      fail('discardBodyMaxBytes', 'absent without capDiscardedBodies', discardBodyMaxBytes, 'axiosDiscard');
+    }
   }
-  return cap;
+  return policy;
 };
 
 /**
@@ -53,7 +55,7 @@ const bodyCap = (options: unknown): DiscardedBodyCap | undefined => {
  * @param instance - the axios instance (`axios.create()`, or `axios` itself).
  * @param optionsOrPolicy - `createRetryPolicy` options, or a policy to share (and its retry budget)
  *   with other clients. Default: the core's defaults.
- * @param options - how jitterbug plugs into this instance: {@link AttachOptions}.
+ * @param adapterOptions - how jitterbug plugs into this instance: {@link AxiosAdapterOptions}.
  * @returns a function that removes the interceptor again (requests already sent keep retrying).
  * @throws TypeError naming the option when an option is invalid.
  *
@@ -67,10 +69,16 @@ const bodyCap = (options: unknown): DiscardedBodyCap | undefined => {
 export const attachRetry = (
   instance: AxiosInstance,
   optionsOrPolicy?: RetryPolicyOrOptions,
-  options?: AttachOptions,
+  adapterOptions?: AxiosAdapterOptions,
 ): (() => void) => {
-  const policy = toRetryPolicy(optionsOrPolicy);
-  const adapterFor = retryingAdapters(policy, bodyCap(options));
+  if (typeof (instance as Partial<AxiosInstance> | undefined)?.interceptors?.request?.use !== 'function') {
+    fail('instance', 'an axios instance', instance, 'attachRetry');
+  }
+  const { capDiscardedBodies } = checkOptions(adapterOptions, ADAPTER_OPTIONS, 'attachRetry');
+  const adapterFor = retryingAdapters(
+    policyOf(optionsOrPolicy, capDiscardedBodies !== undefined),
+    capDiscardedBodies,
+  );
   const id = instance.interceptors.request.use(
     (config: InternalAxiosRequestConfig) => {
       config.adapter = adapterFor(unwrapAdapter(config.adapter));

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export * from '@jitterbug/core';
-export { type AttachOptions, attachRetry } from './attach.ts';
+export { type AxiosAdapterOptions, attachRetry } from './attach.ts';
 export type { CallRetryOptions } from './call-options.ts';
 export { capDiscardedBodies, type DiscardedBodyCap } from './capped-bodies.ts';
 export { AxiosTransportError } from './outcome.ts';

@@ -11,7 +11,7 @@ import axios, { type AxiosInstance, isCancel } from 'axios';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { type AttachOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
+import { type AxiosAdapterOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
 import { createTestClient, rejection, type TestClient } from './helpers.ts';
 
 let server: ScriptedServer;
@@ -45,7 +45,7 @@ interface HedgeClient extends TestClient {
 const makeClient = (
   adapter: 'http' | 'fetch',
   options: RetryPolicyOptions,
-  attach?: AttachOptions,
+  attach?: AxiosAdapterOptions,
 ): HedgeClient => {
   const signals: AbortSignal[] = [];
   if (adapter === 'http') {

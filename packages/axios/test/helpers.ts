@@ -7,7 +7,7 @@
 import { Agent } from 'node:http';
 import { createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
 import axios, { type AxiosInstance, type CreateAxiosDefaults } from 'axios';
-import { type AttachOptions, attachRetry } from '../src/index.ts';
+import { type AxiosAdapterOptions, attachRetry } from '../src/index.ts';
 
 export interface TestClient {
   readonly api: AxiosInstance;
@@ -29,7 +29,7 @@ export const createTestClient = (
   baseURL: string,
   options: RetryPolicyOptions = {},
   defaults: CreateAxiosDefaults = {},
-  attach?: AttachOptions,
+  attach?: AxiosAdapterOptions,
 ): TestClient => {
   const agent = new Agent({ keepAlive: true });
   const api = axios.create({ baseURL, httpAgent: agent, ...defaults });

@@ -8,7 +8,7 @@ import axios, { type AxiosError, type AxiosResponse } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
 import {
-  type AttachOptions,
+  type AxiosAdapterOptions,
   attachRetry,
   capDiscardedBodies,
   createHedging,
@@ -112,7 +112,7 @@ describe.each([
   ['fetch', 'by default', undefined],
   ['fetch', 'with capDiscardedBodies', { capDiscardedBodies }],
 ] as const)('a 2xx whose body says "error" (validateResponse), %s adapter %s', (adapter, _mode, attach) => {
-  const setup = (attachOptions: AttachOptions | undefined, maxAttempts = 3) =>
+  const setup = (attachOptions: AxiosAdapterOptions | undefined, maxAttempts = 3) =>
     client(server.url, { maxAttempts, shouldRetry: retryErrorBodies }, { adapter }, attachOptions);
 
   it('is retried when shouldRetry says so; the caller gets the next answer, parsed as usual', async () => {

@@ -6,11 +6,11 @@ import { Readable } from 'node:stream';
 import axios, { AxiosError, isCancel } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { type AttachOptions, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
+import { type AxiosAdapterOptions, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
 import { createTestClient, rejection, type TestClient } from './helpers.ts';
 
 /** `attachRetry`'s opt-in stream mode. */
-const CAPPED: AttachOptions = { capDiscardedBodies };
+const CAPPED: AxiosAdapterOptions = { capDiscardedBodies };
 
 let server: ScriptedServer;
 const clients: TestClient[] = [];

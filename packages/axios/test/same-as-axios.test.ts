@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import axios, { type AxiosHeaders, type AxiosRequestConfig, type AxiosResponse, isAxiosError } from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { type AttachOptions, attachRetry, capDiscardedBodies } from '../src/index.ts';
+import { type AxiosAdapterOptions, attachRetry, capDiscardedBodies } from '../src/index.ts';
 
 let server: ScriptedServer;
 const agent = new Agent({ keepAlive: true });
@@ -79,7 +79,7 @@ const compare = async (
   path: string,
   step: Parameters<ScriptedServer['route']>[1],
   config: AxiosRequestConfig,
-  attach: AttachOptions | undefined,
+  attach: AxiosAdapterOptions | undefined,
 ) => {
   path = `/${attach ? 'capped' : 'default'}/${String(config.adapter ?? 'http')}${path}`;
   server.route(path, step);

@@ -10,6 +10,7 @@ export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
 export { type AttemptTimer, attemptTimer, type SignalLike, startTimer } from './attempt-timer.ts';
 export { backoffStrategies, exponentialEnvelope, unitRandom } from './backoff.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream, bufferWebStream } from './body.ts';
+export { type CheckedOptions, checkOptions, type OptionCheck, policyFor } from './check-options.ts';
 export {
   type AttemptOutcome,
   type Decision,
@@ -38,6 +39,7 @@ export {
   maySendAgain,
   transparentRetryLeft,
 } from './may-retry.ts';
+export { fail, numberIn } from './option-error.ts';
 export type { Mutable, ResolvedOptions } from './options.ts';
 export { compilePathPattern } from './path-pattern.ts';
 export {

@@ -1,34 +1,31 @@
 /**
- * The one shape of an option error: `jitterbug: option "path" must be …, got …`. Showing the value
- * must never throw (`String()` throws on `Object.create(null)`, `JSON.stringify` on cycles and
- * BigInts), or the TypeError naming the option would be replaced by one that names nothing.
+ * The one shape of an option error: `jitterbug: option "path" must be …, got …` (a `TypeError`).
+ * The wording comes from the package's `#messages` import: with the fix in development builds
+ * (`messages/full.ts`), shorter in production and browser builds (`messages/short.ts`).
  */
+import { mustBe, unknownText } from '#messages';
 
-/** A short readable description of any value, for error messages. Never throws. */
-export const describeValue = (value: unknown): string => {
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'bigint') return `${value}n`;
-  if (Object.is(value, -0)) return '-0';
-  let shown: string | undefined;
-  try {
-    shown = typeof value === 'object' || typeof value === 'string' ? JSON.stringify(value) : undefined;
-  } catch {}
-  try {
-    shown ??= String(value);
-  } catch {
-    return `an unprintable ${typeof value}`;
-  }
-  return shown.length > 80 ? `${shown.slice(0, 80)}… (${shown.length} characters)` : shown;
+/**
+ * Throws the `TypeError` for option `name`, which must be `expected`; `situation` names a mistake
+ * whose fix the development message tells from the value (see `messages/hints.ts`).
+ */
+export const fail = (name: string, expected: string, value: unknown, situation?: string): never => {
+  throw new TypeError(mustBe(name, expected, value, situation));
 };
 
-/** Throws the `TypeError` for option `name`, which must be `expected`. */
-export const fail = (name: string, expected: string, value: unknown): never => {
-  throw new TypeError(`jitterbug: option "${name}" must be ${expected}, got ${describeValue(value)}`);
-};
-
-/** Throws the `TypeError` for an option that does not exist. */
-export const unknownOption = (name: string): never => {
-  throw new TypeError(`jitterbug: unknown option "${name}"`);
+/**
+ * Throws the `TypeError` for option `name` (a path), which is not one of `known`, its siblings:
+ * `policyKey` when it is a policy's option refused where it was given, `owner` when the options are
+ * an entry point's own settings (`'kyRetry'`).
+ */
+export const unknownOption = (
+  name: string,
+  known: Iterable<string>,
+  value?: unknown,
+  policyKey?: boolean,
+  owner?: string,
+): never => {
+  throw new TypeError(unknownText(name, known, value, policyKey, owner));
 };
 
 /** A finite number (an integer when `integer`) from `min` to `max`, or the `TypeError` for `name`. */
@@ -56,7 +53,9 @@ export const isOptionObject = (value: unknown): value is Record<string, unknown>
 /** The fields of a nested option object: `null` and unknown keys are refused (only absent inherits). */
 export const fieldsOf = (value: unknown, name: string, known: readonly string[]): Record<string, unknown> => {
   if (!isOptionObject(value)) return fail(name, 'an object', value);
-  for (const key of Object.keys(value)) if (!known.includes(key)) unknownOption(`${name}.${key}`);
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) unknownOption(`${name}.${key}`, known, value[key]);
+  }
   return value;
 };
 

@@ -44,17 +44,22 @@ const fn: Row = (v, n) => (typeof v === 'function' ? v : fail(n, 'a function', v
 const isToken = (v: unknown): v is string =>
   typeof v === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(v);
 
-/** An array whose every item passes `valid`, as a set of `map(item)`. */
+/** An array whose every item passes `valid` (each one `expected`, all `plural`), as a set of `map(item)`. */
 const setOf =
-  (valid: (item: unknown) => boolean, expected: string, map = (item: never): unknown => item): Row =>
+  (
+    valid: (item: unknown) => boolean,
+    expected: string,
+    plural: string,
+    map = (item: never): unknown => item,
+  ): Row =>
   (v, n) =>
     Array.isArray(v)
       ? new Set(v.map((item, i) => (valid(item) ? map(item as never) : fail(`${n}[${i}]`, expected, item))))
-      : fail(n, `an array of ${expected}s`, v);
+      : fail(n, `an array of ${plural}`, v);
 
 const backoffRow: Row = (v, n, { backoff }) => {
   if (typeof v === 'function') return { ...backoff, strategy: v };
-  if (!isOptionObject(v)) return fail(n, 'an object or a function', v);
+  if (!isOptionObject(v)) return fail(n, 'an object or a function', v, 'backoff');
   // A route's `{ capMs }` keeps the policy's strategy and base: only the fields given change.
   const { strategy = backoff.strategy, baseMs, capMs } = fieldsOf(v, n, ['strategy', 'baseMs', 'capMs']);
   const named = typeof strategy === 'string' && Object.hasOwn(backoffStrategies, strategy);
@@ -96,12 +101,13 @@ const ROWS: Readonly<Record<string, Row>> = {
   maxAttempts: number(1, 1000, true),
   transparentRetries: number(0, 10, true),
   backoff: backoffRow,
-  methods: setOf(isToken, 'HTTP method (a token)', (m: string) => m.toUpperCase()),
+  methods: setOf(isToken, 'HTTP method (a token)', 'HTTP methods (tokens)', (m: string) => m.toUpperCase()),
   statusCodes: setOf(
     (s) => Number.isInteger(s) && (s as number) >= 100 && (s as number) <= 599,
     'an integer from 100 to 599',
+    'integers from 100 to 599',
   ),
-  errorCodes: setOf((c) => typeof c === 'string' && c.trim() !== '', 'non-empty string'),
+  errorCodes: setOf((c) => typeof c === 'string' && c.trim() !== '', 'non-empty string', 'non-empty strings'),
   idempotencyKey: (v, n, _, resolved) => {
     resolved.generateKey = undefined;
     if (v === false) return v;
@@ -228,8 +234,8 @@ export const resolveOptions = (
   const resolved: Record<string, unknown> = { ...inherited };
   let featuresChanged = base === undefined;
   for (const key of Object.keys(source)) {
-    if (!allowed.has(key)) unknownOption(path + key);
     const value = source[key];
+    if (!allowed.has(key)) unknownOption(path + key, allowed, value, POLICY_KEYS.has(key));
     const row = ROWS[key];
     if (value !== undefined && row) {
       resolved[key] = row(value, path + key, inherited, resolved);

@@ -2,7 +2,7 @@
  * `withRetry(fetch)`: any WHATWG fetch, with jitterbug's retries.
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import { asLayer, asRetryLayer, isRetryLayer, marking, toRetryPolicy } from '@jitterbug/core/adapter';
+import { asLayer, asRetryLayer, fail, isRetryLayer, marking, toRetryPolicy } from '@jitterbug/core/adapter';
 import { Call, type FetchFunction, type FetchInit } from './call.ts';
 import { execute } from './engine.ts';
 
@@ -25,7 +25,8 @@ export type RetryingFetch<F extends (input: never, init?: never) => Promise<unkn
  *
  * @param fetch - the fetch to call for each attempt (called as a plain function).
  * @param optionsOrPolicy - options for a new policy, or a policy to share (and its retry budget).
- * @throws TypeError naming the option when an option is invalid (and when `fetch` is not a function).
+ * @throws TypeError naming the option when an option is invalid (and when `fetch` is not a function,
+ *   or a third argument is given: withRetry has no settings of its own).
  *
  * @example
  * ```ts
@@ -36,9 +37,13 @@ export type RetryingFetch<F extends (input: never, init?: never) => Promise<unkn
 export const withRetry = <F extends (input: never, init?: never) => Promise<unknown>>(
   fetch: F,
   optionsOrPolicy?: RetryPolicyOrOptions,
+  // Nothing: withRetry has no settings of its own, and a third argument would be ignored.
+  ...unexpected: never[]
 ): RetryingFetch<F> => {
-  if (typeof fetch !== 'function')
-    throw new TypeError('jitterbug: withRetry(fetch, …): fetch must be a function');
+  if (typeof fetch !== 'function') fail('fetch', 'a function', fetch, 'withRetryFetch');
+  if (unexpected.some((argument) => argument !== undefined)) {
+    fail('adapterOptions', 'absent (withRetry has none)', unexpected[0], 'withRetry');
+  }
   const policy = toRetryPolicy(optionsOrPolicy);
   const send = fetch as unknown as FetchFunction;
   const retrying = (input: never, init?: FetchInit) => {

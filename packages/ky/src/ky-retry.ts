@@ -5,7 +5,7 @@
  * an `afterResponse` hook): those reach `beforeRetry`, where the call's run decides them.
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import { type BodyKind, toRetryPolicy } from '@jitterbug/core/adapter';
+import { type BodyKind, checkOptions, fail, policyFor } from '@jitterbug/core/adapter';
 import { Call, execute, type FetchFunction, type FetchInit, isStreamBody } from '@jitterbug/fetch/engine';
 import type { Options } from 'ky';
 import * as kyModule from 'ky';
@@ -35,34 +35,17 @@ export interface KyAdapterOptions {
   readonly forcedRetries?: ForcedRetries | false;
 }
 
-const checkAdapterOptions = (
-  options: KyAdapterOptions,
-): { fetch: FetchFunction | undefined; forced: ForcedRetries | undefined } => {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('jitterbug: the ky adapter options must be an object');
-  }
-  for (const key of Object.keys(options)) {
-    if (key === 'timeout') {
-      throw new TypeError(
-        'jitterbug: the ky adapter has no option "timeout": ky\'s own `timeout` bounds the whole call, and the policy\'s `attemptTimeoutMs` each attempt',
-      );
-    }
-    if (key !== 'fetch' && key !== 'forcedRetries') {
-      throw new TypeError(`jitterbug: unknown ky adapter option "${key}"`);
-    }
-  }
-  const { fetch, forcedRetries } = options;
-  if (fetch !== undefined && typeof fetch !== 'function') {
-    throw new TypeError('jitterbug: option "fetch" must be a function');
-  }
-  const forced = forcedRetries || undefined;
-  // Only the export itself: `true` would make every bundle carry forced retries.
-  if (forced !== undefined && typeof (forced as Partial<ForcedRetries>).beforeRetry !== 'function') {
-    throw new TypeError(
-      `jitterbug: option "forcedRetries" must be the forcedRetries export of @jitterbug/ky, got ${String(forcedRetries)}`,
-    );
-  }
-  return { fetch: fetch as FetchFunction | undefined, forced };
+/** The rows of {@link KyAdapterOptions}. */
+const ADAPTER_OPTIONS = {
+  fetch: (v: unknown, n: string) =>
+    typeof v === 'function' ? (v as FetchFunction) : fail(n, 'a function', v),
+  // Only the export itself (or false): `true` would make every bundle carry forced retries.
+  forcedRetries: (v: unknown, n: string) =>
+    v === false
+      ? undefined
+      : typeof (v as Partial<ForcedRetries> | null)?.beforeRetry === 'function'
+        ? (v as ForcedRetries)
+        : fail(n, 'the forcedRetries export of @jitterbug/ky', v),
 };
 
 const bodyOf = (options: KyOptionsView): BodyKind | undefined =>
@@ -118,8 +101,8 @@ export const kyRetry = (
   optionsOrPolicy?: RetryPolicyOrOptions,
   adapterOptions: KyAdapterOptions = {},
 ): KyRetryOptions => {
-  const policy = toRetryPolicy(optionsOrPolicy);
-  const { fetch: inner, forced } = checkAdapterOptions(adapterOptions);
+  const policy = policyFor(optionsOrPolicy, 'kyRetry');
+  const { fetch: inner, forcedRetries: forced } = checkOptions(adapterOptions, ADAPTER_OPTIONS, 'kyRetry');
   const send: FetchFunction = inner ?? ((input, init) => globalThis.fetch(input, init));
   const settings = { finalError: asKyTimeout };
 

@@ -21,10 +21,13 @@ describe('hook arguments', () => {
 
 describe('kyRetry adapter options', () => {
   it.each([
-    [null, 'the ky adapter options must be an object'],
+    [null, 'jitterbug: option "adapterOptions" must be an object, got null'],
     [{ fetch: 'no' }, 'option "fetch" must be a function'],
-    [{ retries: 2 }, 'unknown ky adapter option "retries"'],
-    [{ timeout: 5_000 }, 'the ky adapter has no option "timeout"'],
+    [{ retries: 2 }, 'jitterbug: unknown option "retries" among the settings of kyRetry'],
+    [
+      { timeout: 5_000 },
+      "jitterbug: unknown option \"timeout\" among the settings of kyRetry: a client's own timeout (ky's, axios') bounds the whole call",
+    ],
   ])('%j: a TypeError naming it', (options, message) => {
     expect(() => kyRetry({}, options as never)).toThrow(TypeError);
     expect(() => kyRetry({}, options as never)).toThrow(message);

@@ -3,9 +3,8 @@
  * option when you call it, never a silent lack of telemetry later.
  */
 import type { RetryBudget, RetryPolicy } from '@jitterbug/core';
-import { isRetryBudget, isRetryPolicy } from '@jitterbug/core/adapter';
+import { checkOptions, fail, isRetryBudget, isRetryPolicy } from '@jitterbug/core/adapter';
 import { type MeterProvider, metrics } from '@opentelemetry/api';
-import { fail, unknownOption } from './option-error.ts';
 
 /** Options of {@link instrumentRetries}. */
 export interface InstrumentRetriesOptions {
@@ -38,10 +37,24 @@ export interface ResolvedInstrumentOptions {
   readonly budgets: ReadonlyArray<readonly [name: string, source: RetryBudget | RetryPolicy]>;
 }
 
-const KEYS = ['meterProvider', 'activeSpan', 'budgets'];
-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const OPTIONS = {
+  meterProvider: (v: unknown, n: string) =>
+    typeof (v as MeterProvider | null)?.getMeter === 'function'
+      ? (v as MeterProvider)
+      : fail(n, 'a MeterProvider (with getMeter)', v),
+  activeSpan: (v: unknown, n: string) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
+  budgets: (v: unknown, n: string) =>
+    isObject(v)
+      ? Object.entries(v).map(([name, source]) =>
+          isRetryBudget(source) || isRetryPolicy(source)
+            ? ([name, source] as const)
+            : fail(`${n}.${name}`, 'a RetryBudget or a retry policy', source),
+        )
+      : fail(n, 'an object of RetryBudgets and policies by name', v),
+};
 
 /**
  * Validates `options` and applies the defaults.
@@ -49,19 +62,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * @throws TypeError naming the option when one is invalid or unknown.
  */
 export const resolveInstrumentOptions = (options: unknown): ResolvedInstrumentOptions => {
-  if (options === undefined) options = {};
-  if (!isObject(options)) return fail('options', 'an object', options);
-  for (const key of Object.keys(options)) if (!KEYS.includes(key)) unknownOption(key);
-  const { meterProvider = metrics.getMeterProvider(), activeSpan = true, budgets = {} } = options;
-  if (typeof (meterProvider as MeterProvider | null)?.getMeter !== 'function') {
-    return fail('meterProvider', 'a MeterProvider (with getMeter)', meterProvider);
-  }
-  if (typeof activeSpan !== 'boolean') return fail('activeSpan', 'a boolean', activeSpan);
-  if (!isObject(budgets)) return fail('budgets', 'an object of RetryBudgets and policies by name', budgets);
-  const named = Object.entries(budgets).map(([name, source]) =>
-    isRetryBudget(source) || isRetryPolicy(source)
-      ? ([name, source] as const)
-      : fail(`budgets.${name}`, 'a RetryBudget or a retry policy', source),
-  );
-  return { meterProvider: meterProvider as MeterProvider, activeSpan, budgets: named };
+  const checked = checkOptions(options, OPTIONS, 'instrumentRetries', 'options');
+  return {
+    meterProvider: checked.meterProvider ?? metrics.getMeterProvider(),
+    activeSpan: checked.activeSpan ?? true,
+    budgets: checked.budgets ?? [],
+  };
 };

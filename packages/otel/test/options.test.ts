@@ -15,10 +15,10 @@ const subscribed = (): string[] => Object.values(CHANNELS).filter((name) => chan
 describe('instrumentRetries options', () => {
   it.each([
     [null, 'jitterbug: option "options" must be an object, got null'],
-    [[], 'jitterbug: option "options" must be an object, got an array'],
+    [[], 'jitterbug: option "options" must be an object, got []'],
     [
       { meterProvider: {} },
-      'jitterbug: option "meterProvider" must be a MeterProvider (with getMeter), got an object',
+      'jitterbug: option "meterProvider" must be a MeterProvider (with getMeter), got {}',
     ],
     [
       { meterProvider: null },
@@ -27,11 +27,11 @@ describe('instrumentRetries options', () => {
     [{ activeSpan: 'yes' }, 'jitterbug: option "activeSpan" must be a boolean, got "yes"'],
     [
       { budgets: [] },
-      'jitterbug: option "budgets" must be an object of RetryBudgets and policies by name, got an array',
+      'jitterbug: option "budgets" must be an object of RetryBudgets and policies by name, got []',
     ],
     [
       { budgets: { api: { ratio: 0.1 } } },
-      'jitterbug: option "budgets.api" must be a RetryBudget or a retry policy, got an object',
+      'jitterbug: option "budgets.api" must be a RetryBudget or a retry policy, got {"ratio":0.1}',
     ],
     [{ tracerProvider: {} }, 'jitterbug: unknown option "tracerProvider"'],
   ])('%j: %s', (options, message) => {

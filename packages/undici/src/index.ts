@@ -5,8 +5,9 @@
  * @packageDocumentation
  */
 export * from '@jitterbug/core';
+export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, type UndiciAdapterOptions } from './adapter-options.ts';
 export { jitterbugOptions } from './call-options.ts';
 export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';
-export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, retryInterceptor, type UndiciRetryOptions } from './interceptor.ts';
+export { retryInterceptor } from './interceptor.ts';
 export { RetryStatusError, type StatusErrorClass } from './status-error.ts';
 export type { RetryDispatch, RetryInterceptor } from './types.ts';

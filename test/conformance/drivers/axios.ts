@@ -12,7 +12,7 @@
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { Readable } from 'node:stream';
-import { type AttachOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '@jitterbug/axios';
+import { type AxiosAdapterOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '@jitterbug/axios';
 import axios, { type AxiosResponse, type CreateAxiosDefaults, isAxiosError, isCancel } from 'axios';
 // undici 7: its dispatchers take the handlers Node's own fetch (undici 6 or 7 inside) hands over; undici 8's do not.
 import { Agent as UndiciAgent } from 'undici7';
@@ -57,7 +57,7 @@ const toHeaders = (response: AxiosResponse): Headers => {
 /** How a driver's axios instance is made: its adapter, `attachRetry`'s options, axios settings. */
 export interface AxiosSetup {
   readonly adapter: 'http' | 'fetch';
-  readonly attach?: AttachOptions | undefined;
+  readonly attach?: AxiosAdapterOptions | undefined;
   readonly defaults?: CreateAxiosDefaults | undefined;
   /** Over TLS (HTTP/1.1 only: see `transports.test.ts` for `httpVersion: 2`). */
   readonly transport?: Transport | undefined;
