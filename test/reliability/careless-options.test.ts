@@ -187,6 +187,12 @@ const CARELESS: ReadonlyArray<readonly [string, () => unknown, string, string]> 
     "set in a policy's options",
   ],
   [
+    "a method typo in a route: 'GTE /reports/*'",
+    () => policy({ routes: [{ match: 'GTE /reports/*', maxAttempts: 5 }] }),
+    'routes[0].match',
+    'GTE is neither',
+  ],
+  [
     "backoff: 'exponential'",
     () => policy({ backoff: 'exponential' }),
     'backoff',

@@ -30,9 +30,11 @@ const compileRoutes = (routes: unknown, base: ResolvedOptions): RouteTable => {
       if (rule.name !== undefined && typeof rule.name !== 'string') {
         throw new TypeError(`jitterbug: option "${path}.name" must be a string`);
       }
-      const matches = compileRouteMatch(rule.match as never, `${path}.match`);
+      const options = resolveOptions(rule, ROUTE_KEYS, base, `${path}.`);
+      const listed = new Set([...base.methods, ...options.methods]);
+      const matches = compileRouteMatch(rule.match as never, `${path}.match`, listed);
       const route = (rule.name as string | undefined) ?? (typeof rule.match === 'string' ? rule.match : path);
-      return { matches, options: { ...resolveOptions(rule, ROUTE_KEYS, base, `${path}.`), route } };
+      return { matches, options: { ...options, route } };
     },
   );
   return {

@@ -238,8 +238,11 @@ export interface RetryOverrides {
    * retries first and log them as such. `true` for those names, or your own. Default `false`.
    */
   readonly attemptHeaders?: boolean | AttemptHeadersOptions;
-  /** Server-given delays; `false` ignores them. Default `{ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 }`. */
-  readonly retryAfter?: RetryAfterOptions | false;
+  /**
+   * Server-given delays; `false` ignores them, `true` is the defaults. Default
+   * `{ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 }`.
+   */
+  readonly retryAfter?: RetryAfterOptions | boolean;
   /** Total time budget across attempts and waits, in ms; no wait that would end past it is started. */
   readonly deadlineMs?: number;
   /** Per-attempt timeout, in ms; a timed-out attempt fails with `ERR_JITTERBUG_ATTEMPT_TIMEOUT` (retryable). */

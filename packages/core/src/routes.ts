@@ -1,6 +1,7 @@
 /**
  * Per-route policies: each rule's `match` compiled once, at policy creation, into a predicate.
  */
+import { fail } from './option-error.ts';
 import type { RouteMatch } from './options.ts';
 import { compilePathPattern } from './path-pattern.ts';
 
@@ -9,13 +10,32 @@ export type RouteMatcher = (method: string, url: URL) => boolean;
 
 const METHOD = /^[A-Za-z]+$/;
 
+/** The methods HTTP defines (RFC 9110, PATCH, QUERY): a route names another only if `methods` lists it. */
+const HTTP_METHODS = [
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+  'QUERY',
+];
+
 /**
  * Compiles `"METHOD /path/pattern"`, `"GET|HEAD /path"`, `"/path/pattern"`, a `URLPattern` (or any
  * object with the same `test`) or a predicate.
  *
- * @throws TypeError naming `path` when the pattern is malformed.
+ * @throws TypeError naming `path` when the pattern is malformed, or names a method that is neither
+ *   HTTP's nor `listed` (a typo, `GTE`, would otherwise match nothing, silently).
  */
-export const compileRouteMatch = (match: RouteMatch, path: string): RouteMatcher => {
+export const compileRouteMatch = (
+  match: RouteMatch,
+  path: string,
+  listed: ReadonlySet<string> = new Set(),
+): RouteMatcher => {
   if (typeof match === 'function') {
     return (method, url) => match({ method, url }) === true;
   }
@@ -34,6 +54,16 @@ export const compileRouteMatch = (match: RouteMatch, path: string): RouteMatcher
       throw new TypeError(`jitterbug: option "${path}" has an invalid method in ${JSON.stringify(match)}`);
     }
     const methodSet = methods && new Set(methods.map((m) => m.toUpperCase()));
+    for (const method of methodSet ?? []) {
+      if (!HTTP_METHODS.includes(method) && !listed.has(method)) {
+        fail(
+          path,
+          `a pattern whose methods HTTP defines or "methods" lists (${method} is neither)`,
+          match,
+          'routeMethod',
+        );
+      }
+    }
     let regex: RegExp;
     try {
       regex = compilePathPattern(pathPart);

@@ -107,6 +107,8 @@ export const VALUE_HINTS: Readonly<Record<string, Hint>> = {
     typeof value === 'string'
       ? `a strategy's name goes in the object: ${name}: { strategy: ${JSON.stringify(value)} }`
       : '',
+  routeMethod:
+    "a typo? HTTP's methods are GET, HEAD, POST, PUT, DELETE, CONNECT, OPTIONS, TRACE, PATCH and QUERY; one of your own (PURGE) is matched once methods lists it, on the policy or the rule (which also makes it retried)",
   axiosResume:
     'axios reads each body whole before jitterbug hands it over, so there is nothing to resume; resume works with fetch, ky and undici (a policy shared with them may keep it: attachRetry ignores it there)',
   axiosDiscard:
