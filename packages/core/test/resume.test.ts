@@ -38,6 +38,20 @@ describe('resumeValidator', () => {
 });
 
 describe('resumeHeaders and checkResumed', () => {
+  it('refuses a rest of another representation, by a bare ETag or a date too, or of another length', () => {
+    const rest = (values: Record<string, string>) => headers({ 'content-range': 'bytes 3-4/5', ...values });
+    expect(checkResumed(206, rest({ etag: 'erwsd' }), 3, 'asd')?.message).toMatch(/ETag erwsd, was asd/);
+    expect(checkResumed(206, rest({ etag: 'asd' }), 3, 'asd')).toBeUndefined();
+    const date = 'Tue, 01 Sep 2026 10:00:00 GMT';
+    const later = 'Wed, 02 Sep 2026 10:00:00 GMT';
+    expect(checkResumed(206, rest({ 'last-modified': later }), 3, date)?.message).toMatch(/Last-Modified/);
+    expect(checkResumed(206, rest({ 'last-modified': date, etag: '"any"' }), 3, date)).toBeUndefined();
+    expect(checkResumed(206, rest({}), 3, '"v1"', 5)).toBeUndefined();
+    expect(checkResumed(206, rest({}), 3, '"v1"', 6)?.message).toMatch(
+      /body of 5 bytes, where the first answer declared 6/,
+    );
+  });
+
   it('asks for the rest from a byte, if the representation is the same', () => {
     expect(resumeHeaders(1000, '"v1"')).toEqual({ range: 'bytes=1000-', 'if-range': '"v1"' });
   });

@@ -144,6 +144,25 @@ describe('resume: createResume()', () => {
     expect(bytes.equals(FILE.subarray(0, 100_000))).toBe(true);
   });
 
+  it('a 206 with another bare (unquoted) ETag: ResumeError, nothing spliced', async () => {
+    server.serve('/bare', { body: FILE, etag: 'asd' }, [{ resetAfter: 100_000 }, { rangeEtag: 'erwsd' }]);
+    const { bytes, error } = await drain(await client()(url('/bare')));
+    expect(error).toBeInstanceOf(ResumeError);
+    expect((error as Error).message).toMatch(/representation changed \(ETag erwsd, was asd\)/);
+    expect(bytes.equals(FILE.subarray(0, 100_000))).toBe(true);
+    expect(server.seen('/bare').map((e) => e.ifRange)).toEqual([undefined, 'asd']);
+  });
+
+  it('a 206 that runs past its range (undici #4970): ResumeError, no byte past the declared length', async () => {
+    const small = Buffer.from('abcde');
+    server.serve('/long', { body: small, etag: '"v1"' }, [{ resetAfter: 3 }, { extraBytes: 68 }]);
+    const { bytes, error } = await drain(await client()(url('/long')));
+    expect(error).toBeInstanceOf(ResumeError);
+    expect((error as Error).message).toMatch(/ran past the 5 bytes declared/);
+    expect(bytes.length).toBeLessThanOrEqual(5);
+    expect(small.subarray(0, bytes.length).equals(bytes)).toBe(true);
+  });
+
   it('a server that ignores Range (200 with the whole body): ResumeError, nothing spliced', async () => {
     server.serve('/norange', { body: FILE, etag: '"v1"' }, [{ resetAfter: 100_000 }, { ignoreRange: true }]);
     const { bytes, error } = await drain(await client()(url('/norange')));

@@ -14,7 +14,7 @@ import { runAttempts, type Transport } from '../loop.ts';
 import type { HeaderGetter } from '../retry-after.ts';
 import { setRetryInfo } from '../retry-info.ts';
 import type { AttemptResult, RetryRun } from '../run.ts';
-import { checkResumed, type ResumeError, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
+import { checkResumed, ResumeError, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
 
 /**
  * How the adapter sends the requests for the rest of a body, and reads what comes back; what
@@ -52,6 +52,12 @@ const tagged = <T>(target: T, run: RetryRun): T => {
 
 const settled = async (pending: Decision | Promise<Decision>): Promise<Decision> => pending;
 
+/** A declared length (`content-length`, a range's total): a safe integer >= 0, else `undefined`. */
+const declaredLength = (value: string | null | undefined): number | undefined => {
+  const length = value && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isSafeInteger(length) ? length : undefined;
+};
+
 /** The pull source of the caller's body: the original body, then each accepted rest in turn. */
 class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
   declare private readonly context: ResumeContext;
@@ -61,15 +67,23 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
   declare private reader: ReadableStreamDefaultReader<Uint8Array>;
   /** Bytes handed to the caller so far: where the rest starts. */
   declare private bytes: number;
+  /** The whole body's length, as the first answer (or a rest's `Content-Range`) declared it. */
+  declare private length: number | undefined;
   /** Made at the first break: the caller's cancel of the body ends a resume in progress. */
   declare private cancelled: AbortController | undefined;
 
-  constructor(body: ReadableStream<Uint8Array>, validator: string, context: ResumeContext) {
+  constructor(
+    body: ReadableStream<Uint8Array>,
+    validator: string,
+    length: number | undefined,
+    context: ResumeContext,
+  ) {
     this.context = context;
     this.validator = validator;
     this.target = undefined;
     this.reader = body.getReader();
     this.bytes = 0;
+    this.length = length;
     this.cancelled = undefined;
   }
 
@@ -85,9 +99,22 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
       }
       // Cancelled by the caller while this read was pending: the stream is closed already.
       if (this.cancelled?.signal.aborted) return;
+      const { length } = this;
       if (read.done) {
+        // A body that ends short of what its answer declared is never handed over as the whole.
+        if (length !== undefined && this.bytes < length) {
+          throw tagged(
+            new ResumeError(`the body ended at byte ${this.bytes} of the ${length} declared`),
+            this.context.run,
+          );
+        }
         controller.close();
         return;
+      }
+      // Nor one that runs past it: the bytes past the end are another text, never the caller's.
+      if (length !== undefined && this.bytes + read.value.byteLength > length) {
+        void this.reader.cancel().catch(() => undefined);
+        throw tagged(new ResumeError(`the body ran past the ${length} bytes declared`), this.context.run);
       }
       this.bytes += read.value.byteLength;
       controller.enqueue(read.value);
@@ -121,9 +148,11 @@ class ResumingSource implements UnderlyingDefaultSource<Uint8Array> {
       : this.cancelled.signal;
     const rest = await runAttempts(
       run,
-      new RestTransport(run, sender, stop, this.bytes, this.validator),
+      new RestTransport(run, sender, stop, this.bytes, this.validator, this.length),
       decision.delayMs,
     );
+    // A first answer that declared no length: the rest's range says it.
+    this.length ??= declaredLength(rest.headers.get('content-range')?.split('/')[1]);
     if (this.target) tagged(this.target, run);
     return (rest.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() })).getReader();
   }
@@ -141,10 +170,19 @@ class RestTransport implements Transport<RestAnswer, Response> {
   declare private readonly stop: AbortSignal;
   declare private readonly from: number;
   declare private readonly validator: string;
+  declare private readonly length: number | undefined;
   declare readonly resuming: true;
 
-  constructor(run: RetryRun, sender: ResumeSender, stop: AbortSignal, from: number, validator: string) {
+  constructor(
+    run: RetryRun,
+    sender: ResumeSender,
+    stop: AbortSignal,
+    from: number,
+    validator: string,
+    length: number | undefined,
+  ) {
     this.resuming = true;
+    this.length = length;
     this.run = run;
     this.sender = sender;
     this.stop = stop;
@@ -177,7 +215,10 @@ class RestTransport implements Transport<RestAnswer, Response> {
     const answer = await this.sender.send(resumeHeaders(this.from, this.validator), signal);
     if ('error' in answer) return answer;
     const headers: HeaderGetter = (name) => answer.headers.get(name);
-    return { response: answer, refused: checkResumed(answer.status, headers, this.from, this.validator) };
+    return {
+      response: answer,
+      refused: checkResumed(answer.status, headers, this.from, this.validator, this.length),
+    };
   }
 
   // A 2xx that does not continue the body is a failed attempt at it (the run's summary says so); a
@@ -229,7 +270,12 @@ export const resumableResponse = (response: Response, run: RetryRun, sender: Res
   const validator =
     body && resumeValidator(run.method, response.status, (name) => response.headers.get(name));
   if (!validator) return response;
-  const source = new ResumingSource(body, validator, context);
+  const source = new ResumingSource(
+    body,
+    validator,
+    declaredLength(response.headers.get('content-length')),
+    context,
+  );
   // No read-ahead: the body is read when the caller reads, as the original would be.
   const resuming = new Response(new ReadableStream(source, { highWaterMark: 0 }), {
     status: response.status,

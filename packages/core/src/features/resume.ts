@@ -5,7 +5,7 @@
  * Anything else ends the body with an error: mismatched bytes are never joined.
  */
 import type { Decision } from '../decide.ts';
-import type { HeaderGetter } from '../retry-after.ts';
+import { type HeaderGetter, parseHttpDate } from '../retry-after.ts';
 import type { RetryRun } from '../run.ts';
 import { branded, isFeature } from './feature.ts';
 import { type ResumeSender, resumableResponse } from './resumable-response.ts';
@@ -50,13 +50,14 @@ const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
 /**
  * Whether the answer to a resuming request continues the body at byte `from` to its end, as the same
  * representation without a content coding: `undefined` when it does, else the `ResumeError` to end
- * the body with.
+ * the body with. `length`: the whole body's length as the first answer declared it, when it did.
  */
 export const checkResumed = (
   status: number,
   headers: HeaderGetter,
   from: number,
   validator: string,
+  length?: number,
 ): ResumeError | undefined => {
   if (status === 200)
     return new ResumeError(
@@ -74,14 +75,24 @@ export const checkResumed = (
   if (range[3] !== '*' && Number(range[2]) !== Number(range[3]) - 1) {
     return new ResumeError(`the rest of the body stops before its end (Content-Range: ${range[0]})`);
   }
+  if (range[3] !== '*' && length !== undefined && Number(range[3]) !== length) {
+    return new ResumeError(
+      `the rest is of a body of ${range[3]} bytes, where the first answer declared ${length} (Content-Range: ${range[0]})`,
+    );
+  }
   // The bytes spliced on must be the same encoding as those delivered (the first answer had none).
   const coding = headers('content-encoding')?.trim().toLowerCase();
   if (coding && coding !== 'identity') {
     return new ResumeError(`the rest of the body came with Content-Encoding: ${coding}`);
   }
-  const etag = headers('etag')?.trim();
-  if (validator.startsWith('"') && etag !== undefined && etag !== validator) {
-    return new ResumeError(`the representation changed (ETag ${etag}, was ${validator})`);
+  // The validator is the first answer's ETag (quoted, or not: some servers send a bare one) or its
+  // Last-Modified date; the rest must not carry another.
+  const byDate = parseHttpDate(validator) !== undefined;
+  const current = headers(byDate ? 'last-modified' : 'etag')?.trim();
+  if (current !== undefined && current !== validator) {
+    return new ResumeError(
+      `the representation changed (${byDate ? 'Last-Modified' : 'ETag'} ${current}, was ${validator})`,
+    );
   }
   return undefined;
 };

@@ -43,6 +43,11 @@ export interface Answer {
   readonly shiftBy?: number;
   /** Send this ETag on a `206` instead of the representation's (a server that changed without saying). */
   readonly rangeEtag?: string;
+  /**
+   * Send this many bytes more than the `206`'s range says, without a `content-length` (undici
+   * #4970: a range of 2 bytes carrying 70).
+   */
+  readonly extraBytes?: number;
   /** Answer this status, with a short body, instead of the representation. */
   readonly status?: number;
   /** Wait this long before the headers. */
@@ -100,12 +105,13 @@ const RANGE = /^bytes=(\d+)-$/;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Whether `If-Range` (absent: yes) still names this representation (a strong ETag or the exact date). */
+/**
+ * Whether `If-Range` (absent: yes) still names this representation: its strong ETag (quoted, or bare
+ * as some servers send it) or its exact date.
+ */
 const stillCurrent = (ifRange: string | undefined, current: Representation): boolean => {
   if (ifRange === undefined) return true;
-  if (ifRange.startsWith('"') || ifRange.startsWith('W/')) {
-    return current.etag !== undefined && !current.etag.startsWith('W/') && ifRange === current.etag;
-  }
+  if (current.etag !== undefined && !current.etag.startsWith('W/') && ifRange === current.etag) return true;
   return current.lastModified !== undefined && ifRange === current.lastModified;
 };
 
@@ -185,6 +191,14 @@ export const startRangeServer = async (): Promise<RangeServer> => {
       exchange.status = 206;
       if (answer.rangeEtag) headers.etag = answer.rangeEtag;
       headers['content-range'] = `bytes ${start}-${total - 1}/${total}`;
+      if (answer.extraBytes) {
+        // Chunked: nothing but the range says where the body should end.
+        res.writeHead(206, headers);
+        const long = Buffer.concat([current.body.subarray(start), Buffer.alloc(answer.extraBytes, 0x78)]);
+        exchange.bytesWritten = long.length;
+        res.end(long);
+        return;
+      }
       headers['content-length'] = String(total - start);
       res.writeHead(206, headers);
       write(res, current.body.subarray(start), answer, exchange);
