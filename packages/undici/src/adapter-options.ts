@@ -2,7 +2,7 @@
  * `retryInterceptor`'s own settings (`retryInterceptor(options, adapterOptions)`), and their check.
  */
 import { checkOptions, fail, numberIn } from '@jitterbug/core/adapter';
-import type { RequestSettings } from './retrying-request.ts';
+import type { RequestSettings } from './caller-side.ts';
 import { RetryStatusError, type StatusErrorClass } from './status-error.ts';
 
 /** Settings of the undici adapter itself (retry behaviour is configured by the policy). */

@@ -1,23 +1,19 @@
 /**
- * One attempt sent as hedged copies (the core's `hedge` option): each time the run's hedge delay
- * passes with no response head, another copy is dispatched (when the run's hedge budget allows),
- * up to the policy's copies. The first copy whose head carries a status that settles the attempt
- * (`Hedging.settles`) wins and becomes the request's current attempt; the copies still waiting are
- * aborted, and those already answering are drained within `discardBodyMaxBytes` (to keep their
- * connections). A copy's retried failure (a 503, a reset) is dropped while another copy is out.
+ * One attempt sent as hedged copies (the core's `hedge` option), by the core's race rules: its
+ * `HedgeRace` says when another copy goes (`due`: the hedge delay passed, the hedge budget has a
+ * token), which answer wins and which is dropped (`answer`), and feeds the percentile the request's
+ * time to its first answer; the promise racer of the fetch engine and axios drives the same race.
+ * This file only turns undici's callbacks into the race's calls: the winning copy becomes the
+ * request's current attempt; the copies still waiting are aborted, and those already answering
+ * drained within `discardBodyMaxBytes` (to keep their connections).
  */
-import { AttemptTimeoutError, type Hedging } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
-import { AttemptEvents } from './attempt-events.ts';
+import type { AttemptTimeoutError, Hedging } from '@jitterbug/core';
+import { type HedgeRace, lost } from '@jitterbug/core/adapter';
+import { Attempt, AttemptHandler } from './attempt.ts';
+import { Drain, type DrainOwner } from './drain.ts';
 import type { RetryingRequest } from './retrying-request.ts';
-import type { Controller, DispatchOpts, HeaderRecord } from './types.ts';
-
-/** Why a copy is aborted when another one answered. */
-const lost = (): Error => new Error('jitterbug: another copy of this hedged request answered first');
-
-/** Why a drained copy's connection was closed. */
-const tooLong = (bytes: number): Error =>
-  new Error(`jitterbug: dropped the answer of a hedged copy after ${bytes} body bytes`);
+import { failedAttempt, provesUnprocessed } from './signals.ts';
+import type { Controller, HeaderRecord } from './types.ts';
 
 /**
  * `out`: sent, no head yet; `draining`: its answer is not wanted and is read and dropped; `over`:
@@ -25,65 +21,94 @@ const tooLong = (bytes: number): Error =>
  */
 type Phase = 'out' | 'draining' | 'over' | 'won';
 
-// Module-level callbacks: no closure per copy.
-const onHedgeDue = (group: HedgedAttempt): void => group.hedgeDue();
-const onCopyTimeout = (copy: HedgeCopy): void => copy.timedOut();
+// A module-level callback: no closure per hedged attempt.
+const onHedgeDue = (attempt: HedgedAttempt): void => attempt.hedgeDue();
+
+/**
+ * Sends the request's attempt by `hedging`'s race: as hedged copies when the race has a hedge delay,
+ * else once, as an ordinary attempt whose answer the race times (a percentile delay learns from the
+ * attempts that were not hedged too, or it would never have the latencies it needs to start).
+ */
+export const sendHedged = (request: RetryingRequest, hedging: Hedging): boolean => {
+  const race = hedging.startRace(request.run);
+  race.launch();
+  const hedgeMs = race.nextDelay();
+  if (hedgeMs === undefined) return request.sendAttempt(new TimedAttempt(request, race));
+  const hedged = new HedgedAttempt(request, race);
+  request.hedge = hedged;
+  return hedged.start(hedgeMs);
+};
+
+/** An attempt sent once while `hedge` is on: its race times its answer. */
+class TimedAttempt extends AttemptHandler {
+  declare private race: HedgeRace | undefined;
+
+  constructor(request: RetryingRequest, race: HedgeRace) {
+    super(request);
+    this.race = race;
+  }
+
+  override onResponseStart(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage?: string,
+  ): void {
+    const race = this.race;
+    if (race && statusCode >= 200 && this.request.current === this) {
+      this.race = undefined;
+      race.answer(1, { status: statusCode }, false);
+    }
+    super.onResponseStart(controller, statusCode, headers, statusMessage);
+  }
+}
 
 /** The handler of one copy. */
-class HedgeCopy extends AttemptEvents {
-  declare readonly group: HedgedAttempt;
-  /** 1-based. */
+class HedgeCopy extends Attempt implements DrainOwner {
+  declare private readonly attempt: HedgedAttempt;
+  /** Its number in the race, from 1. */
   declare readonly copy: number;
-  /** When it was dispatched (`performance.now()`), for its time to headers. */
-  declare readonly sentAt: number;
-  declare controller: Controller | null;
   declare phase: Phase;
-  declare private drained: number;
-  declare timer: ReturnType<typeof setTimeout> | undefined;
+  /** Its answer's body, while it is dropped. */
+  declare private drain: Drain | undefined;
 
-  constructor(group: HedgedAttempt, request: RetryingRequest, copy: number) {
+  constructor(attempt: HedgedAttempt, request: RetryingRequest, copy: number) {
     super();
     this.request = request;
-    this.abandonedBy = undefined;
-    this.group = group;
-    this.copy = copy;
-    this.sentAt = performance.now();
     this.controller = null;
+    this.abandonedBy = undefined;
+    this.stopTimer = undefined;
+    this.attempt = attempt;
+    this.copy = copy;
     this.phase = 'out';
-    this.drained = 0;
-    this.timer = undefined;
+    this.drain = undefined;
+    // Its own `attemptTimeoutMs`, which goes on bounding the attempt (and its drain) when it wins.
+    this.time(request.run.options.attemptTimeoutMs);
   }
 
   /** Nothing more is wanted of this copy: abort it (at once, or as soon as undici starts it). */
   drop(reason: Error): void {
     this.phase = 'over';
-    this.stopTimer();
     this.abandon(reason);
-    if (this.controller && !this.controller.aborted) this.controller.abort(reason);
   }
 
-  stopTimer(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
+  /** `attemptTimeoutMs` ran out: a failure of this copy before its head, or of the attempt it won. */
+  protected override timedOut(error: AttemptTimeoutError): void {
+    if (this.phase === 'won') super.timedOut(error);
+    else if (this.phase === 'draining') this.drop(error);
+    else if (this.phase === 'out') {
+      this.drop(error);
+      this.attempt.failed(this, error);
     }
   }
 
-  /** `attemptTimeoutMs` ran out before this copy's head: a failure of this copy. */
-  timedOut(): void {
-    this.timer = undefined;
-    if (this.phase !== 'out' && this.phase !== 'draining') return;
-    const error = new AttemptTimeoutError(this.group.run.options.attemptTimeoutMs ?? 0);
-    const wasOut = this.phase === 'out';
-    this.drop(error);
-    if (wasOut) this.group.failed(this, error);
-  }
-
   override onRequestStart(controller: Controller, context: unknown): void {
+    if (this.phase !== 'out' || this.abandonedBy) {
+      super.onRequestStart(controller, context);
+      return;
+    }
     this.controller = controller;
-    if (this.abandonedBy) controller.abort(this.abandonedBy);
-    else if (this.phase === 'won') this.request.requestStart(controller, context);
-    else this.group.started(controller, context);
+    this.attempt.started(controller, context);
   }
 
   override onResponseStart(
@@ -94,33 +119,28 @@ class HedgeCopy extends AttemptEvents {
   ): void {
     if (this.phase === 'won') super.onResponseStart(controller, statusCode, headers, statusMessage);
     else if (this.phase === 'out' && statusCode >= 200)
-      this.group.answered(this, controller, statusCode, headers, statusMessage);
+      this.attempt.answered(this, controller, statusCode, headers, statusMessage);
   }
 
   override onResponseData(controller: Controller, chunk: Buffer): void {
     if (this.phase === 'won') super.onResponseData(controller, chunk);
-    else if (this.phase === 'draining') this.drain(chunk.length);
+    else if (this.phase === 'draining') this.drain?.data(chunk);
   }
 
   override onResponseEnd(controller: Controller, trailers: HeaderRecord): void {
     if (this.phase === 'won') super.onResponseEnd(controller, trailers);
-    else if (this.phase === 'draining') {
-      // Drained in full: its connection goes back to the pool.
-      this.phase = 'over';
-      this.stopTimer();
-    }
+    else if (this.phase === 'draining') this.drain?.end();
   }
 
   override onResponseError(controller: Controller | null, error: Error): void {
-    if (this.phase === 'won') super.onResponseError(controller, error);
-    else if (this.phase === 'out') {
-      this.phase = 'over';
-      this.stopTimer();
-      this.group.failed(this, error);
-    } else {
-      this.phase = 'over';
-      this.stopTimer();
+    if (this.phase === 'won') {
+      super.onResponseError(controller, error);
+      return;
     }
+    const wasOut = this.phase === 'out';
+    this.phase = 'over';
+    this.untime();
+    if (wasOut) this.attempt.failed(this, error);
   }
 
   // The caller sent one request as far as it knows: the first copy's progress is what it sees.
@@ -133,72 +153,69 @@ class HedgeCopy extends AttemptEvents {
   }
 
   /** Starts dropping this copy's answer: read within the limit, then its connection is closed. */
-  discard(declared: number): void {
+  discard(headers: HeaderRecord): void {
     this.phase = 'draining';
-    if (declared > this.group.run.options.discardBodyMaxBytes) this.drop(tooLong(0));
+    const run = this.request.run;
+    this.drain = new Drain(this, run.options.discardBodyMaxBytes, 'dropped the answer of a hedged copy');
+    this.drain.start(run.method, headers);
   }
 
-  private drain(bytes: number): void {
-    this.drained += bytes;
-    if (this.drained > this.group.run.options.discardBodyMaxBytes) this.drop(tooLong(this.drained));
+  /** Its answer is gone: drained in full (its connection goes back to the pool), or closed past the limit. */
+  drained(closeWith: Error | undefined): void {
+    this.drain = undefined;
+    if (closeWith) {
+      this.drop(closeWith);
+    } else {
+      this.phase = 'over';
+      this.untime();
+    }
   }
 }
 
 /** The copies of one attempt, until one of them wins. */
 export class HedgedAttempt {
-  declare readonly run: RetryRun;
-  declare private readonly hedging: Hedging;
   declare private readonly request: RetryingRequest;
-  declare private readonly opts: DispatchOpts;
+  declare private readonly race: HedgeRace;
   declare private readonly copies: HedgeCopy[];
-  /** Copies with neither a head nor a failure yet. */
-  declare private pending: number;
-  /** Whether a copy may have been processed: it answered, or failed in a way that proves nothing. */
-  declare private processed: boolean;
-  declare private open: boolean;
   declare private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(request: RetryingRequest, run: RetryRun, hedging: Hedging, opts: DispatchOpts) {
+  /** `race`: the attempt's race, its first copy launched. */
+  constructor(request: RetryingRequest, race: HedgeRace) {
     this.request = request;
-    this.run = run;
-    this.hedging = hedging;
-    this.opts = opts;
+    this.race = race;
     this.copies = [];
-    this.pending = 0;
-    this.processed = false;
-    this.open = true;
     this.timer = undefined;
   }
 
-  /** Dispatches the first copy (hedges follow after `delayMs`); returns what undici's dispatch did. */
-  start(delayMs: number): boolean {
-    return this.launch(delayMs);
+  /** Dispatches the first copy; returns what undici's dispatch did. */
+  start(hedgeMs: number): boolean {
+    return this.send(hedgeMs);
   }
 
-  private launch(delayMs: number | undefined): boolean {
-    const copy = new HedgeCopy(this, this.request, this.copies.length + 1);
+  /** Dispatches the copy the race just launched; the next is due after `hedgeMs` with no answer. */
+  private send(hedgeMs: number | undefined): boolean {
+    const copy = new HedgeCopy(this, this.request, this.race.sent);
     this.copies.push(copy);
-    this.pending++;
-    if (delayMs !== undefined) this.timer = setTimeout(onHedgeDue, delayMs, this);
-    const timeoutMs = this.run.options.attemptTimeoutMs;
-    if (timeoutMs !== undefined) copy.timer = setTimeout(onCopyTimeout, timeoutMs, copy);
-    return this.request.send(this.opts, copy);
+    if (hedgeMs !== undefined) this.timer = setTimeout(onHedgeDue, hedgeMs, this);
+    return this.request.send(copy);
   }
 
-  /** The hedge delay passed with no head: another copy, if the run's hedge budget allows one. */
+  /** The hedge delay passed with no answer: another copy, if the race sends one. */
   hedgeDue(): void {
     this.timer = undefined;
-    const next = this.copies.length + 1;
-    if (this.open && this.hedging.start(this.run, next)) this.launch(this.hedging.delayFor(this.run, next));
+    const race = this.race;
+    if (!race.due(this.request.outer.aborted)) return;
+    race.launch();
+    this.send(race.nextDelay());
   }
 
   /** A copy started: the caller gets its `onRequestStart` with the first one. */
   started(controller: Controller, context: unknown): void {
-    if (this.open) this.request.copyStarted(controller, context);
-    else controller.abort(lost());
+    if (this.race.over) controller.abort(lost());
+    else this.request.startCaller(context, controller);
   }
 
-  /** A copy's head arrived: it wins if its status settles the attempt or no other copy is out. */
+  /** A copy's head arrived: the request's response if it wins, else drained (a retried status). */
   answered(
     copy: HedgeCopy,
     controller: Controller,
@@ -206,60 +223,56 @@ export class HedgedAttempt {
     headers: HeaderRecord,
     statusMessage?: string,
   ): void {
-    this.pending--;
-    if (this.pending === 0 || this.hedging.settles(this.run, { status: statusCode })) {
-      // The request's time to its first answer (from the first copy), not the winner's own: a window
-      // of winners' times never sees the slow mode, and its percentile hedges more than it says.
-      this.win(copy, performance.now() - this.copies[0]!.sentAt);
-      this.request.hedgeWon(copy, controller, copy.sentAt);
+    if (this.race.answer(copy.copy, { status: statusCode }, this.request.outer.aborted)) {
+      this.won(copy);
       this.request.responseStart(controller, statusCode, headers, statusMessage);
-      return;
+    } else {
+      // Its timer still bounds the drain.
+      copy.discard(headers);
     }
-    // Retried (a 503 with another copy out): dropped, drained to keep its connection (its timer
-    // still bounds the drain).
-    this.processed = true;
-    copy.discard(this.run.method === 'HEAD' ? 0 : Number(headers['content-length']));
   }
 
-  /** A copy failed before its head: the attempt fails with it only if nothing else can answer. */
+  /** A copy failed before its head: the attempt fails with it if it wins the race, else it is dropped. */
   failed(copy: HedgeCopy, error: Error): void {
-    this.pending--;
-    if (!this.open) return;
-    if (!this.request.provesUnprocessed(copy.controller !== null, error)) this.processed = true;
-    if (this.pending === 0 || this.request.callerAborted() || this.hedging.settles(this.run, { error })) {
-      // Unprocessed only if every copy was: none is left out that the server may have taken on.
-      const unprocessed = this.pending === 0 && !this.processed;
-      this.win(copy, undefined);
-      this.request.hedgeWon(copy, copy.controller, copy.sentAt);
-      this.request.responseError(error, unprocessed);
-    }
+    const request = this.request;
+    const race = this.race;
+    const unprocessed = provesUnprocessed(copy.controller !== null, request.sending, error);
+    const result = failedAttempt(error, unprocessed);
+    if (!race.answer(copy.copy, result, request.outer.aborted, unprocessed)) return;
+    this.won(copy);
+    // Unprocessed only if every copy was: none is left out that the server may have taken on.
+    request.responseError(error, race.out === 0 && !race.processed);
   }
 
-  /** The caller aborted: every copy goes. Whether any had started (the attempt then counts). */
-  cancel(reason: Error): boolean {
+  /**
+   * The caller aborted: every copy goes. The attempt counts if any of them had started (not when the
+   * caller aborts from its onRequestStart, called as the first copy starts: nothing was written).
+   */
+  cancel(reason: Error): void {
     this.close();
     let started = false;
     for (const copy of this.copies) {
       if (copy.controller) started = true;
       if (copy.phase !== 'over') copy.drop(reason);
     }
-    return started;
+    const request = this.request;
+    if (request.outer.starting) started = false;
+    queueMicrotask(() => (started ? request.decideOnError(reason) : request.abortRun(reason)));
   }
 
+  /** Nothing more is sent: a copy won (the race is over), or the caller gave up. */
   private close(): void {
-    this.open = false;
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** `copy` answers the attempt: the others still out are aborted; those answering drain on. */
-  private win(copy: HedgeCopy, latencyMs: number | undefined): void {
+  private won(copy: HedgeCopy): void {
     this.close();
     for (const other of this.copies) if (other !== copy && other.phase === 'out') other.drop(lost());
     copy.phase = 'won';
-    copy.stopTimer();
-    this.hedging.answered(this.run, copy.copy, latencyMs);
+    // The current attempt from now on, with its timer (which still bounds a retried answer's drain).
+    this.request.hedge = undefined;
+    this.request.current = copy;
   }
 }

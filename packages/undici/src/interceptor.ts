@@ -7,6 +7,7 @@ import { checkAdapterOptions, type UndiciAdapterOptions } from './adapter-option
 import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
 import { requestBodyKind, requestHeaderGetter, requestUrl } from './request-info.ts';
+import { resumableRequest } from './resume-handler.ts';
 import { RetryingRequest } from './retrying-request.ts';
 import type { DispatchOpts, LegacyHandler, NewHandler, NextDispatch, RetryInterceptor } from './types.ts';
 
@@ -53,7 +54,11 @@ export const retryInterceptor = (
         caller.onResponseError?.(null, error as Error);
         return true;
       }
-      const request = new RetryingRequest(next, caller, run, settings, caller === handler);
+      const tagHeaders = caller === handler;
+      // Opt-in: only then does a request pay for a handler that can resume its body.
+      const request = run.options.resume
+        ? resumableRequest(next, caller, run, settings, tagHeaders)
+        : new RetryingRequest(next, caller, run, settings, tagHeaders);
       if (run.body !== 'stream') return request.start(opts);
       const prepared = prepareBody(opts, run, headers, settings.knownLengthBodyBytes);
       return typeof prepared === 'function' ? request.prepare(prepared) : request.start(prepared);

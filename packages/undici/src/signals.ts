@@ -35,7 +35,7 @@
  * its closing socket cuts, so it reaches requests the server processed (most of them, against
  * nginx) as well as ones it never saw: ambiguous.
  */
-import { errorCode } from '@jitterbug/core/adapter';
+import { type AttemptResult, errorCode } from '@jitterbug/core/adapter';
 
 /** `NGHTTP2_REFUSED_STREAM`. */
 const REFUSED_STREAM = 7;
@@ -110,20 +110,17 @@ export const streamErrorCode = (error: unknown): string | undefined => {
 };
 
 /**
- * A delivered body that ended before the length its response declared: the error undici 8 gives
- * for it (`UND_ERR_RES_CONTENT_LENGTH_MISMATCH`, same message), where undici 7 over HTTP/2 gives
- * none.
+ * Whether an attempt's (or a hedged copy's) failure proves that the server never processed it: it
+ * failed before undici started it (`started`: its `onRequestStart`), and not from inside the dispatch
+ * call (`sending`: an invalid request), or the server refused it. An untrusted certificate is not
+ * sent again: nothing was written, but it would fail the same way.
  */
-export class ResponseLengthError extends Error {
-  readonly code = 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
-  /** Body bytes received, and declared by `content-length`. */
-  readonly received: number;
-  readonly declared: number;
+export const provesUnprocessed = (started: boolean, sending: boolean, error: Error): boolean =>
+  (!started && !sending && !untrustedCertificate(error)) || refusedUnprocessed(error);
 
-  constructor(received: number, declared: number) {
-    super('Response body length does not match content-length header');
-    this.name = 'ResponseContentLengthMismatchError';
-    this.received = received;
-    this.declared = declared;
-  }
-}
+/** A failed attempt in the core's terms. */
+export const failedAttempt = (error: Error, unprocessed: boolean): AttemptResult => {
+  const code = streamErrorCode(error);
+  if (code === undefined) return unprocessed ? { error, unprocessed } : { error };
+  return unprocessed ? { error, code, unprocessed } : { error, code };
+};

@@ -83,3 +83,10 @@ export type RetryDispatch = {
 
 /** What `retryInterceptor` returns: an interceptor for `Dispatcher.compose` (undici 7 and 8). */
 export type RetryInterceptor = (dispatch: (...args: never[]) => unknown, origin?: unknown) => RetryDispatch;
+
+/** Where the body of the current attempt's answer goes: the caller, a drain, or a hold while a hook decides. */
+export interface BodySink {
+  data(chunk: Buffer): void;
+  end(controller: Controller, trailers: HeaderRecord): void;
+  error(error: Error): void;
+}

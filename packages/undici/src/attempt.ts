@@ -1,0 +1,107 @@
+/**
+ * One attempt of a request (one dispatch, or one hedged copy): undici's handler for it, the
+ * controller undici gives it, and its `attemptTimeoutMs` timer. Its events reach the request only
+ * while it is the request's current attempt (a detached, timed-out or losing attempt is no one's).
+ */
+import type { Duplex } from 'node:stream';
+import type { AttemptTimeoutError } from '@jitterbug/core';
+import { startTimer } from '@jitterbug/core/adapter';
+import type { RetryingRequest } from './retrying-request.ts';
+import type { Controller, HeaderRecord, NewHandler } from './types.ts';
+
+/**
+ * The first attempt is the {@link RetryingRequest} itself (one object and one call fewer on every
+ * request's success path, which runs with cold caches in a real client and pays for every object and
+ * call it touches: `bench/profiling.md`); each retry gets an {@link AttemptHandler}.
+ */
+export abstract class Attempt implements NewHandler {
+  /** The request these events are for. */
+  declare protected request: RetryingRequest;
+  /** undici's controller for this attempt, once undici started it. */
+  declare controller: Controller | null;
+  /** Set when this attempt is over for us; if undici only starts it now, it is aborted at once. */
+  declare protected abandonedBy: Error | undefined;
+  /** Stops its `attemptTimeoutMs` timer, while it runs. */
+  declare protected stopTimer: (() => void) | undefined;
+
+  /** Starts its `attemptTimeoutMs` timer (none without one). */
+  time(timeoutMs: number | undefined): void {
+    if (timeoutMs === undefined) return;
+    this.stopTimer = startTimer(timeoutMs, (error) => {
+      this.stopTimer = undefined;
+      this.timedOut(error);
+    });
+  }
+
+  /** Stops its timer: it is over, or its answer is handed over. */
+  untime(): void {
+    const stop = this.stopTimer;
+    if (stop !== undefined) {
+      this.stopTimer = undefined;
+      stop();
+    }
+  }
+
+  protected timedOut(error: AttemptTimeoutError): void {
+    if (this.request.current === this) this.request.attemptTimedOut(error);
+  }
+
+  /** Over for us: aborted (closing its connection) now, or as soon as undici starts it. */
+  abandon(reason: Error): void {
+    this.untime();
+    this.abandonedBy = reason;
+    const controller = this.controller;
+    if (controller && !controller.aborted) controller.abort(reason);
+  }
+
+  onRequestStart(controller: Controller, context: unknown): void {
+    this.controller = controller;
+    if (this.abandonedBy) controller.abort(this.abandonedBy);
+    else if (this.request.current === this) this.request.startCaller(context, controller);
+  }
+  onResponseStarted(): void {
+    if (this.request.current === this) this.request.caller.onResponseStarted?.();
+  }
+  onResponseStart(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage?: string,
+  ): void {
+    const request = this.request;
+    if (request.current !== this) return;
+    // Interim answers (100 Continue, 103 Early Hints) are not outcomes: the caller sees them as is.
+    if (statusCode < 200) request.outer.interim(controller, statusCode, headers, statusMessage);
+    else request.responseStart(controller, statusCode, headers, statusMessage);
+  }
+  // The body goes where the request's decision on the response sent it (`RetryingRequest.sink`).
+  onResponseData(_controller: Controller, chunk: Buffer): void {
+    if (this.request.current === this) this.request.sink?.data(chunk);
+  }
+  onResponseEnd(controller: Controller, trailers: HeaderRecord): void {
+    if (this.request.current === this) this.request.sink?.end(controller, trailers);
+  }
+  onResponseError(_controller: Controller | null, error: Error): void {
+    if (this.request.current === this) this.request.responseError(error);
+  }
+  onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
+    if (this.request.current === this) this.request.requestUpgrade(controller, statusCode, headers, socket);
+  }
+  onRequestSent(): void {
+    if (this.request.current === this) this.request.caller.onRequestSent?.();
+  }
+  onBodySent(chunk: Buffer): void {
+    if (this.request.current === this) this.request.caller.onBodySent?.(chunk);
+  }
+}
+
+/** The handler of a retry attempt. */
+export class AttemptHandler extends Attempt {
+  constructor(request: RetryingRequest) {
+    super();
+    this.request = request;
+    this.controller = null;
+    this.abandonedBy = undefined;
+    this.stopTimer = undefined;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * A request for the rest of a broken body (the opt-in `resume`): the request again, with `Range`
+ * from the byte the body broke at and `If-Range` with the response's validator laid over the
+ * caller's headers (in whichever shape undici was given them), retried as any request, its answer
+ * checked by the core's `checkResumed` before the run decides on it.
+ */
+import type { AsyncResource } from 'node:async_hooks';
+import type { ResumeError } from '@jitterbug/core';
+import type { Decision, RetryRun } from '@jitterbug/core/adapter';
+import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
+import type { RequestSettings } from './caller-side.ts';
+import { responseHeaderGetter } from './request-info.ts';
+import { RetryingRequest } from './retrying-request.ts';
+import type { DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
+
+/**
+ * `headers` (a record, a flat `[name, value, …]` array or an iterable of pairs, as undici takes them)
+ * with `extra` set over them: same-named headers of the caller's are replaced, whatever their case.
+ */
+export const withHeaders = (headers: unknown, extra: Readonly<Record<string, string>>): unknown => {
+  const names = Object.keys(extra);
+  const replaced = (name: unknown): boolean => names.includes(String(name).toLowerCase());
+  if (headers === undefined || headers === null) return { ...extra };
+  if (Array.isArray(headers) || typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
+    const flat: unknown[] = [];
+    if (Array.isArray(headers)) {
+      for (let i = 0; i + 1 < headers.length; i += 2) {
+        if (!replaced(headers[i])) flat.push(headers[i], headers[i + 1]);
+      }
+    } else {
+      for (const [name, value] of headers as Iterable<readonly [unknown, unknown]>) {
+        if (!replaced(name)) flat.push(name, value);
+      }
+    }
+    for (const name of names) flat.push(name, extra[name]);
+    return flat;
+  }
+  const record: Record<string, unknown> = {};
+  for (const name of Object.keys(headers)) {
+    if (!replaced(name)) record[name] = (headers as Record<string, unknown>)[name];
+  }
+  return { ...record, ...extra };
+};
+
+/** A rest's answer is not the caller's response: no info headers, and its statuses fail no request. */
+const REST_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
+
+/** The request for the rest of a body, from byte `from` of the representation `validator` names. */
+export class RestRequest extends RetryingRequest {
+  declare private readonly from: number;
+  declare private readonly validator: string;
+  /** Why the last answer cannot continue the body (the body ends with it, once it is drained). */
+  declare private refused: ResumeError | undefined;
+
+  constructor(
+    dispatch: NextDispatch,
+    resume: NewHandler,
+    run: RetryRun,
+    scope: AsyncResource | undefined,
+    from: number,
+    validator: string,
+  ) {
+    super(dispatch, resume, run, REST_SETTINGS, false, scope);
+    this.from = from;
+    this.validator = validator;
+    this.refused = undefined;
+  }
+
+  /** Sends the request of `opts` for the rest, after `delayMs`. */
+  resumeAfter(opts: DispatchOpts, delayMs: number): void {
+    this.start(
+      { ...opts, headers: withHeaders(opts.headers, resumeHeaders(this.from, this.validator)) },
+      delayMs,
+    );
+  }
+
+  /**
+   * An answer that continues the body, or a status the run may retry (a 503), is reported as its
+   * status; a 2xx that does not continue it as a failed attempt (the summary then says so).
+   */
+  protected override report(status: number, headers: HeaderRecord): Decision | Promise<Decision> {
+    const getter = responseHeaderGetter(headers);
+    const refused = checkResumed(status, getter, this.from, this.validator);
+    this.refused = refused;
+    return refused && status < 400
+      ? this.run.next({ error: refused })
+      : (this.run.settle(status) ?? this.run.next({ status, headers: getter }));
+  }
+
+  protected override refusal(): ResumeError | undefined {
+    return this.refused;
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Resuming a delivered body that breaks (the opt-in `resume`), as a handler of its own between the
+ * caller's handler and the requests (as undici keeps its `dump` interceptor apart from `retry`): it
+ * hands the response over, counts the body bytes the caller got, and when the body breaks asks the
+ * run whether to ask for the rest (`resumeDecision`); then it sends a {@link RestRequest} and splices
+ * the body of the answer that request accepts (`checkResumed`) onto the caller's. The caller sees one
+ * response and one end; the body never comes to more than its response declared. Every decision is
+ * the core's.
+ */
+import type { AsyncResource } from 'node:async_hooks';
+import type { Duplex } from 'node:stream';
+import type { Decision, RetryRun } from '@jitterbug/core/adapter';
+import { resumeDecision, resumeValidator, setRetryInfo } from '@jitterbug/core/adapter';
+import { rangeEnd, ranLong } from './body-length.ts';
+import { callerScope, decideInScope } from './caller-scope.ts';
+import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
+import { responseHeaderGetter } from './request-info.ts';
+import { RestRequest } from './rest-request.ts';
+import { RetryingRequest } from './retrying-request.ts';
+import type { Controller, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
+
+/**
+ * `head`: the first request has handed nothing over yet; `body`: the caller is reading the body (of
+ * the first response, then of each accepted rest); `deciding`: the body broke, the run decides;
+ * `rest`: a request for the rest is under way, its answers not the caller's.
+ */
+type Phase = 'head' | 'body' | 'deciding' | 'rest' | 'done';
+
+/** What the caller sees of the rests: the first response put the summary on what it handed over. */
+const NO_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
+
+/** The caller's handler, with resuming of its response's body around it. */
+export class ResumeHandler implements NewHandler, CallerSideOwner {
+  declare readonly scope: AsyncResource | undefined;
+  /** The controller of the request feeding this handler now (the first, then each rest). */
+  declare inner: Controller | null;
+  declare first: RetryingRequest | undefined;
+  declare private readonly dispatch: NextDispatch;
+  declare private readonly caller: NewHandler;
+  declare private readonly run: RetryRun;
+  declare private readonly tagHeaders: boolean;
+  /** What the caller sees, and the controller it holds, whichever request is current. */
+  declare private readonly outer: CallerSide;
+  declare private phase: Phase;
+  declare private callerAbort: Error | undefined;
+  /** The validator the body can be resumed with (`If-Range`); `undefined`: it cannot be. */
+  declare private validator: string | undefined;
+  /** The headers object the caller was handed: undici 8's `request()` reads the summary from it. */
+  declare private headers: HeaderRecord | undefined;
+
+  constructor(dispatch: NextDispatch, caller: NewHandler, run: RetryRun, tagHeaders: boolean) {
+    this.scope = callerScope(run);
+    this.inner = null;
+    this.first = undefined;
+    this.dispatch = dispatch;
+    this.caller = caller;
+    this.run = run;
+    this.tagHeaders = tagHeaders;
+    // The first request put the summary on the response already.
+    this.outer = new CallerSide(this, caller, NO_SETTINGS, false);
+    this.phase = 'head';
+    this.callerAbort = undefined;
+    this.validator = undefined;
+    this.headers = undefined;
+  }
+
+  onRequestStart(controller: Controller, context: unknown): void {
+    this.inner = controller;
+    this.outer.start(context);
+  }
+
+  onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
+    this.phase = 'done';
+    this.outer.upgrade(controller, statusCode, headers, socket);
+  }
+
+  onResponseStarted(): void {
+    // The answer for the rest of a body is not a response of the caller's.
+    if (this.phase === 'head') this.caller.onResponseStarted?.();
+  }
+
+  onResponseStart(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage?: string,
+  ): void {
+    if (this.phase === 'rest') {
+      // The request for the rest accepted this answer: its body goes on as more of the caller's.
+      if (statusCode >= 200) this.spliced(controller, headers);
+      return;
+    }
+    if (statusCode < 200) {
+      this.outer.interim(controller, statusCode, headers, statusMessage);
+      return;
+    }
+    this.phase = 'body';
+    this.headers = headers;
+    this.validator = resumeValidator(this.run.method, statusCode, responseHeaderGetter(headers));
+    this.outer.respond(controller, statusCode, headers, statusMessage, this.run);
+  }
+
+  private spliced(controller: Controller, headers: HeaderRecord): void {
+    this.phase = 'body';
+    // A body that declared no length comes to where the range the rest covers ends.
+    if (this.outer.declared === -1) this.outer.declared = rangeEnd(headers);
+    const summary = this.run.summary;
+    if (summary && this.tagHeaders) setRetryInfo(this.headers!, summary);
+    // The caller paused the body before it broke: this answer waits as the first one did.
+    if (this.outer.paused) controller.pause();
+  }
+
+  // Each answer's own length is its request's to check; the whole body's is checked here.
+  onResponseData(_controller: Controller, chunk: Buffer): void {
+    this.outer.data(chunk);
+  }
+
+  onResponseEnd(controller: Controller, trailers: HeaderRecord): void {
+    this.outer.end(controller, trailers);
+  }
+
+  onResponseError(_controller: Controller | null, error: Error): void {
+    this.responseFailed(error, false);
+  }
+
+  responseEnded(): void {
+    this.phase = 'done';
+  }
+
+  /** The request failed, or the body broke (`open`: it ran long, and its request is still open). */
+  responseFailed(error: Error, open: boolean): void {
+    if (this.phase === 'done') return;
+    const broke = this.phase === 'body' && this.validator !== undefined;
+    if (!broke || open || this.callerAbort || ranLong(error)) {
+      this.fail(error);
+      // A rest longer than it said (undici #4970): its request ends too, its connection closed.
+      if (open) this.inner?.abort(error);
+      return;
+    }
+    // The delivered body broke: the run decides whether to ask for the rest.
+    this.phase = 'deciding';
+    decideInScope(
+      this.scope,
+      () => resumeDecision(this.run, error),
+      (decision) => this.decided(error, decision),
+      (hookError) => this.fail(hookError),
+    );
+  }
+
+  private decided(error: Error, decision: Decision): void {
+    if (this.phase !== 'deciding') return;
+    if (!decision.retry) {
+      this.fail(error);
+      return;
+    }
+    this.phase = 'rest';
+    const rest = new RestRequest(
+      this.dispatch,
+      this,
+      this.run,
+      this.scope,
+      this.outer.bytes,
+      this.validator!,
+    );
+    rest.resumeAfter(this.first!.opts!, decision.delayMs);
+  }
+
+  onRequestSent(): void {
+    this.caller.onRequestSent?.();
+  }
+
+  onBodySent(chunk: Buffer): void {
+    this.caller.onBodySent?.(chunk);
+  }
+
+  /** The caller aborted: the current request ends with its reason, or the body at once if none is. */
+  abortByCaller(reason: Error): void {
+    if (this.callerAbort || this.phase === 'done') return;
+    this.callerAbort = reason;
+    if (this.phase !== 'deciding') {
+      this.inner?.abort(reason);
+      return;
+    }
+    // Nothing is in flight while the run decides whether to resume.
+    queueMicrotask(() => {
+      Promise.resolve(this.run.abort(reason)).catch(() => undefined);
+      this.fail(reason);
+    });
+  }
+
+  private fail(error: Error): void {
+    if (this.phase === 'done') return;
+    this.phase = 'done';
+    // The run may have finished anew since the request that failed tagged it (a resume refused).
+    this.outer.fail(error, this.run.summary);
+  }
+}
+
+/** The first request of a call whose body may be resumed: its caller is a {@link ResumeHandler}. */
+export const resumableRequest = (
+  dispatch: NextDispatch,
+  caller: NewHandler,
+  run: RetryRun,
+  settings: RequestSettings,
+  tagHeaders: boolean,
+): RetryingRequest => {
+  const handler = new ResumeHandler(dispatch, caller, run, tagHeaders);
+  const first = new RetryingRequest(dispatch, handler, run, settings, tagHeaders, handler.scope);
+  handler.first = first;
+  return first;
+};
