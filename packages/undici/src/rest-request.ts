@@ -45,10 +45,14 @@ export const withHeaders = (headers: unknown, extra: Readonly<Record<string, str
 /** A rest's answer is not the caller's response: no info headers, and its statuses fail no request. */
 const REST_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
 
-/** The request for the rest of a body, from byte `from` of the representation `validator` names. */
+/**
+ * The request for the rest of a body, from byte `from` of the representation `validator` names, whose
+ * first answer declared it `length` bytes long (-1: it did not).
+ */
 export class RestRequest extends RetryingRequest {
   declare private readonly from: number;
   declare private readonly validator: string;
+  declare private readonly length: number;
   /** Why the last answer cannot continue the body (the body ends with it, once it is drained). */
   declare private refused: ResumeError | undefined;
 
@@ -59,10 +63,12 @@ export class RestRequest extends RetryingRequest {
     scope: AsyncResource | undefined,
     from: number,
     validator: string,
+    length: number,
   ) {
     super(dispatch, resume, run, REST_SETTINGS, false, scope);
     this.from = from;
     this.validator = validator;
+    this.length = length;
     this.refused = undefined;
   }
 
@@ -80,7 +86,8 @@ export class RestRequest extends RetryingRequest {
    */
   protected override report(status: number, headers: HeaderRecord): Decision | Promise<Decision> {
     const getter = responseHeaderGetter(headers);
-    const refused = checkResumed(status, getter, this.from, this.validator);
+    const length = this.length === -1 ? undefined : this.length;
+    const refused = checkResumed(status, getter, this.from, this.validator, length);
     this.refused = refused;
     return refused && status < 400
       ? this.run.next({ error: refused })

@@ -154,14 +154,8 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
       return;
     }
     this.phase = 'rest';
-    const rest = new RestRequest(
-      this.dispatch,
-      this,
-      this.run,
-      this.scope,
-      this.outer.bytes,
-      this.validator!,
-    );
+    const { bytes, declared } = this.outer;
+    const rest = new RestRequest(this.dispatch, this, this.run, this.scope, bytes, this.validator!, declared);
     rest.resumeAfter(this.first!.opts!, decision.delayMs);
   }
 

@@ -125,6 +125,14 @@ const resumeErrorIn = (error: unknown): ResumeError | undefined => {
   return undefined;
 };
 
+/** undici 8's error for a body that does not come to its declared length, or carries it as its cause. */
+const lengthErrorIn = (error: unknown): { code: string; received: number; declared: number } | undefined => {
+  for (let e = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return e as never;
+  }
+  return undefined;
+};
+
 const FILE = content(300_000);
 const OTHER = content(300_000, 1);
 const DATE = 'Tue, 01 Sep 2026 10:00:00 GMT';
@@ -230,6 +238,28 @@ describe.each(clients)('$name', ({ Agent, get, tags }) => {
       expect(bytes.equals(FILE.subarray(0, 100_000))).toBe(true);
       expect(server.seen(path)).toHaveLength(2);
     }
+  });
+
+  it('a 206 with another bare (unquoted) ETag (asd, then erwsd): ResumeError, nothing spliced', async () => {
+    server.serve('/bare', { body: FILE, etag: 'asd' }, [{ resetAfter: 100_000 }, { rangeEtag: 'erwsd' }]);
+    const { bytes, error } = await (await open()('/bare')).read();
+    expect(resumeErrorIn(error)?.message).toMatch(/representation changed \(ETag erwsd, was asd\)/);
+    expect(bytes.equals(FILE.subarray(0, 100_000))).toBe(true);
+    expect(server.seen('/bare').map((e) => e.ifRange)).toEqual([undefined, 'asd']);
+  });
+
+  it('a 206 for bytes 3-4 of 5 that carries 70 (undici #4970): the content-length error, no byte past 5', async () => {
+    const small = Buffer.from('abcde');
+    server.serve('/long', { body: small, etag: '"v1"' }, [{ resetAfter: 3 }, { extraBytes: 68 }]);
+    const { bytes, error } = await (await open()('/long')).read();
+    expect(lengthErrorIn(error)).toMatchObject({ declared: 5 });
+    expect(lengthErrorIn(error)!.received).toBeGreaterThan(5);
+    expect(bytes.length).toBeLessThanOrEqual(5);
+    expect(small.subarray(0, bytes.length).equals(bytes)).toBe(true);
+    expect(server.seen('/long').map((e) => [e.status, e.range])).toEqual([
+      [200, undefined],
+      [206, 'bytes=3-'],
+    ]);
   });
 
   it('a 503 to the request for the rest is retried; a 412 ends the body', async () => {
