@@ -109,6 +109,11 @@ export interface ConformanceDriver {
    * has no hook around its fetch): a slow answer then simply arrives. Default: applied.
    */
   readonly appliesAttemptTimeout?: false;
+  /**
+   * `false` when the client sends each attempt once whatever the policy's `hedge` (axios in stream
+   * mode, which the suite's axios drivers use: a body read by jitterbug is not raced). Default: hedged.
+   */
+  readonly hedges?: false;
   /** Transports besides `http` that the client is run over (see `transports.test.ts`). */
   readonly transports?: readonly Exclude<TransportName, 'http'>[];
   readonly signals: UnprocessedSignals;

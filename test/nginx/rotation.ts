@@ -107,8 +107,9 @@ export const expectEveryRequestServed = (run: RotationRun, protocol: 'HTTP/1.1' 
   expect(Object.fromEntries(countBy(run.log, (l) => `${l.protocol} ${l.status}`))).toEqual({
     [`${protocol} 200`]: run.log.length,
   });
-  // Rotated: no connection served more than five requests, so at least 40 were used.
-  expect(Math.max(...run.log.map((l) => l.connectionRequest))).toBe(KEEPALIVE_REQUESTS);
+  // Rotated: no connection served more than five requests, so at least 40 were used (a client that
+  // spread its requests over more connections may have reached five on none).
+  expect(Math.max(...run.log.map((l) => l.connectionRequest))).toBeLessThanOrEqual(KEEPALIVE_REQUESTS);
   expect(new Set(run.log.map((l) => l.connection)).size).toBeGreaterThanOrEqual(
     ROTATION_REQUESTS / KEEPALIVE_REQUESTS,
   );

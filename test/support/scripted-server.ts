@@ -32,6 +32,8 @@ export type Step =
       readonly status?: number;
       readonly sentBytes?: number;
       readonly declaredBytes?: number;
+      /** Headers over the defaults (an `etag`, to make the body resumable). */
+      readonly headers?: Readonly<Record<string, string>>;
     };
 
 /** A request as the server saw it. */
@@ -243,6 +245,7 @@ export const startScriptedServer = async (
       res.writeHead(step.status ?? 200, {
         ...common,
         'content-type': 'text/plain',
+        ...step.headers,
         'content-length': String(total),
       });
       const part = Buffer.alloc(step.sentBytes ?? Math.floor(total / 2), 0x62);

@@ -5,7 +5,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import { startTimer } from '@jitterbug/core/adapter';
+import { asRetryLayer, startTimer } from '@jitterbug/core/adapter';
 import type { RetryingRequest } from './retrying-request.ts';
 import type { Controller, HeaderRecord, NewHandler } from './types.ts';
 
@@ -105,3 +105,7 @@ export class AttemptHandler extends Attempt {
     this.stopTimer = undefined;
   }
 }
+
+// An attempt's handler is a jitterbug layer's: an interceptor below that gets it passes it through
+// (see the core's layer.ts), so that only the outer one retries.
+asRetryLayer(Attempt.prototype);

@@ -8,7 +8,7 @@
  * drained within `discardBodyMaxBytes` (to keep their connections).
  */
 import type { AttemptTimeoutError, Hedging } from '@jitterbug/core';
-import { type HedgeRace, lost } from '@jitterbug/core/adapter';
+import { editAttempt, type HedgeRace, lost } from '@jitterbug/core/adapter';
 import { Attempt, AttemptHandler } from './attempt.ts';
 import { Drain, type DrainOwner } from './drain.ts';
 import type { RetryingRequest } from './retrying-request.ts';
@@ -200,13 +200,36 @@ export class HedgedAttempt {
     return this.request.send(copy);
   }
 
-  /** The hedge delay passed with no answer: another copy, if the race sends one. */
+  /**
+   * The hedge delay passed with no answer: another copy, if the race sends one, with what
+   * `beforeRetry` sets for it (a rejection fails the request, as for any attempt).
+   */
   hedgeDue(): void {
     this.timer = undefined;
     const race = this.race;
     if (!race.due(this.request.outer.aborted)) return;
     race.launch();
-    this.send(race.nextDelay());
+    const editing = editAttempt(this.request.run, this.request, 'hedge');
+    if (!editing) {
+      this.send(race.nextDelay());
+      return;
+    }
+    editing.then(
+      () => {
+        if (!race.over) this.send(race.nextDelay());
+      },
+      (hookError: unknown) => this.abandon(hookError as Error),
+    );
+  }
+
+  /** A `beforeRetry` for a copy failed: every copy goes, and the request fails with its error. */
+  private abandon(error: Error): void {
+    if (this.race.over) return;
+    this.race.over = true;
+    this.close();
+    for (const copy of this.copies) if (copy.phase !== 'over') copy.drop(error);
+    this.request.hedge = undefined;
+    this.request.responseFailed(error, false);
   }
 
   /** A copy started: the caller gets its `onRequestStart` with the first one. */

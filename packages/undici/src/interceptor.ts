@@ -2,7 +2,13 @@
  * `retryInterceptor`: jitterbug for undici, as an interceptor for `Dispatcher.compose`.
  */
 import type { CallOverrides, RetryPolicyOrOptions } from '@jitterbug/core';
-import { policyFor, type RetryRun } from '@jitterbug/core/adapter';
+import {
+  insideLayer,
+  interceptorMade,
+  isRetryLayer,
+  policyFor,
+  type RetryRun,
+} from '@jitterbug/core/adapter';
 import { checkAdapterOptions, type UndiciAdapterOptions } from './adapter-options.ts';
 import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
@@ -23,7 +29,9 @@ import type { DispatchOpts, LegacyHandler, NewHandler, NextDispatch, RetryInterc
  *
  * Works on undici 7 and 8 dispatchers, and accepts handlers in both of undici's APIs, so an undici 8
  * agent composed with it also serves Node's global `fetch` (whose bundled undici hands over legacy
- * handlers). Upgrades and `CONNECT` pass through unretried.
+ * handlers). Upgrades and `CONNECT` pass through unretried, and so does what an outer jitterbug layer
+ * sends through it (a `withRetry` over this dispatcher, another `retryInterceptor` composed outside
+ * it): only the outer layer retries.
  *
  * @throws TypeError naming the option when an option is invalid.
  */
@@ -33,10 +41,16 @@ export const retryInterceptor = (
 ): RetryInterceptor => {
   const policy = policyFor(optionsOrPolicy, 'retryInterceptor');
   const settings = checkAdapterOptions(adapterOptions);
+  // From now on jitterbug's layers mark the attempts they send through a client, for this one to see.
+  interceptorMade();
   const interceptor = (next: NextDispatch, interceptorOrigin?: unknown): NextDispatch =>
     function retryDispatch(opts: DispatchOpts, handler: NewHandler | LegacyHandler): boolean {
       const caller = toNewHandler(handler);
-      if (opts.upgrade || opts.method === 'CONNECT') return next(opts, caller);
+      // Upgrades and CONNECT pass through; so does an attempt of an outer jitterbug layer (another
+      // interceptor's, or a fetch's or axios' over this dispatcher), which alone retries.
+      if (opts.upgrade || opts.method === 'CONNECT' || isRetryLayer(handler) || insideLayer()) {
+        return next(opts, caller);
+      }
       const headers = requestHeaderGetter(opts.headers);
       const body = opts.body;
       let run: RetryRun;

@@ -94,3 +94,37 @@ export const declaredLength = (headers: HeaderGetter): number | undefined => {
   if (value === undefined || value === null || !/^\s*\d+\s*$/.test(value)) return undefined;
   return Number(value);
 };
+
+/** The request's headers as a `Headers` (for `beforeRetry`), from any shape undici takes. */
+export const headersObject = (headers: unknown): Headers => {
+  const result = new Headers();
+  const add = (name: unknown, value: unknown): void => {
+    const joined = joinValue(value);
+    if (joined !== undefined) result.append(String(name), joined);
+  };
+  if (headers === undefined || headers === null || typeof headers !== 'object') return result;
+  if (Array.isArray(headers) && headers.length > 0 && !Array.isArray(headers[0])) {
+    for (let i = 0; i + 1 < headers.length; i += 2) add(headers[i], headers[i + 1]);
+  } else if (
+    Array.isArray(headers) ||
+    typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function'
+  ) {
+    for (const [name, value] of headers as Iterable<readonly [unknown, unknown]>) add(name, value);
+  } else {
+    for (const name of Object.keys(headers)) add(name, (headers as Record<string, unknown>)[name]);
+  }
+  return result;
+};
+
+/**
+ * `opts` sent to `url` with `headers` (what `beforeRetry` set): the origin, the path and query, and
+ * the headers as a record. An agent routes the new origin; a client bound to one origin cannot.
+ */
+export const editedOpts = (opts: DispatchOpts, url: string, headers: Headers): DispatchOpts => {
+  const parsed = new URL(url);
+  const record: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    record[name] = value;
+  });
+  return { ...opts, origin: parsed.origin, path: parsed.pathname + parsed.search, headers: record };
+};

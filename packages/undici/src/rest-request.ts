@@ -6,7 +6,7 @@
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { ResumeError } from '@jitterbug/core';
-import type { Decision, RetryRun } from '@jitterbug/core/adapter';
+import type { AttemptKind, Decision, RetryRun } from '@jitterbug/core/adapter';
 import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
 import type { RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
@@ -70,6 +70,10 @@ export class RestRequest extends RetryingRequest {
     this.validator = validator;
     this.length = length;
     this.refused = undefined;
+  }
+
+  protected override kind(): AttemptKind {
+    return 'resume';
   }
 
   /** Sends the request of `opts` for the rest, after `delayMs`. */

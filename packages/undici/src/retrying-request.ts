@@ -4,7 +4,8 @@
  * callbacks, which cannot await:
  *
  * 1. check the caller: an attempt the caller gave up on before it was sent is not counted;
- * 2. take the attempt's turn (`run.beforeAttempt`): a feature may hold it;
+ * 2. take the attempt's turn (`run.beforeAttempt`): a feature may hold it; then what it carries
+ *    (`editAttempt`: the attempt headers, a generated idempotency key, `beforeRetry`'s changes);
  * 3. send: one dispatch (`attempt.ts`), or hedged copies (`hedged-attempt.ts`);
  * 4. let the run decide, on the response's head (`responseStart`) or the failure (`decideOnError`);
  * 5. hand over (`decided`): the body streams straight to the caller (`caller-side.ts`); or
@@ -16,7 +17,14 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import type { Decision, RetryRun, StopDecision } from '@jitterbug/core/adapter';
+import {
+  type AttemptKind,
+  type Decision,
+  type EditableRequest,
+  editAttempt,
+  type RetryRun,
+  type StopDecision,
+} from '@jitterbug/core/adapter';
 import { Attempt, AttemptHandler } from './attempt.ts';
 import type { BodyReader } from './body.ts';
 import { callerScope, decideInScope, inScope } from './caller-scope.ts';
@@ -24,7 +32,7 @@ import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller
 import { Drain, type DrainOwner } from './drain.ts';
 import { type HedgedAttempt, sendHedged } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
-import { responseHeaderGetter } from './request-info.ts';
+import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
 
@@ -44,7 +52,10 @@ type State =
  * (`bench/profiling.md`). `tagHeaders`: `false` for a legacy caller, handed raw headers instead of
  * the headers object a summary goes on; `scope`: the caller's context, when captured already.
  */
-export class RetryingRequest extends Attempt implements CallerSideOwner, DrainOwner, HeldFor {
+export class RetryingRequest
+  extends Attempt
+  implements CallerSideOwner, DrainOwner, HeldFor, EditableRequest
+{
   /** The caller's handler, in the current API (the resume handler, when `resume` is on). */
   declare readonly caller: NewHandler;
   declare readonly run: RetryRun;
@@ -70,6 +81,8 @@ export class RetryingRequest extends Attempt implements CallerSideOwner, DrainOw
   declare private pendingAbort: AbortController | undefined;
   /** What follows a discarded answer: the wait before the next attempt, or the error the request fails with. */
   declare private next: number | Error;
+  /** Where the attempts go once `beforeRetry` sent them elsewhere (else the run's URL). */
+  declare private url: string | undefined;
 
   constructor(
     dispatch: NextDispatch,
@@ -99,6 +112,7 @@ export class RetryingRequest extends Attempt implements CallerSideOwner, DrainOw
     this.callerAbort = undefined;
     this.pendingAbort = undefined;
     this.next = 0;
+    this.url = undefined;
   }
 
   /** Starts with these options (every attempt sends them); after `waitFirstMs` when a retry was decided already. */
@@ -139,7 +153,26 @@ export class RetryingRequest extends Attempt implements CallerSideOwner, DrainOw
       this.after(held);
       return true;
     }
-    // 3. Send.
+    // What this attempt carries (the attempt headers, a generated key, beforeRetry's changes).
+    const editing = editAttempt(this.run, this, this.kind());
+    if (editing) {
+      this.state = 'wait';
+      this.startCaller(undefined);
+      editing.then(
+        () => (this.state === 'wait' ? inScope(this.scope, () => this.send3()) : undefined),
+        (hookError: unknown) => this.fail(hookError as Error),
+      );
+      return true;
+    }
+    return this.send3();
+  }
+
+  /** 3. Send. */
+  private send3(): boolean {
+    if (this.callerAbort) {
+      this.abortRun(this.callerAbort);
+      return true;
+    }
     this.state = 'attempt';
     const hedging = this.run.options.hedge;
     if (hedging) return sendHedged(this, hedging);
@@ -166,6 +199,24 @@ export class RetryingRequest extends Attempt implements CallerSideOwner, DrainOw
     } finally {
       this.sending = false;
     }
+  }
+
+  /** What the attempt about to be sent is (a request for the rest says it is a resume). */
+  protected kind(): AttemptKind {
+    return this.run.attempts > 0 ? 'retry' : 'first';
+  }
+
+  requestHeaders(): Headers {
+    return headersObject(this.opts!.headers);
+  }
+
+  requestUrl(): string {
+    return this.url ?? this.run.url;
+  }
+
+  edit(url: string, headers: Headers): void {
+    this.url = url;
+    this.opts = editedOpts(this.opts!, url, headers);
   }
 
   /** The signal a feature's hold listens to (asked for by the run only when an attempt is held). */

@@ -129,6 +129,8 @@ export const axiosDriver: ConformanceDriver = {
   name: 'axios',
   statusesReject: true,
   buffersResponses: true,
+  // Stream mode (capDiscardedBodies) sends each attempt once: a body jitterbug reads is not raced.
+  hedges: false,
   isNetworkError: (error) => isAxiosError(error) && error.code === 'ECONNRESET',
   // axios rejects every signal abort with its own CanceledError (as without jitterbug); jitterbug
   // gives it the signal's reason as `cause`. A signal aborted before the request never reaches
