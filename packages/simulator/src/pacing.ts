@@ -16,11 +16,19 @@
  * The clients are real `RetryPolicy`s of the core in virtual time, driven as the storm drives them
  * (`run.admission()` before every attempt, `run.next()` on every answer).
  */
-import { createPacer, createRetryPolicy, type HeaderGetter, seededRandom } from '@jitterbug/core';
+import {
+  createPacer,
+  createRetryBudget,
+  createRetryPolicy,
+  type HeaderGetter,
+  type RetryOptions,
+  seededRandom,
+} from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { formatTable } from './output.ts';
+import { createAdaptiveLimiterModel } from './pacing-aws.ts';
 import { deriveSeed } from './seeds.ts';
 import { percentileOfSorted, type Summary, summarize } from './stats.ts';
 import { arrivals } from './storm.ts';
@@ -29,8 +37,11 @@ import { arrivals } from './storm.ts';
 export const PACING_SERVERS = Object.freeze(['limit-req', 'quota'] as const);
 export type PacingServerName = (typeof PACING_SERVERS)[number];
 
-/** The clients: per-request `Retry-After` (the core's defaults), and the same with the pacer. */
-export const PACING_CLIENTS = Object.freeze(['retry-after', 'pacer'] as const);
+/**
+ * The clients: per-request `Retry-After` (the core's defaults), the same with the pacer, and a model
+ * of the AWS SDK's adaptive retry mode (`pacing-aws.ts`), the anchor.
+ */
+export const PACING_CLIENTS = Object.freeze(['retry-after', 'pacer', 'aws-adaptive'] as const);
 export type PacingClientName = (typeof PACING_CLIENTS)[number];
 
 /** Options of the pacing experiment. */
@@ -215,6 +226,20 @@ const START = 0;
 const READY = 1;
 const ARRIVE = 2;
 const RESPOND = 3;
+/** Waiting for a token of the AWS model's bucket. */
+const TOKEN = 4;
+
+/**
+ * The core's options of each client. The AWS model ignores `Retry-After` and retries within a quota
+ * of its own: the SDK's 500 tokens at 5 a throttling retry and one back a success, here a budget of
+ * 100 retries and 0.2 more a request.
+ */
+const clientOptions = (client: PacingClientName): RetryOptions =>
+  client === 'pacer'
+    ? { pacer: createPacer() }
+    : client === 'aws-adaptive'
+      ? { retryAfter: false, budget: createRetryBudget({ ratio: 0.2, burst: 100 }) }
+      : {};
 const REQUEST = Object.freeze({ method: 'GET', url: 'https://api.example/items' });
 
 /** Simulates one run of one client against one server. */
@@ -235,8 +260,9 @@ export const simulatePacing = (
     random: seededRandom(deriveSeed(o.seed, 'jitter')),
     now: () => clock,
     maxAttempts: o.maxAttempts,
-    pacer: client === 'pacer' && createPacer(),
+    ...clientOptions(client),
   });
+  const aws = client === 'aws-adaptive' ? createAdaptiveLimiterModel() : undefined;
   const answer = server === 'limit-req' ? limitReq(o) : quotaServer(o);
   const firstWindowMs = o.windowSec * 1000;
   const n = starts.length;
@@ -273,10 +299,18 @@ export const simulatePacing = (
         failed++;
         stopped(turn.refuse, t);
         heap.pop();
+      } else if (aws && aws.waitMs(t) > 0) {
+        kind[id] = TOKEN;
+        heap.replaceTop(t + aws.waitMs(t));
       } else {
+        aws?.take();
         kind[id] = ARRIVE;
         heap.replaceTop(t + delay());
       }
+    } else if (k === TOKEN) {
+      aws!.take();
+      kind[id] = ARRIVE;
+      heap.replaceTop(t + delay());
     } else if (k === ARRIVE) {
       attempts++;
       const a = answer(t);
@@ -289,6 +323,7 @@ export const simulatePacing = (
       heap.replaceTop(t + delay());
     } else {
       const a = answers[id]!;
+      aws?.answered(t, a.status === 429);
       const pending = runs[id]!.next(a);
       if (pending instanceof Promise) throw new Error('pacing: a policy hook returned a promise');
       if (pending.retry) {
