@@ -86,6 +86,22 @@ describe('createAdaptiveThrottle', () => {
     expect(mild.rejectProbability(200)).toBeCloseTo(38 / 101, 12);
   });
 
+  it('accepts in a row while it refuses less than half forget the buckets before the newest one', () => {
+    // A 12 s window: buckets of 1 s. 100 requests and 30 accepts a second ago, then a request and
+    // three accepts in a row now: only the newest bucket is left, where nothing is refused.
+    const throttle = createAdaptiveThrottle({ k: 2, windowMs: 12_000 });
+    for (let i = 0; i < 100; i++) throttle.shouldReject(0, always(1));
+    for (let i = 0; i < 15; i++) {
+      throttle.accepted(0);
+      throttle.accepted(0);
+      throttle.refused();
+    }
+    throttle.shouldReject(1_000, always(1));
+    expect(throttle.rejectProbability(1_000)).toBeCloseTo(41 / 102, 12);
+    for (let i = 0; i < 3; i++) throttle.accepted(1_000);
+    expect(throttle.rejectProbability(1_000)).toBe(0);
+  });
+
   it('forgets what fell out of the window', () => {
     const throttle = createAdaptiveThrottle({ windowMs: 1_200 });
     for (let i = 0; i < 100; i++) throttle.shouldReject(0, always(1));
