@@ -9,19 +9,21 @@
  *   quota is spread over the time left in its window; a spent quota holds the origin until it
  *   resets.
  * - **a 429**: its `Retry-After` (or rate-limit reset) holds the origin until then — "not before T"
- *   for every request, the one that got it first in line —, and the rate becomes what the server
- *   accepted recently, a little below it; from there it grows again along a cubic curve, slowly near
- *   that rate and faster away from it (CUBIC, as the AWS SDK's adaptive retry mode grows its rate;
- *   that mode measures what it sent, this measures what the server accepted, and it ignores
- *   `Retry-After`).
+ *   for every request, the one that got it taking its place in line as it comes back —, and the
+ *   pace becomes what the server accepted since the previous 429, a little below it; from there it
+ *   grows again along a cubic curve, slowly near that pace and faster away from it (CUBIC, as the
+ *   AWS SDK's adaptive retry mode grows its rate; that mode measures what it sent, this measures
+ *   what the server accepted, and it ignores `Retry-After`).
  * - **a 503 while the origin accepts nothing** (no other answer for a second): the origin is
  *   unavailable, not rate-limiting. Requests then fail at once with a {@link PacerError} and nothing
  *   sent, but one every `PROBE_MS`, as a circuit breaker's half-open state sends one; the first other
- *   answer ends it. A 503 whose `Retry-After` says 5 s does not hold the origin for 5 s: measured in
- *   the storm simulator, that kept clients away for up to 5 s after the service was back.
+ *   answer ends it. A 503's `Retry-After` holds only the request that got it: holding the origin for
+ *   it would keep every client away that long after the service is back (5 s in the storm
+ *   simulator's outage, where the aim is a second).
  *
- * A request that would wait longer than `retryAfter.maxMs` (or past its deadline) fails at once
- * with a {@link PacerError}, as a retry's wait would. No timers: the line is a count of tickets and a
+ * A request whose wait is longer than `retryAfter.maxMs` (known ahead when the server's hold alone
+ * is, otherwise once it has waited that long) or ends past its deadline fails with a
+ * {@link PacerError}, as a retry's wait would. No timers: the line is a count of tickets and a
  * release schedule per origin, advanced by the injected clock; a request waiting a long time is told
  * to wait half of what is left and asks again, so that a rate that grew meanwhile lets it go sooner.
  */
@@ -332,7 +334,8 @@ export const createPacer = (): Pacer => {
     const limit = place.since + (o.retryAfter ? o.retryAfter.maxMs : Infinity);
     let goAt = due;
     if (s.notBefore > limit || (due > limit && now >= limit)) {
-      if ((o.retryAfter && o.retryAfter.whenLonger) !== 'cap')
+      const cap = o.retryAfter ? o.retryAfter.whenLonger === 'cap' : false;
+      if (!cap)
         return refusal(run, s, origin, 'retry-after-too-long', Math.max(due, s.notBefore) - place.since);
       goAt = limit;
     }
