@@ -26,7 +26,7 @@ heading('1. Backoff strategies (@jitterbug/core)');
 printCoreDelays(log);
 
 const examples: [string, Example][] = [
-  ['examples/fetch-retry.ts — fetch in any runtime (and the cooldown)', fetchRetry],
+  ['examples/fetch-retry.ts — fetch in any runtime (and the origin-wide pacer)', fetchRetry],
   ['examples/axios-interceptor.ts — axios', axiosInterceptor],
   ['examples/ky-hooks.ts — ky', kyHooks],
   ['examples/fetch-dispatcher.ts — Node fetch and undici', fetchDispatcher],
@@ -45,10 +45,22 @@ for (const [title, example] of examples) {
   }
 }
 
-heading('3. The simulator (@jitterbug/simulator): why jitter, and why a budget');
+heading('3. The simulator (@jitterbug/simulator): why jitter, why a budget, and the way back');
 const outDir = resolve(DEMO_OUT_DIR);
 const result = await runDemo(outDir);
 console.log(result.table);
+console.log(
+  [
+    '',
+    'In the storm, the *throttle policies and the pacer (budget+retry-after+pacer) send less than one',
+    'attempt per request during the outage, where the budget alone lets every first attempt through:',
+    'they refuse requests locally. They stop refusing as soon as one of the requests they still let',
+    'through finds the server well again (a fifth of them for the throttle, one every 500 ms for the',
+    'pacer): their recovery column is the time from the outage’s end until then. The cooldown the pacer',
+    'replaced held the outage’s requests instead and released them into load shedding: it never',
+    'recovered (packages/simulator/README.md).',
+  ].join('\n'),
+);
 console.log(`\nCharts written to ${outDir}:`);
 for (const file of result.files) console.log(`  ${file}`);
 console.log(

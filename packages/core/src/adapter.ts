@@ -23,11 +23,11 @@ export {
 } from './decide.ts';
 export { describeError, errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 export { isRetryBudget } from './features/budget.ts';
-export { holdWait, isCooldown } from './features/cooldown.ts';
 export { branded, type FeatureKind, isFeature, type RunFeature, type Turn } from './features/feature.ts';
 export { type HedgedCopies, HedgeRace, lost } from './features/hedge-race.ts';
 export { isHedging } from './features/hedging.ts';
 export { createLatencyWindow, type LatencyWindow } from './features/latency-window.ts';
+export { isPacer } from './features/pacer.ts';
 export type { ResumeSender } from './features/resumable-response.ts';
 export { checkResumed, isResume, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
 export { isAdaptiveThrottle } from './features/throttle.ts';
@@ -51,6 +51,15 @@ export {
   upperMethod,
 } from './policy.ts';
 export { type PrivateSlot, privateSlot } from './private-slot.ts';
+export {
+  type AdvertisedQuota,
+  advertisedQuota,
+  parseList,
+  parseRateLimit,
+  parseRateLimitPolicy,
+  type QuotaPolicy,
+  type ServiceLimit,
+} from './rate-limit-fields.ts';
 export {
   MAX_SERVER_DELAY_MS,
   parseDelayMs,

@@ -30,8 +30,15 @@ export {
   type RetryBudget,
   type RetryBudgetOptions,
 } from './features/budget.ts';
-export { type Cooldown, CooldownError, createCooldown } from './features/cooldown.ts';
 export { createHedging, type HedgeOptions, type Hedging } from './features/hedging.ts';
+export {
+  type Cooldown,
+  CooldownError,
+  createCooldown,
+  createPacer,
+  type Pacer,
+  PacerError,
+} from './features/pacer.ts';
 export { createResume, type Resume, ResumeError } from './features/resume.ts';
 export {
   type AdaptiveThrottle,

@@ -6,9 +6,9 @@
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
-import type { Cooldown } from './features/cooldown.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
+import type { Pacer } from './features/pacer.ts';
 import type { Resume } from './features/resume.ts';
 import type { AdaptiveThrottle } from './features/throttle.ts';
 import type { HeaderGetter } from './retry-after.ts';
@@ -61,6 +61,7 @@ export type StopReason =
   | 'retry-after-too-long'
   | 'budget-exhausted'
   | 'throttled' // the adaptive throttle refused the attempt locally
+  | 'origin-unavailable' // the pacer: the origin answers everything with 503, and this was not its probe
   | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
   | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
@@ -353,14 +354,17 @@ export interface RetryOptions extends RetryOverrides {
   /** The clock, in epoch ms, for deadlines and HTTP-dates. Default `Date.now`. */
   readonly now?: () => number;
   /**
-   * Origin-wide cooldown: after a 429 or 503 with `Retry-After` (or a rate-limit reset), every request
-   * of the policy to that origin waits until then, in order, released with jitter; a hold longer than
-   * `retryAfter.maxMs` (or past the deadline) fails the request at once with a `CooldownError`.
-   * Default `false` (off: a shedding 503 with a short Retry-After would hold a recovering service's
-   * whole backlog); `createCooldown()` turns it on, for an API whose 429 means quota. Give one
-   * `Cooldown` to several policies to share it.
+   * The origin-wide pacer, from `createPacer()`: it learns the rate each origin accepts — from what
+   * the server advertises (`RateLimit` / `RateLimit-Policy`, `X-RateLimit-Remaining` /
+   * `X-RateLimit-Reset`) and from its 429s (not before their `Retry-After`, then a little below what it
+   * accepted, growing again along a cubic curve) — and sends the policy's requests to it no faster, in
+   * the order they came. A wait longer than `retryAfter.maxMs` (or past the deadline) fails the
+   * request at once with a `PacerError`; while an origin answers everything with 503, requests fail at
+   * once but one every 500 ms. Default `false`. Give one `Pacer` to several policies to share it.
    */
-  readonly cooldown?: Cooldown | false;
+  readonly pacer?: Pacer | false;
+  /** @deprecated The pacer's former name (it was an origin-wide cooldown): use `pacer`. */
+  readonly cooldown?: Pacer | false;
   /**
    * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
    * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
@@ -406,7 +410,9 @@ export interface ResolvedOptions {
   readonly bufferStreamBytes: number;
   readonly discardBodyMaxBytes: number;
   readonly budget: RetryBudget | undefined;
-  readonly cooldown: Cooldown | undefined;
+  readonly pacer: Pacer | undefined;
+  /** @deprecated See `pacer`. */
+  readonly cooldown: Pacer | undefined;
   readonly throttle: AdaptiveThrottle | undefined;
   readonly hedge: Hedging | undefined;
   /**

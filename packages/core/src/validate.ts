@@ -150,7 +150,9 @@ const ROWS: Readonly<Record<string, Row>> = {
   sleep: fn,
   now: fn,
   // Features a program imports to use, so that one without them does not carry their code.
-  cooldown: feature('cooldown', 'createCooldown()'),
+  // The pacer's brand is the cooldown's, whose former name `cooldown` stays an alias for now.
+  pacer: feature('cooldown', 'createPacer()'),
+  cooldown: feature('cooldown', 'createPacer()'),
   hedge: feature('hedge', 'createHedging({ delayMs })'),
   throttle: feature('throttle', 'createAdaptiveThrottle()'),
   resume: feature('resume', 'createResume()'),
@@ -158,7 +160,7 @@ const ROWS: Readonly<Record<string, Row>> = {
 };
 
 /** The options a route rule or a call may override. */
-const POLICY_ONLY = ['random', 'sleep', 'now', 'cooldown', 'throttle'];
+const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'cooldown', 'throttle'];
 const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
@@ -183,6 +185,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   deadlineMs: undefined,
   attemptTimeoutMs: undefined,
   budget: undefined,
+  pacer: undefined,
   cooldown: undefined,
   throttle: undefined,
   hedge: undefined,
@@ -201,15 +204,16 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
 };
 
 /** The options that are run-level features (see `features/feature.ts`). */
-const FEATURE_KEYS: ReadonlySet<string> = new Set(['cooldown', 'budget', 'throttle', 'hedge']);
+const FEATURE_KEYS: ReadonlySet<string> = new Set(['pacer', 'cooldown', 'budget', 'throttle', 'hedge']);
 
 /**
- * The features of `o`, as layers, outermost first: the cooldown holds an attempt before the throttle
+ * The features of `o`, as layers, outermost first: the pacer holds an attempt before the throttle
  * counts it, and sees the decision last (once the throttle and the budget have reviewed it).
  */
 const layers = (o: ResolvedOptions): RunFeature[] => {
   const features: RunFeature[] = [];
-  if (o.cooldown) features.push(o.cooldown);
+  const pacer = o.pacer ?? o.cooldown;
+  if (pacer) features.push(pacer);
   if (o.budget) features.push(budgetFeature(o.budget));
   if (o.throttle) features.push(o.throttle);
   if (o.hedge) features.push(o.hedge);

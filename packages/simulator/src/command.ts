@@ -46,6 +46,16 @@ import {
   tailTable,
   writeText,
 } from './output.ts';
+import {
+  PACING_CLIENTS,
+  PACING_DEFAULTS,
+  PACING_LIMITS,
+  PACING_SERVERS,
+  pacingCsv,
+  pacingJson,
+  pacingTable,
+  runPacing,
+} from './pacing.ts';
 import { createProgress, type ProgressStream } from './progress.ts';
 import { randomSeed } from './seeds.ts';
 import { DEFAULT_SERVICE_TIME } from './service-time.ts';
@@ -428,7 +438,86 @@ Variants: ${TAIL_VARIANTS.join(', ')}
   },
 });
 
-const COMMANDS: Readonly<Record<string, Command>> = { occ, storm, tail };
+const pd = PACING_DEFAULTS;
+const { out: _noCharts, ...PACING_OUTPUT } = OUTPUT_FLAGS;
+
+/** Keyed by the {@link PacingOptions} each row sets (it writes no charts). */
+const PACING_FLAGS = {
+  servers: flag('servers', names(PACING_SERVERS), PACING_SERVERS, 'comma-separated', { shown: 'all' }),
+  clients: flag('clients', names(PACING_CLIENTS), PACING_CLIENTS, 'comma-separated', { shown: 'all' }),
+  limitPerSec: flag('limit', positive(), pd.limitPerSec, "the server's rate limit, requests per second", {
+    note: "nginx's rate=20r/s",
+  }),
+  burst: flag(
+    'burst',
+    number({ integer: true, min: 0, max: 1_000_000 }),
+    pd.burst,
+    "limit-req's burst (nodelay)",
+  ),
+  retryAfterSec: flag('retry-after', positive('S'), pd.retryAfterSec, "limit-req's Retry-After on a 429"),
+  windowSec: flag(
+    'window',
+    count(86_400),
+    pd.windowSec,
+    "quota's window in whole seconds (its quota: limit × window)",
+  ),
+  load: flag('load', positive('X'), pd.load, 'offered load, a multiple of the limit (Poisson arrivals)'),
+  durationSec: flag('duration', positive('S'), pd.durationSec, 'seconds during which requests start'),
+  maxAttempts: flag(
+    'attempts',
+    count(PACING_LIMITS.maxAttempts),
+    pd.maxAttempts,
+    'attempts per request, counting the first',
+    CORE,
+  ),
+  runs: flag('runs', count(PACING_LIMITS.runs), pd.runs, 'runs per server and client, averaged'),
+  ...latencyFlags(DEFAULT_LATENCY),
+  ...PACING_OUTPUT,
+};
+
+const pacing = command('pacing', {
+  summary: "a sustained load above a server's rate limit: per-request Retry-After against the core's pacer",
+  about: `Open-loop clients send requests (Poisson) at --load times a server's rate limit for --duration
+seconds. limit-req is nginx's limit_req with nodelay and a fixed Retry-After on its 429s (a leaky
+bucket: --limit per second, --burst); quota is an API with fixed windows of --window seconds that
+advertises its quota on every answer (RateLimit-Policy and RateLimit, the IETF draft's structured
+fields) and answers 429 with Retry-After past it. Each client is a real jitterbug RetryPolicy driven
+in virtual time: retry-after is the core's defaults (each request honours its own Retry-After),
+pacer adds pacer: createPacer(). Prints the 429s each server answered, those after its first
+--window seconds, the requests that failed, and their latency.`,
+  flags: PACING_FLAGS,
+  examples: [
+    ' --seed 1',
+    ' --servers limit-req --load 5 --runs 20',
+    ' --limit 100 --burst 0 --csv pacing.csv',
+  ],
+  run: (v, io) => {
+    const { seed, json, csv, latencyMeanMs, latencySdMs, ...rest } = v;
+    if (!(rest.limitPerSec * rest.load * rest.durationSec <= PACING_LIMITS.requests)) {
+      throw new UsageError(
+        `--limit / --load / --duration: ${rest.limitPerSec * rest.load * rest.durationSec} requests per run, at most ${PACING_LIMITS.requests}`,
+      );
+    }
+    const options = { ...rest, latency: { meanMs: latencyMeanMs, sdMs: latencySdMs } };
+    return runExperiment(
+      'pacing',
+      io,
+      { ...v, out: undefined },
+      (seed, onProgress) => runPacing({ ...options, seed, onProgress }),
+      {
+        table: pacingTable,
+        settings: ({ settings: s }, seconds) =>
+          `${s.load} × ${s.limitPerSec} req/s for ${s.durationSec} s · limit-req burst ${s.burst}, Retry-After ${s.retryAfterSec} s · ` +
+          `quota ${s.limitPerSec * s.windowSec} per ${s.windowSec} s · ${s.maxAttempts} attempts · ${s.runs} runs in ${seconds.toFixed(2)} s`,
+        json: pacingJson,
+        csv: pacingCsv,
+        charts: async () => [],
+      },
+    );
+  },
+});
+
+const COMMANDS: Readonly<Record<string, Command>> = { occ, storm, tail, pacing };
 const NAMES = Object.keys(COMMANDS);
 const NAMED = `${NAMES.slice(0, -1).join(', ')} and ${NAMES.at(-1)}`;
 

@@ -6,16 +6,15 @@
  * Every request runs under a real `RetryPolicy` from `@jitterbug/core` (`createRetryPolicy`, with
  * the simulation's virtual clock as `now` and a seeded `random`), and each attempt's outcome goes
  * through `RetryRun.next`, exactly as the HTTP adapters do; before an attempt is sent, the policy's
- * policy's features (the origin-wide cooldown, the adaptive throttle) are asked through
- * `RetryRun.admission`, as `RetryRun.beforeAttempt` asks them. So the
- * backoff, the `Retry-After` handling, the retry budget, the cooldown and the adaptive throttle are
- * the library's own code, not a model of it.
+ * features (the origin-wide pacer, the adaptive throttle) are asked through `RetryRun.admission`,
+ * as `RetryRun.beforeAttempt` asks them. So the backoff, the `Retry-After` handling, the retry
+ * budget, the pacer and the adaptive throttle are the library's own code, not a model of it.
  */
 import {
   type AdaptiveThrottle,
   type BackoffStrategyName,
   createAdaptiveThrottle,
-  createCooldown,
+  createPacer,
   createRetryBudget,
   createRetryPolicy,
   DEFAULT_THROTTLE,
@@ -43,8 +42,8 @@ export type StormPolicyName =
   | 'throttle'
   | 'budget+throttle'
   | 'budget+retry-after+throttle'
-  | 'retry-after+cooldown'
-  | 'budget+retry-after+cooldown';
+  | 'retry-after+pacer'
+  | 'budget+retry-after+pacer';
 
 /** Every policy the experiment knows. */
 export const STORM_POLICIES: readonly StormPolicyName[] = Object.freeze([
@@ -60,13 +59,13 @@ export const STORM_POLICIES: readonly StormPolicyName[] = Object.freeze([
   'throttle',
   'budget+throttle',
   'budget+retry-after+throttle',
-  'retry-after+cooldown',
-  'budget+retry-after+cooldown',
+  'retry-after+pacer',
+  'budget+retry-after+pacer',
 ]);
 
-/** The policies of a default run (`naive-constant` and `retry-after+cooldown` only on request). */
+/** The policies of a default run (`naive-constant` and `retry-after+pacer` only on request). */
 export const DEFAULT_STORM_POLICIES: readonly StormPolicyName[] = Object.freeze(
-  STORM_POLICIES.filter((p) => p !== 'naive-constant' && p !== 'retry-after+cooldown'),
+  STORM_POLICIES.filter((p) => p !== 'naive-constant' && p !== 'retry-after+pacer'),
 );
 
 /** Whether a string names a storm policy. */
@@ -89,17 +88,19 @@ export const STORM_POLICY_DESCRIPTIONS: Readonly<Record<StormPolicyName, string>
     "up to N attempts, full jitter, adaptive throttle, the core's default budget, Retry-After ignored",
   'budget+retry-after+throttle':
     "the core's defaults with throttle: adaptive throttle, default budget, Retry-After honoured",
-  'retry-after+cooldown':
-    "up to N attempts, full jitter, no budget, Retry-After honoured and held origin-wide (the core's cooldown)",
-  'budget+retry-after+cooldown':
-    "the core's defaults plus the cooldown: default budget, Retry-After honoured and held origin-wide",
+  'retry-after+pacer':
+    "up to N attempts, full jitter, no budget, Retry-After honoured, the core's origin-wide pacer",
+  'budget+retry-after+pacer': "the core's defaults plus the origin-wide pacer (createPacer())",
 });
 
 /** Whether a storm policy runs with the adaptive throttle. */
 export const stormPolicyThrottles = (name: StormPolicyName): boolean => name.endsWith('throttle');
 
-/** Whether a storm policy runs with the core's origin-wide cooldown. */
-export const stormPolicyCoolsDown = (name: StormPolicyName): boolean => name.endsWith('cooldown');
+/** Whether a storm policy runs with the core's origin-wide pacer. */
+export const stormPolicyPaces = (name: StormPolicyName): boolean => name.endsWith('pacer');
+
+/** @deprecated The pacer's policies were the cooldown's: use {@link stormPolicyPaces}. */
+export const stormPolicyCoolsDown: (name: StormPolicyName) => boolean = stormPolicyPaces;
 
 /** Options of the storm experiment. Times are in seconds unless the name says ms. */
 export interface StormOptions {
@@ -267,9 +268,11 @@ export interface StormTimeline {
   readonly attempts: number[];
   /** First attempts the adaptive throttle refused locally (never sent), by the time they were due. */
   readonly throttled: number[];
-  /** Attempts the origin-wide cooldown held, by the time they were due (once per hold). */
+  /** Attempts the origin-wide pacer held, by the time they were due (once per attempt). */
   readonly held: number[];
-  /** Requests waiting in a cooldown's hold at the end of each bin (a level, not a count per bin). */
+  /** Requests the pacer refused before sending them (a wait too long, an unavailable origin), by the time they were due. */
+  readonly paceRefused: number[];
+  /** Requests waiting in the pacer's line at the end of each bin (a level, not a count per bin). */
   readonly waiting: number[];
   /** Of those, rejected with 503 (outage or load shedding). */
   readonly rejected: number[];
@@ -289,9 +292,9 @@ export interface StormRunResult {
   readonly retries: number;
   /** Requests whose first attempt the adaptive throttle refused locally (so never sent). */
   readonly throttled: number;
-  /** Holds of an attempt by the origin-wide cooldown (an attempt held twice counts twice). */
+  /** Attempts the origin-wide pacer held (once per attempt, however often it asked again). */
   readonly held: number;
-  /** Requests the cooldown ended before an attempt was sent (a hold past `retryAfter.maxMs`). */
+  /** Requests the pacer ended before an attempt was sent (a wait past `retryAfter.maxMs`, an unavailable origin). */
   readonly cooldownRefused: number;
   /** Time attempts spent held, in ms. */
   readonly heldMs: number;
@@ -302,8 +305,8 @@ export interface StormRunResult {
   readonly outageAttempts: number;
   /**
    * Time from the outage's end to the end of the last bin in which more than the recovery threshold
-   * of the attempts wanted (sent, refused locally by the throttle, or held by the cooldown) were
-   * shed, refused or held; `null` if that was still so when requests stopped.
+   * of the attempts wanted (sent, refused locally by the throttle or the pacer, or held by the
+   * pacer) were shed, refused or held; `null` if that was still so when requests stopped.
    */
   readonly recoveryMs: number | null;
   /** When the last request finished, in ms. */
@@ -387,8 +390,8 @@ export interface StormPolicySettings {
  * The core policy for a named storm policy. `now` is the virtual clock and `random` the run's seeded
  * source, so every decision is reproducible.
  *
- * The origin-wide cooldown (off by default in the core) is off (`cooldown: false`) in every policy
- * but the `*cooldown` ones, which have one of their own (`cooldown: createCooldown()`): the others measure each
+ * The origin-wide pacer (off by default in the core) is off (`pacer: false`) in every policy but the
+ * `*pacer` ones, which have one of their own (`pacer: createPacer()`): the others measure each
  * request's own waits, the budget and the throttle, without a hold shared by all requests.
  */
 export const createStormPolicy = (
@@ -397,7 +400,7 @@ export const createStormPolicy = (
   random: RandomSource,
   now: () => number,
 ): RetryPolicy => {
-  const common: RetryOptions = { random, now, cooldown: false, maxAttempts: settings.maxAttempts };
+  const common: RetryOptions = { random, now, pacer: false, maxAttempts: settings.maxAttempts };
   const backoff = (strategy: BackoffStrategyName) => ({
     strategy,
     baseMs: settings.baseMs,
@@ -446,19 +449,19 @@ export const createStormPolicy = (
         budget: createRetryBudget(),
         throttle: throttle(),
       });
-    case 'retry-after+cooldown':
+    case 'retry-after+pacer':
       return createRetryPolicy({
         ...common,
         backoff: backoff('full'),
         budget: false,
-        cooldown: createCooldown(),
+        pacer: createPacer(),
       });
-    case 'budget+retry-after+cooldown':
+    case 'budget+retry-after+pacer':
       return createRetryPolicy({
         ...common,
         backoff: backoff('full'),
         budget: createRetryBudget(),
-        cooldown: createCooldown(),
+        pacer: createPacer(),
       });
     default: {
       const strategy = name.slice('naive-'.length) as BackoffStrategyName;
@@ -470,7 +473,7 @@ export const createStormPolicy = (
 const START = 0;
 const ARRIVE = 1;
 const RESPOND = 2;
-/** An attempt about to be sent, after a retry's wait or a cooldown's hold. */
+/** An attempt about to be sent, after a retry's wait or a wait in the pacer's line. */
 const READY = 3;
 const NO_HEADERS: HeaderGetter = () => undefined;
 const retryAfterHeaders = (seconds: number | undefined): HeaderGetter => {
@@ -480,8 +483,8 @@ const retryAfterHeaders = (seconds: number | undefined): HeaderGetter => {
 };
 const REQUEST = Object.freeze({ method: 'GET', url: 'http://server.invalid/item' });
 
-/** Poisson arrivals in `[0, durationMs)` at `ratePerSec`. */
-const arrivals = (random: RandomSource, ratePerSec: number, durationMs: number): Float64Array => {
+/** Poisson arrivals in `[0, durationMs)` at `ratePerSec` (the storm's, and the pacing experiment's). */
+export const arrivals = (random: RandomSource, ratePerSec: number, durationMs: number): Float64Array => {
   const meanGap = 1000 / ratePerSec;
   const times: number[] = [];
   for (let t = -Math.log(1 - random()) * meanGap; t < durationMs; t += -Math.log(1 - random()) * meanGap) {
@@ -491,7 +494,7 @@ const arrivals = (random: RandomSource, ratePerSec: number, durationMs: number):
 };
 
 const bump = (bins: number[], bin: number): void => {
-  // stormLimitProblem bounds the timeline from the settings; cooldown holds chained one after the
+  // stormLimitProblem bounds the timeline from the settings; pacer holds chained one after the
   // other could in principle run past that, so the bins themselves are bounded too.
   if (bin >= STORM_LIMITS.timelineBins)
     throw new RangeError(`storm: the run went past ${STORM_LIMITS.timelineBins} timeline bins`);
@@ -516,7 +519,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     : undefined;
   const jitter = seededRandom(deriveSeed(o.seed, 'jitter'));
   const policy = createStormPolicy(policyName, throttle ? { ...o, throttle } : o, jitter, () => clock);
-  const cooldown = policy.options.cooldown;
+  const pacer = policy.options.pacer;
   const outageHeaders = retryAfterHeaders(o.retryAfterSec);
   const overloadHeaders = retryAfterHeaders(o.overloadRetryAfterSec);
 
@@ -527,7 +530,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   const outcome = new Uint8Array(n);
   const runs: (RetryRun | undefined)[] = new Array(n);
   // Which requests wait in a hold now, how many, and that level over time.
-  const waitingNow = new Uint8Array(cooldown ? n : 0);
+  const waitingNow = new Uint8Array(pacer ? n : 0);
   let waiting = 0;
   const setWaiting = (bin: number, level: number): void => {
     const series = timeline.waiting;
@@ -550,6 +553,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     attempts: [],
     throttled: [],
     held: [],
+    paceRefused: [],
     waiting: [],
     rejected: [],
     served: [],
@@ -581,21 +585,24 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
         if (t >= outageStart && t < outageEnd) outageRequests++;
       }
       const run = runs[id]!;
-      // What `run.beforeAttempt()` asks the features before every attempt (the cooldown, then for a
+      // What `run.beforeAttempt()` asks the features before every attempt (the pacer, then for a
       // first attempt the throttle), without the promise it makes of a hold or a refusal: such a
       // promise settles only after this synchronous loop, a few KB each held until the whole sweep
       // ends, which `--runs 1000` would turn into gigabytes. Retries are judged in `next`.
       const turn = run.admission();
       const holding = turn !== undefined && 'holdMs' in turn;
-      if (cooldown && holding !== (waitingNow[id] === 1)) {
+      if (pacer && holding !== (waitingNow[id] === 1)) {
         waitingNow[id] = holding ? 1 : 0;
         setWaiting(bin, waiting + (holding ? 1 : -1));
+        // An attempt in line is told to wait and asks again, perhaps several times: counted once.
+        if (holding) {
+          held++;
+          bump(timeline.held, bin);
+        }
       }
       if (turn && 'holdMs' in turn) {
-        held++;
         heldMs += turn.holdMs;
         run.totalDelayMs += turn.holdMs;
-        bump(timeline.held, bin);
         kind[id] = READY;
         heap.replaceTop(t + turn.holdMs);
         continue;
@@ -606,6 +613,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
           bump(timeline.throttled, bin);
         } else {
           cooldownRefused++;
+          bump(timeline.paceRefused, bin);
         }
         failed++;
         stopReasons[turn.refuse] = (stopReasons[turn.refuse] ?? 0) + 1;
@@ -646,8 +654,8 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
       const decision = pending;
       if (decision.retry) {
         retries++;
-        // With a cooldown the retry is put to it when its wait is over; without one it goes then.
-        if (cooldown) {
+        // With a pacer the retry is put to it when its wait is over; without one it goes then.
+        if (pacer) {
           kind[id] = READY;
           heap.replaceTop(t + decision.delayMs);
         } else {
@@ -667,12 +675,14 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
 
   // Recovery: the last bin at or after the outage's end in which more than the threshold share of
   // the attempts the clients wanted to make failed, shed by the server, refused by the throttle or
-  // held by the cooldown. Without either that is the server's shedding alone; with one, a client
-  // still refusing or holding locally after the server is well again has not recovered either.
+  // the pacer, or waited in the pacer's line. Without either that is the server's shedding alone;
+  // with one, a client still refusing or holding locally after the server is well again has not
+  // recovered either.
   const bins = Math.max(
     timeline.attempts.length,
     timeline.throttled.length,
     timeline.held.length,
+    timeline.paceRefused.length,
     timeline.waiting.length,
     timeline.started.length,
   );
@@ -680,6 +690,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     timeline.attempts,
     timeline.throttled,
     timeline.held,
+    timeline.paceRefused,
     timeline.waiting,
     timeline.rejected,
     timeline.served,
@@ -688,8 +699,10 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     while (series.length < bins) series.push(0);
   let lastOverloaded = -1;
   for (let b = Math.ceil(outageEnd / o.binMs); b < bins; b++) {
-    const wanted = timeline.attempts[b]! + timeline.throttled[b]! + timeline.held[b]!;
-    const refused = timeline.rejected[b]! + timeline.throttled[b]! + timeline.held[b]!;
+    const local = timeline.throttled[b]! + timeline.held[b]! + timeline.paceRefused[b]!;
+    const wanted = timeline.attempts[b]! + local;
+    // Requests still in the pacer's line at the bin's end count too, however long ago they joined it.
+    const refused = timeline.rejected[b]! + local + timeline.waiting[b]!;
     if (wanted > 0 && refused > o.recoveryThreshold * wanted) lastOverloaded = b;
   }
   const overloadEnd = (lastOverloaded + 1) * o.binMs;

@@ -1,10 +1,10 @@
 import {
-  CooldownError,
   createAdaptiveThrottle,
-  createCooldown,
+  createPacer,
   createRetryBudget,
   createRetryPolicy,
   type HeaderGetter,
+  PacerError,
   type RetryOptions,
   seededRandom,
   ThrottledError,
@@ -12,7 +12,7 @@ import {
 import type { RetryRun } from '@jitterbug/core/adapter';
 
 /** What a feature said about an attempt, as the drive below logs it. */
-type CooldownTurn =
+type PacerTurn =
   | { readonly kind: 'go' }
   | { readonly kind: 'hold'; readonly waitMs: number }
   | { readonly kind: 'refuse'; readonly reason: string };
@@ -30,9 +30,9 @@ import {
   STORM_POLICIES,
   simulateStorm,
   stormLimitProblem,
-  stormPolicyCoolsDown,
   stormPolicyThrottles,
 } from '../src/index.ts';
+import { stormPolicyPaces } from '../src/storm.ts';
 
 const small = { seed: 9, durationSec: 20, outageStartSec: 5, outageEndSec: 10, runs: 2 } as const;
 
@@ -42,9 +42,11 @@ describe('simulateStorm accounting', () => {
       const r = simulateStorm(policy, small);
       expect(r.attempts).toBe(r.requests - r.throttled - r.cooldownRefused + r.retries);
       if (!stormPolicyThrottles(policy)) expect(r.throttled).toBe(0);
-      if (!stormPolicyCoolsDown(policy)) expect(r.held + r.cooldownRefused).toBe(0);
-      else expect(r.held).toBeGreaterThan(0);
+      // The pacer refuses requests while the origin answers nothing but 503 (its probes go).
+      if (!stormPolicyPaces(policy)) expect(r.held + r.cooldownRefused).toBe(0);
+      else expect(r.cooldownRefused).toBeGreaterThan(0);
       expect(r.timeline.held.reduce((a, b) => a + b, 0)).toBe(r.held);
+      expect(r.timeline.paceRefused.reduce((a, b) => a + b, 0)).toBe(r.cooldownRefused);
       expect(r.timeline.throttled.reduce((a, b) => a + b, 0)).toBe(r.throttled);
       expect(r.stopReasons.throttled ?? 0).toBeGreaterThanOrEqual(r.throttled);
       expect(r.succeeded + r.failed).toBe(r.requests);
@@ -141,13 +143,17 @@ describe('adaptive throttling in the storm', () => {
     expect(both.outageAttempts / both.outageRequests).toBeLessThan(0.9);
   });
 
-  it('a client still refusing locally after the outage has not recovered', () => {
+  it('a client still refusing locally after the outage has not recovered: the throttle stops within a second', () => {
     const budget = simulateStorm('budget', short);
     const both = simulateStorm('budget+throttle', short);
     expect(budget.recoveryMs).toBe(0);
     const outageEndBin = Math.ceil(10_000 / both.timeline.binMs);
+    // Still refusing just after the end (the recovery counts it), and not a second later: a fifth of
+    // the requests go through and find the server back, and three accepted in a row clear the window.
     expect(both.timeline.throttled.slice(outageEndBin).some((n) => n > 0)).toBe(true);
-    expect(both.recoveryMs === null || both.recoveryMs > 0).toBe(true);
+    expect(both.recoveryMs).toBeGreaterThan(0);
+    expect(both.recoveryMs).toBeLessThanOrEqual(1000);
+    expect(both.timeline.throttled.slice(outageEndBin + 4).every((n) => n === 0)).toBe(true);
   });
 
   it("refuses exactly the first attempts the core's RetryRun.beforeAttempt refuses", async () => {
@@ -194,12 +200,12 @@ describe('adaptive throttling in the storm', () => {
       throw new Error('no random number may be drawn while the probability is 0');
     };
     // About 1000 accepts in the window (its buckets keep 11 to 12 twelfths of it): 800 requests the
-    // server refuses stay below K·accepts, where a cold throttle would refuse nearly all of them.
+    // server refuses stay below K·accepts, where a cold throttle would refuse as many as it may.
     for (let i = 0; i < 800; i++) expect(warm.shouldReject(i, never)).toBe(false);
     expect(warm.rejectProbability(800)).toBe(0);
     const cold = createAdaptiveThrottle({ k: 2, windowMs: 10_000 });
     for (let i = 0; i < 800; i++) cold.shouldReject(i, () => 0.5);
-    expect(cold.rejectProbability(800)).toBeGreaterThan(0.99);
+    expect(cold.rejectProbability(800)).toBe(cold.maxRejectProbability);
   });
 
   it('refuses a warm-up that could not end', () => {
@@ -238,8 +244,10 @@ describe('runStorm', () => {
     expect(r.policies.map((p) => p.policy)).toEqual([...DEFAULT_STORM_POLICIES]);
     for (const p of r.policies) {
       expect(p.attempts).toBe(p.requests - p.throttled - p.cooldownRefused + p.retries);
-      // Only a request the throttle refused before sending has no attempt at all.
-      expect(p.amplification.mean).toBeGreaterThanOrEqual(1 - p.throttledShare.mean);
+      // Only a request the throttle or the pacer refused before sending has no attempt at all.
+      expect(p.amplification.mean).toBeGreaterThanOrEqual(
+        1 - p.throttledShare.mean - p.cooldownRefused / p.requests - 1e-12,
+      );
       if (!stormPolicyThrottles(p.policy)) expect(p.throttledShare.mean).toBe(0);
       expect(p.failedShare.mean).toBeGreaterThanOrEqual(0);
       expect(p.failedShare.mean).toBeLessThanOrEqual(1);
@@ -249,15 +257,16 @@ describe('runStorm', () => {
 });
 
 /**
- * A small client/server loop over a policy with a cooldown, in virtual time: requests every 10 ms,
- * each message 5 ms, the server answering 503 with `Retry-After` during its outage. `ask` is put
- * before every attempt: the core's `beforeAttempt` or the run's `admission` as the storm asks it.
- * Returns what each ask said and every decision, in order.
+ * A small client/server loop over a policy with a pacer, in virtual time: requests every 10 ms,
+ * each message 5 ms, the server answering `refusal` (429 or 503, with `Retry-After`) from 500 to
+ * 1800 ms. `ask` is put before every attempt: the core's `beforeAttempt` or the run's `admission` as
+ * the storm asks it. Returns what each ask said and every decision, in order.
  */
-const driveCooldown = async (
+const drivePacer = async (
+  refusal: number,
   retryAfter: string,
   extra: RetryOptions,
-  ask: (run: RetryRun) => Promise<CooldownTurn> | CooldownTurn,
+  ask: (run: RetryRun) => Promise<PacerTurn> | PacerTurn,
   setClock: (t: number) => void,
   policyOptions: RetryOptions,
 ): Promise<string[]> => {
@@ -265,7 +274,7 @@ const driveCooldown = async (
     maxAttempts: 3,
     backoff: { strategy: 'full', baseMs: 100, capMs: 1000 },
     budget: createRetryBudget(),
-    cooldown: createCooldown(),
+    pacer: createPacer(),
     ...policyOptions,
     ...extra,
   });
@@ -294,13 +303,13 @@ const driveCooldown = async (
         heap.replaceTop(t + 5);
       }
     } else if (stage[id] === 1) {
-      status[id] = t >= 500 && t < 1800 ? 503 : 200;
+      status[id] = t >= 500 && t < 1800 ? refusal : 200;
       stage[id] = 2;
       heap.replaceTop(t + 5);
     } else {
       const run = runs[id]!;
       const s = status[id]!;
-      const decision = run.next(s === 503 ? { status: s, headers } : { status: s });
+      const decision = run.next(s === refusal ? { status: s, headers } : { status: s });
       if (decision instanceof Promise) throw new Error('no hooks here');
       log.push(
         `${t.toFixed(3)} #${id} ${s} ${decision.retry ? `retry ${decision.delayMs.toFixed(3)}` : decision.reason}`,
@@ -314,19 +323,26 @@ const driveCooldown = async (
   return log;
 };
 
-describe('the origin-wide cooldown in the storm', () => {
-  const cases: [string, string, RetryOptions][] = [
-    ['holds of 1 s', '1', {}],
-    ['holds past retryAfter.maxMs, refused', '90', {}],
-    ['holds past retryAfter.maxMs, cut to maxMs', '90', { retryAfter: { whenLonger: 'cap', maxMs: 2000 } }],
-    ['holds past the deadline', '1', { deadlineMs: 1500 }],
+describe('the origin-wide pacer in the storm', () => {
+  const cases: [string, number, string, RetryOptions][] = [
+    ['429s with holds of 1 s', 429, '1', {}],
+    ['429s with holds past retryAfter.maxMs, refused', 429, '90', {}],
+    [
+      '429s with holds past retryAfter.maxMs, cut to maxMs',
+      429,
+      '90',
+      { retryAfter: { whenLonger: 'cap', maxMs: 2000 } },
+    ],
+    ['429s with holds past the deadline', 429, '1', { deadlineMs: 1500 }],
+    ['an origin answering only 503s', 503, '5', {}],
   ];
-  for (const [name, retryAfter, extra] of cases) {
-    it(`asks the cooldown exactly as RetryRun.beforeAttempt does: ${name}`, async () => {
+  for (const [name, refusal, retryAfter, extra] of cases) {
+    it(`asks the pacer exactly as RetryRun.beforeAttempt does: ${name}`, async () => {
       // Core: beforeAttempt with a sleep that only records (the loop moves the clock).
       let clock = 0;
       let slept = Number.NaN;
-      const core = await driveCooldown(
+      const core = await drivePacer(
+        refusal,
         retryAfter,
         extra,
         async (run) => {
@@ -337,7 +353,7 @@ describe('the origin-wide cooldown in the storm', () => {
             await held;
             return { kind: 'hold', waitMs: slept };
           } catch (error) {
-            expect(error).toBeInstanceOf(CooldownError);
+            expect(error).toBeInstanceOf(PacerError);
             return { kind: 'refuse', reason: run.summary!.reason };
           }
         },
@@ -352,10 +368,11 @@ describe('the origin-wide cooldown in the storm', () => {
       );
       // Storm: the run's admission, without a promise; the sleep must never be called.
       let stormClock = 0;
-      const storm = await driveCooldown(
+      const storm = await drivePacer(
+        refusal,
         retryAfter,
         extra,
-        (run): CooldownTurn => {
+        (run): PacerTurn => {
           const turn = run.admission();
           if (!turn) return { kind: 'go' };
           return 'holdMs' in turn
@@ -373,36 +390,37 @@ describe('the origin-wide cooldown in the storm', () => {
       );
       expect(storm).toEqual(core);
       const kinds = (kind: string) => core.filter((line) => line.split(' ')[2] === kind).length;
-      expect(kinds('hold') + kinds('refuse')).toBeGreaterThan(50);
       if (retryAfter === '90' && !extra.retryAfter) expect(kinds('refuse')).toBeGreaterThan(50);
       if (extra.deadlineMs) expect(core.some((line) => line.endsWith('refuse deadline'))).toBe(true);
+      // 503s hold nothing: a second after the last accepted answer the origin is unavailable, and
+      // requests are refused but a probe every half second.
+      if (refusal === 503) {
+        expect(kinds('hold')).toBe(0);
+        expect(core.filter((line) => line.endsWith('refuse origin-unavailable')).length).toBeGreaterThan(20);
+      } else expect(kinds('hold') + kinds('refuse')).toBeGreaterThan(50);
     });
   }
 
-  it('the cooldown silences the server during the outage, where the budget still lets every first attempt through', () => {
+  it('silences the server during the outage (but its first second), where the budget still lets every first attempt through', () => {
     const budget = simulateStorm('budget+retry-after', small);
-    const cooldown = simulateStorm('budget+retry-after+cooldown', small);
+    const pacer = simulateStorm('budget+retry-after+pacer', small);
     expect(budget.outageAttempts / budget.outageRequests).toBeGreaterThan(0.9);
-    expect(cooldown.outageAttempts / cooldown.outageRequests).toBeLessThan(0.1);
-    expect(cooldown.held).toBeGreaterThan(cooldown.outageRequests);
-    // Its cost: requests wait out holds, seconds instead of milliseconds.
-    expect(cooldown.latencyP99Ms).toBeGreaterThan(budget.latencyP99Ms);
+    // The first second of 503s (until the pacer takes the origin as unavailable), then a probe
+    // every half second: about a fifth of a 5 s outage's requests.
+    expect(pacer.outageAttempts / pacer.outageRequests).toBeLessThan(0.3);
+    expect(pacer.stopReasons['origin-unavailable']).toBeGreaterThan(pacer.outageRequests / 2);
+    // Refused at once, not held: the requests that succeed are not slower for it.
+    expect(pacer.latencyP99Ms).toBeLessThanOrEqual(budget.latencyP99Ms);
   });
 
-  it('shedding 503s with Retry-After: 1 turn the released backlog into a convoy; without it the clients recover', () => {
+  it('is back to normal within a second of the outage’s end, in every run (the cooldown never was)', () => {
     // The defaults: a 15 s outage, 100 requests/s, capacity 120/s, Retry-After 5 s, then 1 s when shedding.
-    const convoy = simulateStorm('budget+retry-after+cooldown', { seed: 1 });
-    expect(convoy.recoveryMs).toBeNull();
-    expect(convoy.held / convoy.requests).toBeGreaterThan(5);
-    expect(convoy.latencyP50Ms).toBeGreaterThan(5000);
-    // The backlog still grows after the outage: the convoy serves less than is offered.
-    const waiting = convoy.timeline.waiting;
-    const at = (s: number) => waiting[Math.floor((s * 1000) / convoy.timeline.binMs)]!;
-    expect(at(55)).toBeGreaterThan(at(30));
-    const once = simulateStorm('budget+retry-after+cooldown', { seed: 1, overloadRetryAfterSec: undefined });
-    expect(once.recoveryMs).not.toBeNull();
-    expect(once.recoveryMs!).toBeLessThan(10_000);
-    expect(once.latencyP50Ms).toBeLessThan(100);
-    expect(once.outageAttempts / once.outageRequests).toBeLessThan(0.1);
+    for (let r = 0; r < 3; r++) {
+      const run = simulateStorm('budget+retry-after+pacer', { seed: 1000 + r });
+      expect(run.recoveryMs).not.toBeNull();
+      expect(run.recoveryMs!).toBeLessThanOrEqual(1000);
+      expect(run.outageAttempts / run.outageRequests).toBeLessThanOrEqual(1.05);
+      expect(run.latencyP50Ms).toBeLessThan(100);
+    }
   });
 });

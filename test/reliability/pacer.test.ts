@@ -1,10 +1,11 @@
 /**
- * The origin-wide cooldown over a real server, through each client: 20 GETs, 4 sent at once and 16
- * more as soon as the client has had the server's first `429 Retry-After: 1`. With the cooldown, the
- * server sees about as many 429s as there were requests in flight; without it, one per request.
- * Real time (the server's limit is a real second); only counts are asserted.
+ * The origin-wide pacer over a real server, through each client: 20 GETs, 4 sent at once and 16 more
+ * as soon as the client has had the server's first `429 Retry-After: 1`. With the pacer, the server
+ * sees about as many 429s as there were requests in flight (the others wait for the second to pass,
+ * then go one after the other); without it, one per request. Real time (the server's limit is a real
+ * second); only counts are asserted.
  */
-import { createCooldown, type RetryPolicyOptions } from '@jitterbug/core';
+import { createPacer, type RetryPolicyOptions } from '@jitterbug/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceDriver } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';
@@ -62,14 +63,14 @@ describe.each(clients.map((d) => [d.name, d] as const))('%s', (_name, driver) =>
   });
   afterAll(() => server.close());
 
-  it('with the cooldown: the 429s are the requests that were in flight, then every request succeeds', async () => {
-    const statuses = await burst(server, driver, '/held', { cooldown: createCooldown() });
+  it('with the pacer: the 429s are the requests that were in flight, then every request succeeds', async () => {
+    const statuses = await burst(server, driver, '/held', { pacer: createPacer() });
     expect(statuses.filter((s) => s === 429).length).toBeLessThanOrEqual(4);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
   });
 
-  it('without it (cooldown: false): one 429 per request', async () => {
-    const statuses = await burst(server, driver, '/unheld', { cooldown: false });
+  it('without it (pacer: false): one 429 per request', async () => {
+    const statuses = await burst(server, driver, '/unheld', { pacer: false });
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
     expect(statuses.filter((s) => s === 200)).toHaveLength(20);
   });

@@ -1,0 +1,139 @@
+/**
+ * Whatever a server (or anything between it and the client) puts in the rate-limit fields, parsing
+ * never throws and never yields a count that is not a finite whole number >= 0, nor a pace that is
+ * `NaN`, negative or made of garbage: garbage is ignored.
+ */
+import { advertisedQuota, parseRateLimit, parseRateLimitPolicy } from '@jitterbug/core/adapter';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+const MAX_INTEGER = 999_999_999_999_999;
+const isCount = (n: number | undefined, min = 0): boolean =>
+  n === undefined || (Number.isInteger(n) && n >= min && n <= MAX_INTEGER);
+
+/** Field values built from the structured-field grammar's pieces, valid and broken. */
+const piece = fc.oneof(
+  fc.constantFrom(
+    '"default"',
+    'default',
+    '"a b"',
+    '""',
+    '"x\\"y"',
+    '(a b)',
+    '?1',
+    ':YWJj:',
+    '@12',
+    '%"f%c3%bc"',
+  ),
+  fc.constantFrom(
+    ';q=',
+    ';w=',
+    ';r=',
+    ';t=',
+    ';qu=',
+    ';pk=',
+    ';Q=',
+    ';',
+    '=',
+    ',',
+    ', ',
+    ' ',
+    '\t',
+    '"',
+    '\\',
+  ),
+  fc.integer({ min: -5, max: 100 }).map(String),
+  fc.bigInt({ min: 0n, max: 10n ** 20n }).map(String),
+  fc.double().map(String),
+  fc.constantFrom('1.5', '1.0', '-0', '1e3', 'NaN', 'Infinity', '0x10'),
+  fc.string({ maxLength: 4 }),
+);
+const fieldArb = fc.oneof(
+  fc.array(piece, { maxLength: 12 }).map((parts) => parts.join('')),
+  fc.string(),
+  fc.string({ unit: 'binary' }),
+);
+const nowArb = fc.oneof(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.double());
+
+describe('rate-limit field parsing properties', () => {
+  it('RateLimit-Policy: never throws; a quota and a window are whole numbers, a window at least 1', () => {
+    fc.assert(
+      fc.property(fieldArb, (value) => {
+        const policies = parseRateLimitPolicy(value);
+        for (const p of policies ?? []) {
+          expect(isCount(p.quota)).toBe(true);
+          expect(isCount(p.windowSeconds, 1)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('RateLimit: never throws; remaining and reset are whole numbers >= 0', () => {
+    fc.assert(
+      fc.property(fieldArb, (value) => {
+        for (const l of parseRateLimit(value) ?? []) {
+          expect(isCount(l.remaining)).toBe(true);
+          expect(isCount(l.resetSeconds)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('valid fields round-trip: what is written is what is read', () => {
+    const name = fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}$/);
+    const count = fc.integer({ min: 0, max: MAX_INTEGER });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(name, count, fc.option(fc.integer({ min: 1, max: MAX_INTEGER }), { nil: undefined })),
+          {
+            minLength: 1,
+            maxLength: 4,
+          },
+        ),
+        (items) => {
+          const policy = items
+            .map(([n, q, w]) => `"${n}";q=${q}${w === undefined ? '' : `;w=${w}`}`)
+            .join(', ');
+          expect(parseRateLimitPolicy(policy)).toEqual(
+            items.map(([n, q, w]) => ({ name: n, quota: q, windowSeconds: w })),
+          );
+          const limit = items.map(([n, r, t]) => `${n};r=${r}${t === undefined ? '' : `;t=${t}`}`).join(',');
+          expect(parseRateLimit(limit)).toEqual(
+            items.map(([n, r, t]) => ({ name: n, remaining: r, resetSeconds: t })),
+          );
+        },
+      ),
+    );
+  });
+
+  it('advertisedQuota: a pace that is a number >= 0 (never NaN), held for a time >= 0, or nothing', () => {
+    const headerNames = [
+      'ratelimit',
+      'ratelimit-policy',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+    ];
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...headerNames), fc.oneof(fieldArb, fc.nat().map(String))),
+        nowArb,
+        (fields, now) => {
+          const quota = advertisedQuota((name) => fields[name], now);
+          if (quota === undefined) return;
+          for (const value of [quota.rate, quota.forMs, quota.policyRate]) {
+            expect(Number.isNaN(value)).toBe(false);
+            expect(value).toBeGreaterThanOrEqual(0);
+          }
+          expect(Number.isFinite(quota.rate)).toBe(true);
+          if (quota.rate === 0) expect(quota.forMs).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+});
