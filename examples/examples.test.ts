@@ -31,7 +31,7 @@ describe('examples', () => {
     expect(lines.join('\n')).toContain('-> 200 {"id":"1","status":"shipped"}');
   });
 
-  it('fetch-retry: retries GETs, sends a call with jitterbug: false once, holds calls in a cooldown', async () => {
+  it('fetch-retry: retries GETs, sends a call with jitterbug: false once, holds calls with the pacer', async () => {
     await fetchRetry(server, log);
     expect(server.hits.get('GET /orders/7')).toBe(3);
     expect(server.hits.get('GET /orders/8')).toBe(1);

@@ -1,11 +1,11 @@
 /**
  * Plain `fetch` with retries, in any runtime: `withRetry(fetch)`. Also: one call's own settings, a
- * POST that must not be sent twice, and the origin-wide cooldown — once an API answered
+ * POST that must not be sent twice, and the origin-wide pacer — once an API answered
  * `429 Retry-After: 1`, the next calls to it wait with the first instead of collecting 429s of their own.
  *
  * Run: node --conditions=@jitterbug/source examples/fetch-retry.ts
  */
-import { createCooldown, createRetryPolicy, getRetryInfo, withRetry } from '@jitterbug/fetch';
+import { createPacer, createRetryPolicy, getRetryInfo, withRetry } from '@jitterbug/fetch';
 import type { FlakyServer } from './flaky-server.ts';
 import { runStandalone } from './standalone.ts';
 import { timelineHooks } from './timeline.ts';
@@ -13,10 +13,10 @@ import { timelineHooks } from './timeline.ts';
 export const main = async (server: FlakyServer, log: (line: string) => void): Promise<void> => {
   const fetchWithRetry = withRetry(
     fetch,
-    // cooldown: createCooldown() — this API's 429 means quota, so one 429 holds the calls that follow (off by default).
+    // pacer: createPacer() — this API's 429 means quota, so one 429 paces the calls that follow (off by default).
     createRetryPolicy({
       backoff: { baseMs: 50, capMs: 1_000 },
-      cooldown: createCooldown(),
+      pacer: createPacer(),
       ...timelineHooks(log),
     }),
   );
@@ -38,7 +38,7 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
   await payment.arrayBuffer();
   log(`    -> ${payment.status}; the server saw it ${server.hits.get('POST /payments/p-2')} time(s)`);
 
-  log('  GET /quota, then 3 more calls once it got its 429 (Retry-After: 1): the cooldown holds them');
+  log('  GET /quota, then 3 more calls once it got its 429 (Retry-After: 1): the pacer holds them');
   const first = fetchWithRetry(`${server.url}/quota`);
   while (!server.hits.get('GET /quota')) await new Promise((resolve) => setTimeout(resolve, 5));
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -47,7 +47,7 @@ export const main = async (server: FlakyServer, log: (line: string) => void): Pr
   for (const response of all) await response.arrayBuffer();
   log(
     `    -> ${all.map((r) => r.status).join(', ')}; the server answered ${server.hits.get('GET /quota')} ` +
-      'requests for 4 calls: one 429 (without the cooldown: four)',
+      'requests for 4 calls: one 429 (without the pacer: four)',
   );
 };
 

@@ -5,7 +5,7 @@
  * - `GET /orders/:id`         503, 503, then 200
  * - `GET /rate-limited`       429 with `Retry-After: 1`, then 200
  * - `GET /quota`              429 with `Retry-After: 1` to every request in the second after the
- *                              first one, then 200 (an API-wide quota: see the cooldown)
+ *                              first one, then 200 (an API-wide quota: see the pacer)
  * - `GET /slow-down`          503 with `Retry-After: 120` (longer than the policy accepts)
  * - `GET /flaky-connection`   connection reset before the response, then 200
  * - `POST /payments/:id`      503 (without an Idempotency-Key it must reach the server once)

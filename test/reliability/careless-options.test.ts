@@ -8,8 +8,8 @@
 import { attachRetry, capDiscardedBodies } from '@jitterbug/axios';
 import {
   createAdaptiveThrottle,
-  createCooldown,
   createHedging,
+  createPacer,
   createResume,
   createRetryPolicy,
   DEFAULTS,
@@ -151,9 +151,9 @@ const CARELESS: ReadonlyArray<readonly [string, () => unknown, string, string]> 
     'attachRetry(instance, { maxAttempts }, adapterOptions)',
   ],
   [
-    'a call: jitterbug: { cooldown }',
-    () => begin({ cooldown: createCooldown() }),
-    'jitterbug.cooldown',
+    'a call: jitterbug: { pacer }',
+    () => begin({ pacer: createPacer() }),
+    'jitterbug.pacer',
     "set in a policy's options",
   ],
   [
@@ -181,9 +181,9 @@ const CARELESS: ReadonlyArray<readonly [string, () => unknown, string, string]> 
     '(jitterbug: false)',
   ],
   [
-    'a route rule: cooldown',
-    () => policy({ routes: [{ match: '/a', cooldown: createCooldown() }] }),
-    'routes[0].cooldown',
+    'a route rule: pacer',
+    () => policy({ routes: [{ match: '/a', pacer: createPacer() }] }),
+    'routes[0].pacer',
     "set in a policy's options",
   ],
   [
@@ -191,6 +191,12 @@ const CARELESS: ReadonlyArray<readonly [string, () => unknown, string, string]> 
     () => policy({ routes: [{ match: 'GTE /reports/*', maxAttempts: 5 }] }),
     'routes[0].match',
     'GTE is neither',
+  ],
+  [
+    'cooldown (the pacer’s former name)',
+    () => policy({ cooldown: createPacer() }),
+    'cooldown',
+    'pacer: createPacer()',
   ],
   [
     "backoff: 'exponential'",

@@ -4,7 +4,7 @@
  * repeated headers) to every client. Each wait the policy asks for is finite, `>= 0` and within the
  * configured maximum, and every request still ends with the server's final answer.
  */
-import { createCooldown } from '@jitterbug/core';
+import { createPacer } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceClient } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';
@@ -69,21 +69,21 @@ describe.each(drivers.map((d) => [d.name, d] as const))('hostile delay headers: 
   });
   afterAll(() => server.close());
 
-  // With the origin-wide cooldown on, one far-future header holds every later request to this one
-  // server: with 'give-up' they fail at once (tested in the cooldown suites), with 'cap' the hold is
-  // cut to maxMs — so the hostile values go through the cooldown's arithmetic too.
+  // With the origin-wide pacer on, one far-future header holds every later request to this one
+  // server: with 'give-up' they fail at once (tested in the pacer suites), with 'cap' the hold is
+  // cut to maxMs — so the hostile values go through the pacer's arithmetic too.
   it.each([
     ['give-up', false],
     ['cap', false],
     ['cap', true],
   ] as const)(
-    `${HEADER_SETS.length} header sets, whenLonger %s, cooldown %s: waits finite, in [0, max]`,
-    async (whenLonger, cooldown) => {
+    `${HEADER_SETS.length} header sets, whenLonger %s, pacer %s: waits finite, in [0, max]`,
+    async (whenLonger, paced) => {
       const recorder = tinySleep();
       const c = await driver.create(server.url, {
         maxAttempts: 2,
         budget: false,
-        cooldown: cooldown && createCooldown(),
+        pacer: paced && createPacer(),
         retryAfter: { maxMs: MAX_MS, whenLonger },
         backoff: { strategy: 'full', baseMs: 10, capMs: CAP_MS },
         sleep: recorder.sleep,

@@ -4,7 +4,7 @@
  */
 import { attachRetry } from '@jitterbug/axios';
 import { createRetryPolicy, getRetryInfo, type RetryInfo, type RetryOptions } from '@jitterbug/core';
-import { createCooldown, createHedging, withRetry } from '@jitterbug/fetch';
+import { createHedging, createPacer, withRetry } from '@jitterbug/fetch';
 import { createAdaptiveThrottle, kyRetry } from '@jitterbug/ky';
 import { jitterbugOptions, retryInterceptor } from '@jitterbug/undici';
 import axios from 'axios';
@@ -23,7 +23,7 @@ attachRetry(axios.create(), policy);
 // The opt-in features' factories, from whichever adapter is at hand.
 export const featured = withRetry(fetch, {
   hedge: createHedging({ delayMs: 'p95' }),
-  cooldown: createCooldown(),
+  pacer: createPacer(),
   throttle: createAdaptiveThrottle({ k: 2 }),
 });
 // A call cannot hedge (a percentile needs the latencies a policy's requests share).

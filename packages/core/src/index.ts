@@ -32,9 +32,6 @@ export {
 } from './features/budget.ts';
 export { createHedging, type HedgeOptions, type Hedging } from './features/hedging.ts';
 export {
-  type Cooldown,
-  CooldownError,
-  createCooldown,
   createPacer,
   type Pacer,
   PacerError,

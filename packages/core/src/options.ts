@@ -363,8 +363,6 @@ export interface RetryOptions extends RetryOverrides {
    * once but one every 500 ms. Default `false`. Give one `Pacer` to several policies to share it.
    */
   readonly pacer?: Pacer | false;
-  /** @deprecated The pacer's former name (it was an origin-wide cooldown): use `pacer`. */
-  readonly cooldown?: Pacer | false;
   /**
    * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
    * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
@@ -412,7 +410,6 @@ export interface ResolvedOptions {
   readonly budget: RetryBudget | undefined;
   readonly pacer: Pacer | undefined;
   /** @deprecated See `pacer`. */
-  readonly cooldown: Pacer | undefined;
   readonly throttle: AdaptiveThrottle | undefined;
   readonly hedge: Hedging | undefined;
   /**

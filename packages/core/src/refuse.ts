@@ -1,6 +1,6 @@
 /**
  * Ending a run before an attempt is sent: what the opt-in features that hold or refuse attempts (the
- * cooldown, the adaptive throttle) do when they refuse one. Not a method of the run, so that a
+ * pacer, the adaptive throttle) do when they refuse one. Not a method of the run, so that a
  * program without those features does not carry it.
  */
 import { channels, observed } from '#diagnostics';

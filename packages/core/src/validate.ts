@@ -150,9 +150,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   sleep: fn,
   now: fn,
   // Features a program imports to use, so that one without them does not carry their code.
-  // The pacer's brand is the cooldown's, whose former name `cooldown` stays an alias for now.
-  pacer: feature('cooldown', 'createPacer()'),
-  cooldown: feature('cooldown', 'createPacer()'),
+  pacer: feature('pacer', 'createPacer()'),
   hedge: feature('hedge', 'createHedging({ delayMs })'),
   throttle: feature('throttle', 'createAdaptiveThrottle()'),
   resume: feature('resume', 'createResume()'),
@@ -160,7 +158,7 @@ const ROWS: Readonly<Record<string, Row>> = {
 };
 
 /** The options a route rule or a call may override. */
-const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'cooldown', 'throttle'];
+const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle'];
 const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
@@ -186,7 +184,6 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   attemptTimeoutMs: undefined,
   budget: undefined,
   pacer: undefined,
-  cooldown: undefined,
   throttle: undefined,
   hedge: undefined,
   resume: undefined,
@@ -204,7 +201,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
 };
 
 /** The options that are run-level features (see `features/feature.ts`). */
-const FEATURE_KEYS: ReadonlySet<string> = new Set(['pacer', 'cooldown', 'budget', 'throttle', 'hedge']);
+const FEATURE_KEYS: ReadonlySet<string> = new Set(['pacer', 'budget', 'throttle', 'hedge']);
 
 /**
  * The features of `o`, as layers, outermost first: the pacer holds an attempt before the throttle
@@ -212,7 +209,7 @@ const FEATURE_KEYS: ReadonlySet<string> = new Set(['pacer', 'cooldown', 'budget'
  */
 const layers = (o: ResolvedOptions): RunFeature[] => {
   const features: RunFeature[] = [];
-  const pacer = o.pacer ?? o.cooldown;
+  const pacer = o.pacer;
   if (pacer) features.push(pacer);
   if (o.budget) features.push(budgetFeature(o.budget));
   if (o.throttle) features.push(o.throttle);

@@ -4,15 +4,7 @@
  * through `run.admission()` (the turn `beforeAttempt` takes, without its promise), and through
  * `beforeAttempt` itself where the promise is the point.
  */
-import {
-  CooldownError,
-  createCooldown,
-  createPacer,
-  createRetryPolicy,
-  type Pacer,
-  PacerError,
-  type RetryOptions,
-} from '@jitterbug/core';
+import { createPacer, createRetryPolicy, type Pacer, PacerError, type RetryOptions } from '@jitterbug/core';
 import { isPacer, type RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { clock, decided, headers } from './helpers.ts';
@@ -352,13 +344,10 @@ describe('pacer: the option', () => {
     expect(b.begin().admission()).toMatchObject({ holdMs: expect.any(Number) });
   });
 
-  it('cooldown and createCooldown are the pacer’s former names, and still work', () => {
-    const pacer = createCooldown();
-    expect(isPacer(pacer)).toBe(true);
-    expect(CooldownError).toBe(PacerError);
-    const { begin } = setup({ pacer: false, cooldown: pacer });
-    decided(begin().next(limited('2')));
-    expect(begin().admission()).toMatchObject({ holdMs: expect.any(Number) });
+  it('cooldown, the pacer’s former name, is refused with the new one in the message', () => {
+    expect(() => createRetryPolicy({ cooldown: createPacer() } as never)).toThrow(
+      /unknown option "cooldown".*pacer: createPacer\(\)/,
+    );
   });
 
   it('is refused in a route or a call, and when it is not false or what createPacer() made', () => {

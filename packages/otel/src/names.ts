@@ -16,7 +16,7 @@ export const METRICS = Object.freeze({
   giveUps: 'jitterbug.give_ups',
   /** Histogram, `{attempt}`: attempts per request, counting the first. */
   attempts: 'jitterbug.request.attempts',
-  /** Histogram, `s`: time a request spent waiting between attempts (backoff, Retry-After, cooldown). */
+  /** Histogram, `s`: time a request spent waiting between attempts (backoff, Retry-After, the pacer). */
   waitTime: 'jitterbug.request.wait_time',
   /** Asynchronous gauge, `{token}`: tokens left in a retry budget you named in `budgets`. */
   budgetTokens: 'jitterbug.budget.tokens',

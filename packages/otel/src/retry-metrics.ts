@@ -45,7 +45,7 @@ export const createRetryMetrics = (meter: Meter): RetryMetrics => {
     advice: { explicitBucketBoundaries: ATTEMPT_BOUNDS },
   });
   const waitTime: Histogram = meter.createHistogram(METRICS.waitTime, {
-    description: 'Time a request spent waiting between attempts (backoff, Retry-After, cooldown).',
+    description: 'Time a request spent waiting between attempts (backoff, Retry-After, the pacer).',
     unit: 's',
     valueType: ValueType.DOUBLE,
     advice: { explicitBucketBoundaries: WAIT_BOUNDS },

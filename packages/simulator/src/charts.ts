@@ -14,7 +14,7 @@ import type {
 } from 'echarts/components';
 import type { ComposeOption } from 'echarts/core';
 import type { OccSweepResult } from './occ.ts';
-import { type StormResult, stormPolicyCoolsDown, stormPolicyThrottles } from './storm.ts';
+import { type StormResult, stormPolicyPaces, stormPolicyThrottles } from './storm.ts';
 import type { TailPoint, TailResult } from './tail.ts';
 import { TAIL_VARIANTS } from './tail-options.ts';
 
@@ -287,12 +287,12 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
       ),
     });
   }
-  // The cooldown beside the same policy without it: what reaches the server (top), and how many
+  // The pacer beside the same policy without it: what reaches the server (top), and how many
   // requests wait in a hold (bottom: a level, where held attempts per second would count a request
   // again each time a new hold catches it).
   const pairs = result.policies
-    .filter((p) => stormPolicyCoolsDown(p.policy) && p.held > 0)
-    .map((p) => ({ p, base: result.policies.find((b) => b.policy === p.policy.replace('+cooldown', '')) }));
+    .filter((p) => stormPolicyPaces(p.policy) && p.held > 0)
+    .map((p) => ({ p, base: result.policies.find((b) => b.policy === p.policy.replace('+pacer', '')) }));
   if (pairs.length > 0) {
     const panel = (i: number) => ({ left: 80, right: 40, top: 80 + i * 280, height: 210 });
     const series = (policy: string, values: readonly number[], binMs: number, index: number) =>
@@ -316,12 +316,12 @@ export const stormCharts = async (result: StormResult, size: ChartSize = {}): Pr
       ...(i === 0 ? { markArea: outage } : {}),
     }));
     charts.push({
-      file: 'storm-cooldown.svg',
+      file: 'storm-pacer.svg',
       svg: await renderSvg(
         {
           title: [
             title(
-              'The origin-wide cooldown: attempts reaching the server per second (top), requests held (bottom)',
+              'The origin-wide pacer: attempts reaching the server per second (top), requests held (bottom)',
               `${sub} · Retry-After ${s.retryAfterSec ?? 'off'} s in the outage, ${s.overloadRetryAfterSec ?? 'off'} s when shedding`,
             ),
           ],

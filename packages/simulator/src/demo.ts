@@ -56,7 +56,7 @@ export const runDemo = async (outDir: string, seed = 1): Promise<DemoResult> => 
         p.amplification.mean.toFixed(2),
         p.outageAmplification.mean.toFixed(2),
         `${(100 * p.failedShare.mean).toFixed(1)}%`,
-        // The throttle's and the cooldown's cost show here: clients that keep refusing or holding
+        // The throttle's and the pacer's cost show here: clients that keep refusing or holding
         // locally after the outage, and requests that waited out hold after hold.
         p.notRecovered === p.runs
           ? 'never'

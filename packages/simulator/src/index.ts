@@ -1,7 +1,7 @@
 /**
  * `@jitterbug/simulator`: Marc Brooker's backoff-and-jitter contention experiment, a retry-storm
  * experiment and a hedging (long-tail) experiment, all running on `@jitterbug/core`'s own backoff
- * functions, retry policy, budgets, cooldown and hedging.
+ * functions, retry policy, budgets, the pacer and hedging.
  * The `jitterbug-sim` command wraps these functions; tests and demos call them directly.
  *
  * @packageDocumentation
@@ -79,7 +79,6 @@ export {
   type StormTimeline,
   simulateStorm,
   stormLimitProblem,
-  stormPolicyCoolsDown,
   stormPolicyThrottles,
 } from './storm.ts';
 export { createWarmThrottle } from './storm-throttle.ts';

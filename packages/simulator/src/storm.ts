@@ -99,9 +99,6 @@ export const stormPolicyThrottles = (name: StormPolicyName): boolean => name.end
 /** Whether a storm policy runs with the core's origin-wide pacer. */
 export const stormPolicyPaces = (name: StormPolicyName): boolean => name.endsWith('pacer');
 
-/** @deprecated The pacer's policies were the cooldown's: use {@link stormPolicyPaces}. */
-export const stormPolicyCoolsDown: (name: StormPolicyName) => boolean = stormPolicyPaces;
-
 /** Options of the storm experiment. Times are in seconds unless the name says ms. */
 export interface StormOptions {
   /** Base seed; run `r` uses `deriveSeed(seed, r)`, the same for every policy. */
@@ -286,7 +283,7 @@ export interface StormTimeline {
 export interface StormRunResult {
   readonly policy: StormPolicyName;
   readonly requests: number;
-  /** Attempts that reached the server; always `requests − throttled − cooldownRefused + retries`. */
+  /** Attempts that reached the server; always `requests − throttled − paceRefused + retries`. */
   readonly attempts: number;
   /** Retries the policy decided to make. */
   readonly retries: number;
@@ -295,7 +292,7 @@ export interface StormRunResult {
   /** Attempts the origin-wide pacer held (once per attempt, however often it asked again). */
   readonly held: number;
   /** Requests the pacer ended before an attempt was sent (a wait past `retryAfter.maxMs`, an unavailable origin). */
-  readonly cooldownRefused: number;
+  readonly paceRefused: number;
   /** Time attempts spent held, in ms. */
   readonly heldMs: number;
   readonly succeeded: number;
@@ -564,7 +561,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   let throttled = 0;
   let held = 0;
   let heldMs = 0;
-  let cooldownRefused = 0;
+  let paceRefused = 0;
   let succeeded = 0;
   let failed = 0;
   let outageRequests = 0;
@@ -612,7 +609,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
           throttled++;
           bump(timeline.throttled, bin);
         } else {
-          cooldownRefused++;
+          paceRefused++;
           bump(timeline.paceRefused, bin);
         }
         failed++;
@@ -717,7 +714,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     throttled,
     held,
     heldMs,
-    cooldownRefused,
+    paceRefused,
     succeeded,
     failed,
     outageRequests,
@@ -743,10 +740,10 @@ export interface StormPolicyResult {
   readonly failed: number;
   /** Requests whose first attempt the throttle refused locally. */
   readonly throttled: number;
-  /** Holds of an attempt by the origin-wide cooldown. */
+  /** Holds of an attempt by the origin-wide pacer. */
   readonly held: number;
-  /** Requests the cooldown ended before an attempt was sent. */
-  readonly cooldownRefused: number;
+  /** Requests the pacer ended before an attempt was sent. */
+  readonly paceRefused: number;
   /** Mean time an attempt spent in a hold, in ms (0 without holds). */
   readonly meanHoldMs: number;
   /** Attempts ÷ requests over the whole run. */
@@ -762,7 +759,7 @@ export interface StormPolicyResult {
   readonly failedShare: Summary;
   /** Requests refused locally by the throttle (first attempt never sent) ÷ requests. */
   readonly throttledShare: Summary;
-  /** Holds by the origin-wide cooldown ÷ requests. */
+  /** Holds by the origin-wide pacer ÷ requests. */
   readonly heldPerRequest: Summary;
   /** Over the runs that recovered before requests stopped. */
   readonly recoveryMs: Summary;
@@ -778,7 +775,7 @@ export interface StormPolicyResult {
     readonly attemptsPerSec: readonly number[];
     /** First attempts refused locally by the throttle, per second. */
     readonly throttledPerSec: readonly number[];
-    /** Attempts held by the origin-wide cooldown, per second (when they were due). */
+    /** Attempts held by the origin-wide pacer, per second (when they were due). */
     readonly heldPerSec: readonly number[];
     /** Requests waiting in a hold at the end of each bin (a level). */
     readonly waiting: readonly number[];
@@ -849,7 +846,7 @@ export const runStorm = (options: StormOptions): StormResult => {
       failed: sum((r) => r.failed),
       throttled: sum((r) => r.throttled),
       held: sum((r) => r.held),
-      cooldownRefused: sum((r) => r.cooldownRefused),
+      paceRefused: sum((r) => r.paceRefused),
       meanHoldMs: sum((r) => r.held) > 0 ? sum((r) => r.heldMs) / sum((r) => r.held) : 0,
       amplification: summarize(runs.map((r) => r.attempts / r.requests)),
       outageAmplification: summarize(

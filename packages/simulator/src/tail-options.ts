@@ -209,7 +209,7 @@ export const resolveTail = (options: TailOptions): ResolvedTailOptions => {
 
 /**
  * The core policy of a variant: hedging as the core does it (`hedge: createHedging({ delayMs,
- * maxAttempts: 2, ratio })`), or none. The server never fails, so nothing is retried; budget and cooldown are off.
+ * maxAttempts: 2, ratio })`), or none. The server never fails, so nothing is retried; budget and pacer are off.
  */
 export const createTailPolicy = (
   variant: TailVariantName,
@@ -221,7 +221,7 @@ export const createTailPolicy = (
     random,
     now,
     budget: false,
-    cooldown: false,
+    pacer: false,
     hedge:
       variant === 'none'
         ? false

@@ -134,7 +134,7 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
     const run = policy.begin(REQUEST);
     runs[r] = run;
     ownBudget?.deposit();
-    // No cooldown and no throttle: the attempt may always go at once.
+    // No pacer and no throttle: the attempt may always go at once.
     run.beforeAttempt();
     const delay = run.options.hedge?.delayFor(run, 1);
     if (delay !== undefined) {

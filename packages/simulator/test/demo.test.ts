@@ -8,7 +8,7 @@ const dir = mkdtempSync(join(tmpdir(), 'jitterbug-demo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('runDemo', () => {
-  it('writes every chart and prints a line for the storm, the cooldown and the tail', async () => {
+  it('writes every chart and prints a line for the storm, the pacer and the tail', async () => {
     const { files, table } = await runDemo(dir);
     expect(files.map((f) => basename(f)).sort()).toEqual(
       [
@@ -16,7 +16,6 @@ describe('runDemo', () => {
         'occ-time.svg',
         'occ-writes.svg',
         'storm-attempts.svg',
-        'storm-cooldown.svg',
         'storm-served.svg',
         'storm-throttled.svg',
         'tail-extra.svg',
@@ -26,7 +25,8 @@ describe('runDemo', () => {
       ].sort(),
     );
     expect(table).toMatch(/budget\+retry-after\+throttle\s/);
-    expect(table).toMatch(/budget\+retry-after\+cooldown\s+1\.\d\d\s+0\.0\d/);
+    // The pacer holds nothing during the outage (it refuses at once), so it draws no chart of holds.
+    expect(table).toMatch(/budget\+retry-after\+pacer\s+0\.\d\d\s+0\.\d\d/);
     const hedging = table.split('\n').find((line) => line.startsWith('Hedging against a slow tail'));
     expect(hedging).toMatch(/cuts p99 from 1\d{3} to 1\d ms for [1-4]\.\d% more requests/);
     expect(hedging).toMatch(/the server collapses/);

@@ -38,15 +38,15 @@ const small = { seed: 9, durationSec: 20, outageStartSec: 5, outageEndSec: 10, r
 
 describe('simulateStorm accounting', () => {
   for (const policy of STORM_POLICIES) {
-    it(`${policy}: attempts = requests − throttled − cooldownRefused + retries, and every request ends once`, () => {
+    it(`${policy}: attempts = requests − throttled − paceRefused + retries, and every request ends once`, () => {
       const r = simulateStorm(policy, small);
-      expect(r.attempts).toBe(r.requests - r.throttled - r.cooldownRefused + r.retries);
+      expect(r.attempts).toBe(r.requests - r.throttled - r.paceRefused + r.retries);
       if (!stormPolicyThrottles(policy)) expect(r.throttled).toBe(0);
       // The pacer refuses requests while the origin answers nothing but 503 (its probes go).
-      if (!stormPolicyPaces(policy)) expect(r.held + r.cooldownRefused).toBe(0);
-      else expect(r.cooldownRefused).toBeGreaterThan(0);
+      if (!stormPolicyPaces(policy)) expect(r.held + r.paceRefused).toBe(0);
+      else expect(r.paceRefused).toBeGreaterThan(0);
       expect(r.timeline.held.reduce((a, b) => a + b, 0)).toBe(r.held);
-      expect(r.timeline.paceRefused.reduce((a, b) => a + b, 0)).toBe(r.cooldownRefused);
+      expect(r.timeline.paceRefused.reduce((a, b) => a + b, 0)).toBe(r.paceRefused);
       expect(r.timeline.throttled.reduce((a, b) => a + b, 0)).toBe(r.throttled);
       expect(r.stopReasons.throttled ?? 0).toBeGreaterThanOrEqual(r.throttled);
       expect(r.succeeded + r.failed).toBe(r.requests);
@@ -243,10 +243,10 @@ describe('runStorm', () => {
     const r = runStorm(small);
     expect(r.policies.map((p) => p.policy)).toEqual([...DEFAULT_STORM_POLICIES]);
     for (const p of r.policies) {
-      expect(p.attempts).toBe(p.requests - p.throttled - p.cooldownRefused + p.retries);
+      expect(p.attempts).toBe(p.requests - p.throttled - p.paceRefused + p.retries);
       // Only a request the throttle or the pacer refused before sending has no attempt at all.
       expect(p.amplification.mean).toBeGreaterThanOrEqual(
-        1 - p.throttledShare.mean - p.cooldownRefused / p.requests - 1e-12,
+        1 - p.throttledShare.mean - p.paceRefused / p.requests - 1e-12,
       );
       if (!stormPolicyThrottles(p.policy)) expect(p.throttledShare.mean).toBe(0);
       expect(p.failedShare.mean).toBeGreaterThanOrEqual(0);

@@ -145,7 +145,7 @@ export class RetryingRequest
       this.abortRun(this.callerAbort);
       return true;
     }
-    // 2. The attempt's turn: a feature may hold it (a cooldown), and is asked again after.
+    // 2. The attempt's turn: a feature may hold it (the pacer), and is asked again after.
     const held = this.run.beforeAttempt(this);
     if (held) {
       this.state = 'wait';

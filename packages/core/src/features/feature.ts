@@ -1,5 +1,5 @@
 /**
- * What a run-level feature is (the retry budget, the cooldown, the adaptive throttle, hedging): a
+ * What a run-level feature is (the retry budget, the pacer, the adaptive throttle, hedging): a
  * small object the run asks at fixed points — as a request begins, before each attempt, after each
  * decision, as the request ends — so that a feature is one file and one option row, and the run
  * itself names none of them. The features of a run are layers, outermost first, as in cockatiel's
@@ -55,7 +55,7 @@ export interface RunFeature {
 const FEATURE = Symbol.for('jitterbug.feature');
 
 /** The opt-in features, by the option that takes them. */
-export type FeatureKind = 'hedge' | 'cooldown' | 'throttle' | 'resume';
+export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>

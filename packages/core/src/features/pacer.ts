@@ -453,15 +453,8 @@ export const createPacer = (): Pacer => {
       if (s.issued === place.ticket + 1) s.issued = place.ticket;
     },
   };
-  return branded(pacer, 'cooldown');
+  return branded(pacer, 'pacer');
 };
 
 /** Whether a value was made by {@link createPacer}. */
-export const isPacer = (value: unknown): value is Pacer => isFeature(value, 'cooldown');
-
-/** @deprecated The pacer's former name (it was an origin-wide cooldown): use {@link createPacer}. */
-export const createCooldown: () => Pacer = createPacer;
-/** @deprecated The pacer's former name: use {@link Pacer}. */
-export type Cooldown = Pacer;
-/** @deprecated The pacer's former error: use {@link PacerError}. */
-export const CooldownError: typeof PacerError = PacerError;
+export const isPacer = (value: unknown): value is Pacer => isFeature(value, 'pacer');

@@ -66,10 +66,10 @@ export const UNKNOWN_HINTS: Readonly<Record<string, Hint>> = {
   shouldResetTimeout: 'attemptTimeoutMs gives each attempt a timer of its own',
   retryOnTimeout: 'an attempt that times out (attemptTimeoutMs) is retried like a network error',
   onFailedAttempt: beforeWait,
-  beforeRetry: beforeWait,
   onMaxRetryTimesExceeded: 'onGiveUp is called when a failure is not retried',
   throwOnError: undiciSetting(undefined, 'throwOnRetryableStatus: true'),
   routes: 'route rules are given to createRetryPolicy({ routes }), whose policy you then pass',
+  cooldown: 'the origin-wide cooldown is now the pacer: pacer: createPacer(), set in a policy’s options',
   hedge:
     'hedging is set in the options of a policy or of a route rule, not of one call: a percentile delay needs the latencies their requests share',
   // An adapter's own settings, given with the policy's options.
