@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as axiosInterceptor } from './axios-interceptor.ts';
+import { main as betweenAttempts, CLIENTS } from './between-attempts.ts';
 import { main as browserExample } from './browser/run.ts';
 import { main as fetchDispatcher } from './fetch-dispatcher.ts';
 import { main as fetchRetry } from './fetch-retry.ts';
@@ -38,6 +39,22 @@ describe('examples', () => {
     expect(server.hits.get('POST /payments/p-2')).toBe(1);
     // Four calls, one 429: the three later calls waited for the hold instead of being answered 429.
     expect(server.hits.get('GET /quota')).toBe(5);
+  });
+
+  it('between-attempts: a new token, a new signature and a mirror on the retry, through every client', async () => {
+    await betweenAttempts(server, log);
+    const clients = Object.keys(CLIENTS);
+    expect(clients).toEqual(['fetch', 'ky', 'axios', 'undici request', 'undici fetch']);
+    for (const slug of clients.map((name) => name.replace(' ', '-'))) {
+      expect(server.hits.get(`GET /me/${slug}`)).toBe(2);
+      expect(server.hits.get(`GET /signed/${slug}`)).toBe(2);
+      expect(server.hits.get(`GET /report/${slug}`)).toBe(2);
+    }
+    expect(server.hits.get('POST /token')).toBe(clients.length);
+    const text = lines.join('\n');
+    expect(text.match(/GET \/me with an expired token: 200 after 2 attempts/g)).toHaveLength(5);
+    expect(text.match(/GET \/signed, signed: 200 after 2 attempts/g)).toHaveLength(5);
+    expect(text.match(/GET \/report with the primary down: 200 after 3 attempts/g)).toHaveLength(5);
   });
 
   it('per-route-policies: reports get 6 attempts, payments none, the rest 3', async () => {

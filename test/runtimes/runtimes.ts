@@ -87,7 +87,7 @@ export const RUNTIMES: Readonly<Record<RuntimeName, RuntimeSpec>> = {
           'run',
           '--no-lock',
           '--no-prompt',
-          '--allow-net=127.0.0.1',
+          '--allow-net=127.0.0.1,localhost',
           '--allow-read',
           '--allow-env',
           SOURCE_CONDITION,

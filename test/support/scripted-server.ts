@@ -116,9 +116,9 @@ export interface HttpScriptedServer extends ScriptedServer {
  * axios' fetch adapter sets `User-Agent: axios/<version>` in browsers too; Chromium drops it, but
  * Firefox sends it, so Firefox preflights every axios call and fails it unless this allows it.
  */
-const CORS_ALLOW_HEADERS = 'content-type, idempotency-key, user-agent';
+const CORS_ALLOW_HEADERS = 'content-type, idempotency-key, user-agent, authorization, x-amz-date';
 /** Response headers a cross-origin page may read: what jitterbug reads for its delays. */
-const CORS_EXPOSE_HEADERS = 'retry-after, ratelimit-reset, x-ratelimit-reset, content-length';
+const CORS_EXPOSE_HEADERS = 'retry-after, retry-after-ms, ratelimit-reset, x-ratelimit-reset, content-length';
 const CORS_ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 const corsHeaders = (): Record<string, string> => ({

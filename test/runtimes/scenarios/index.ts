@@ -4,6 +4,7 @@
  */
 import type { Scenario } from '../scenario.ts';
 import { abortDuringWait } from './abort-during-wait.ts';
+import { betweenAttempts } from './between-attempts.ts';
 import { forcedRetry } from './forced-retry.ts';
 import { idempotencyKey } from './idempotency-key.ts';
 import { networkFailureGet } from './network-failure-get.ts';
@@ -31,6 +32,7 @@ export const scenarios: readonly Scenario[] = [
   networkFailurePut,
   forcedRetry,
   perCallOverride,
+  betweenAttempts,
 ];
 
 const byId = new Map<string, Scenario>();

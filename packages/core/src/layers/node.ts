@@ -17,10 +17,9 @@ interface Registry {
 }
 
 /** One registry for every copy of the package in the process, as the retry summary's readers are. */
-const registry: Registry = ((globalThis as { [REGISTRY]?: Registry })[REGISTRY] ??= {
-  interceptors: 0,
-  inside: new AsyncLocalStorage<true>(),
-});
+const shared = globalThis as { [REGISTRY]?: Registry };
+shared[REGISTRY] ??= { interceptors: 0, inside: new AsyncLocalStorage<true>() };
+const registry: Registry = shared[REGISTRY];
 
 /** Whether a layer's attempts must be marked: an interceptor exists that could see them. */
 export const marking = (): boolean => registry.interceptors > 0;
