@@ -160,6 +160,31 @@ export class Call {
     });
   }
 
+  /**
+   * Sends the next attempts as `request`, whole (a client's hook returned it: ky's `beforeRetry`), as
+   * it is but for the call's signal (the caller's cancel and ky's timeout still end it). What the
+   * caller's init said of the old request is dropped; the rest of it (a `dispatcher`) stays.
+   */
+  replace(request: Request): void {
+    const init = this.init as Record<string, unknown> | undefined;
+    const kept: Record<string, unknown> = {};
+    // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
+    for (const key in init) if (!(key in request)) kept[key] = init[key];
+    if (this.signal) kept.signal = this.signal;
+    this.input = request;
+    this.init = kept as RequestInit;
+    this.url = request.url;
+    this.headerSource = request.headers;
+    this.headerCache = undefined;
+    this.edited = false;
+    this.bytes = undefined;
+    const hasBody = requestBodiesAreStreams
+      ? request.body !== null
+      : request.method !== 'GET' && request.method !== 'HEAD';
+    this.body = hasBody ? 'replayable' : 'none';
+    this.replay = hasBody ? 'clone' : 'as-is';
+  }
+
   /** The body was read into memory whole: every attempt sends these bytes. */
   useBytes(bytes: Uint8Array<ArrayBuffer>): void {
     this.bytes = bytes;
