@@ -1,15 +1,94 @@
 /**
- * One ky call's state, found again by the hooks of the call: ky gives each call its own `context`
- * object and passes it to every hook of the call, and the `Request` a hook sees is the one ky hands
- * to fetch next. Both carry the call's state, invisibly.
+ * One ky call's state, found again where ky hands the call on. ky 2 shows a call's options whole to
+ * an `init` hook only: that hook puts the state in the call's `jitterbug` option, which ky passes on
+ * to its `fetch` and shows to every later hook. ky 1 has no `init` hook: its `beforeRequest` hook
+ * links the state to the `Request` ky sends (and to the call's `context`, for a forced retry).
  */
+import type { CallOverrides } from '@jitterbug/core';
 import { type BodyKind, privateSlot, type RetryRun } from '@jitterbug/core/adapter';
+import type { KyInitOptions, KyOptionsView } from './hook-args.ts';
+import { kyTimeoutOf } from './ky-timeout.ts';
 
-/** The body's kind as ky's options hold it, and the run once the first attempt began. */
-export interface CallState {
-  readonly body: BodyKind | undefined;
-  run: RetryRun | undefined;
+/** A hook of the user's, as ky calls it (one state object in ky 2). */
+export type UserHook = (state: object) => unknown;
+
+/** What the last attempt of a call with `beforeRetry` hooks of the user's sent and got. */
+export interface LastAttempt {
+  readonly input: Request | URL | string;
+  readonly method: string;
+  readonly response: Response | undefined;
+  /** A copy of a failed response's body, read for `HTTPError.data` if the attempt is retried. */
+  readonly copy: Response | undefined;
 }
 
+export class CallState {
+  /** The body's kind as ky's options hold it (`undefined`: not known, the `Request` tells). */
+  declare readonly body: BodyKind | undefined;
+  /** The call's own `jitterbug` option (ky 2: this state took its place in the options). */
+  declare readonly overrides: CallOverrides | false | undefined;
+  /** The run, once the first attempt began. */
+  declare run: RetryRun | undefined;
+  /**
+   * ky 2: the call's options as its `init` hooks left them (later ones may set a timeout): ky's
+   * timeouts are read from them when the run begins.
+   */
+  declare kyOptions: KyInitOptions | undefined;
+  /** When the call began (`performance.now()`), if it had a `totalTimeout` then (ky 2). */
+  declare startedMs: number;
+  /** ky 1: ky's `timeout` for the call, in ms (`undefined`: none). */
+  declare timeoutMs: number | undefined;
+  /** Why the call is refused before anything is sent (thrown by the `beforeRequest` hook). */
+  declare refused: TypeError | undefined;
+  /** The user's own `beforeRetry` hooks (ky 2), which jitterbug's retries run. */
+  declare hooks: readonly UserHook[] | undefined;
+  /** ky's normalized options, as its `beforeRequest` hooks see them. */
+  declare options: KyOptionsView | undefined;
+  declare last: LastAttempt | undefined;
+
+  constructor(body: BodyKind | undefined, overrides: CallOverrides | false | undefined) {
+    this.body = body;
+    this.overrides = overrides;
+    this.run = undefined;
+    this.kyOptions = undefined;
+    this.startedMs = 0;
+    this.timeoutMs = undefined;
+    this.refused = undefined;
+    this.hooks = undefined;
+    this.options = undefined;
+    this.last = undefined;
+  }
+
+  /** ky's timeout for what is left of the call (the run's deadline), in ms (`undefined`: none). */
+  timeLeftMs(): number | undefined {
+    const options = this.kyOptions;
+    if (!options) return this.timeoutMs;
+    const timeout = kyTimeoutOf(options.timeout);
+    const total = options.totalTimeout;
+    if (typeof total !== 'number') return timeout;
+    const left = this.startedMs === 0 ? total : Math.max(0, total - (performance.now() - this.startedMs));
+    return timeout === undefined ? left : Math.min(timeout, left);
+  }
+
+  /** Keeps what an attempt sent and got, and drops the copy of the attempt before it. */
+  keep(last: LastAttempt): void {
+    this.dropCopy();
+    this.last = last;
+  }
+
+  /** Cancels the copy of a failed response's body, unless it was read. */
+  dropCopy(): void {
+    const copy = this.last?.copy;
+    if (copy && !copy.bodyUsed) void copy.body?.cancel().catch(() => undefined);
+  }
+}
+
+/** ky 1: the state of the call a `Request` or a `context` belongs to. */
 export const byContext = privateSlot<CallState>();
 export const byRequest = privateSlot<CallState>();
+
+/** The state a call's normalized options carry (ky 2), or its `context` (ky 1). */
+export const stateOf = (options: KyOptionsView): CallState | undefined => {
+  const boxed = options.jitterbug;
+  if (boxed instanceof CallState) return boxed;
+  return options.context ? byContext.get(options.context) : undefined;
+};

@@ -3,7 +3,7 @@
  * an export rather than a flag, so that a program that does not force retries carries none of this.
  */
 import { forceRetry, setRetryInfo } from '@jitterbug/core/adapter';
-import { byContext, byRequest } from './call-state.ts';
+import { byRequest, stateOf } from './call-state.ts';
 import { beforeRetryArgs } from './hook-args.ts';
 
 /** What `kyRetry(options, { forcedRetries })` takes: the `forcedRetries` export itself. */
@@ -21,10 +21,11 @@ const isForcedRetry = (error: unknown): error is Error & { customDelay?: number 
  * stream body into memory) for the retry it might make, which costs every call (see the README).
  */
 export const forcedRetries: ForcedRetries = {
-  // Only a retry the user forced reaches here (ky's own retry lists no method and no status).
+  // Only a retry the user forced reaches here (ky's own retry lists no method and no status, and
+  // takes nothing else but jitterbug's own exits, which kyRetry's hook settles before this).
   async beforeRetry(...args) {
     const { request, options, error } = beforeRetryArgs(args);
-    const state = options.context ? byContext.get(options.context) : undefined;
+    const state = stateOf(options);
     const run = state?.run;
     if (!state || !run || !isForcedRetry(error)) throw error;
     const given = error.customDelay;

@@ -3,14 +3,40 @@
  * arguments, ky 2 one state object. These read either shape, so one set of hooks serves both majors.
  */
 
+/** ky's retry option, normalized (ky fills in its default methods when given a number). */
+export interface KyRetryView {
+  limit?: number;
+  methods?: readonly string[];
+  shouldRetry?: (state: { readonly error: unknown }) => unknown;
+  delay?: (attempt: number) => number;
+  jitter?: unknown;
+}
+
 /** What the hooks read of ky's normalized options (same in both majors). */
 export interface KyOptionsView {
   /** ky's per-call object, the same for every hook of one call. */
   readonly context?: object;
   readonly signal?: AbortSignal | null;
   readonly body?: unknown;
-  /** ky's retry options, normalized (ky fills in its default methods when given a number). */
-  readonly retry?: { readonly methods?: readonly string[]; readonly limit?: number } | number;
+  readonly retry?: KyRetryView | number;
+  /** The call's `jitterbug` option (ky 2: the call's state, put there by the `init` hook). */
+  readonly jitterbug?: unknown;
+  /** ky 1 shows these to hooks; ky 2 only to `init` hooks. */
+  readonly fetch?: unknown;
+  readonly timeout?: unknown;
+}
+
+/** A call's options as ky 2's `init` hooks get them: whole, before ky normalizes them, per call. */
+export interface KyInitOptions extends KyOptionsView {
+  json?: unknown;
+  jitterbug?: unknown;
+  readonly totalTimeout?: unknown;
+  readonly parseJson?: (text: string, context: object) => unknown;
+  readonly hooks: {
+    beforeRequest: unknown[];
+    beforeRetry: unknown[];
+    beforeError: unknown[];
+  };
 }
 
 const isRequest = (value: unknown): value is Request =>

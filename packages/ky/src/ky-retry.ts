@@ -2,16 +2,26 @@
  * `kyRetry()`: ky options that run every attempt of a ky call through jitterbug's fetch engine (ky's
  * `fetch` option), so ky sees one fetch per call and jitterbug makes every retry decision. ky's own
  * retry is off (limit 0), unless the user asks for forced retries (`forcedRetries`: `ky.retry()` from
- * an `afterResponse` hook): those reach `beforeRetry`, where the call's run decides them.
+ * an `afterResponse` hook): those reach `beforeRetry`, where the call's run decides them. The user's
+ * own `beforeRetry` hooks run for jitterbug's retries (ky 2; `retry-hooks.ts`), and ky's `timeout`
+ * is the run's deadline (`ky-timeout.ts`).
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
-import { type BodyKind, checkOptions, fail, policyFor } from '@jitterbug/core/adapter';
-import { Call, execute, type FetchFunction, type FetchInit, isStreamBody } from '@jitterbug/fetch/engine';
+import { asRetryLayer, checkOptions, fail, isRetryLayer, type RetryRun } from '@jitterbug/core/adapter';
+import {
+  Call,
+  type EngineSettings,
+  execute,
+  type FetchFunction,
+  type FetchInit,
+} from '@jitterbug/fetch/engine';
 import type { Options } from 'ky';
-import * as kyModule from 'ky';
-import { byContext, byRequest } from './call-state.ts';
+import { callHooks } from './call-hooks.ts';
+import { byRequest, CallState } from './call-state.ts';
 import type { ForcedRetries } from './forced-retries.ts';
-import { beforeRequestArgs, type KyOptionsView } from './hook-args.ts';
+import { asKyTimeout, requestOf } from './ky-errors.ts';
+import { kyDeadlines } from './ky-timeout.ts';
+import { runUserRetryHooks } from './retry-hooks.ts';
 
 /** What `kyRetry` returns: spread it into `ky.create()` or pass it to `.extend()`. */
 export type KyRetryOptions = Required<Pick<Options, 'fetch' | 'retry' | 'hooks'>>;
@@ -20,7 +30,8 @@ export type KyRetryOptions = Required<Pick<Options, 'fetch' | 'retry' | 'hooks'>
 export interface KyAdapterOptions {
   /**
    * The fetch each attempt calls. Default: the global `fetch`, looked up at each call (so test
-   * interceptors see it). Give yours here, not as ky's `fetch` option: that would replace jitterbug's.
+   * interceptors see it). Give yours here, not as ky's `fetch` option: one set on the instance or a
+   * call after `kyRetry()` would replace jitterbug's, and such a call is refused with a `TypeError`.
    */
   readonly fetch?: (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
   /**
@@ -48,41 +59,6 @@ const ADAPTER_OPTIONS = {
         : fail(n, 'the forcedRetries export of @jitterbug/ky', v),
 };
 
-const bodyOf = (options: KyOptionsView): BodyKind | undefined =>
-  options.body == null ? undefined : isStreamBody(options.body as object) ? 'stream' : 'replayable';
-
-/** The error the caller gets after the last attempt timed out: ky's own `TimeoutError`, as without jitterbug. */
-const asKyTimeout = (error: unknown, call: Call): unknown => {
-  if ((error as { code?: unknown } | null)?.code !== 'ERR_JITTERBUG_ATTEMPT_TIMEOUT') return error;
-  const timeout = new kyModule.TimeoutError(call.input as Request);
-  Object.defineProperty(timeout, 'cause', { value: error, writable: true, configurable: true });
-  return timeout;
-};
-
-/**
- * Why ky's `retry` option, set again after `kyRetry()` (`retry: 2` on a call, or `.extend()` with
- * one), is refused, if it is: ky would retry on its own what jitterbug already retried (a number, or
- * methods), or, without `forcedRetries`, make forced retries that no run decides (a limit above 0:
- * ky would also copy every request again).
- */
-const retrySetAgain = (options: KyOptionsView, forced: boolean): TypeError | undefined => {
-  const { retry } = options;
-  // ky retries nothing while its limit is 0, whatever methods it lists (it fills in its defaults).
-  const limit = typeof retry === 'number' ? retry : (retry?.limit ?? 0);
-  if (limit <= 0) return undefined;
-  if (typeof retry === 'number' || (retry?.methods?.length ?? 0) > 0) {
-    return new TypeError(
-      'jitterbug: ky\'s "retry" option was set after kyRetry(), so ky would retry on its own what jitterbug already retried; set retries with jitterbug instead (a call\'s `jitterbug: { maxAttempts }`, or the policy)',
-    );
-  }
-  if (!forced) {
-    return new TypeError(
-      'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries }) with the forcedRetries export, whose run decides forced retries',
-    );
-  }
-  return undefined;
-};
-
 /**
  * ky options that retry with jitterbug: backoff with jitter, `Retry-After`, a retry budget, per-route
  * rules (give a policy from `createRetryPolicy`), in every runtime ky runs in. Spread them into
@@ -91,7 +67,9 @@ const retrySetAgain = (options: KyOptionsView, forced: boolean): TypeError | und
  * Each ky call is one run: `getRetryInfo(response)` or `getRetryInfo(error)` tells what it cost; a
  * call's own overrides go in its `jitterbug` option (`api.get(url, { jitterbug: { maxAttempts: 5 } })`,
  * `false` to send it once); with `forcedRetries`, `ky.retry()` from an `afterResponse` hook is a
- * forced retry of the run.
+ * forced retry of the run. ky's `timeout` is the run's deadline: no wait that would end past it is
+ * started. On ky 2 your own `beforeRetry` hooks run before each retry, with ky's arguments, and may
+ * return a `Request`, a `Response` or `ky.stop` as with ky's own retry.
  *
  * @param optionsOrPolicy - `createRetryPolicy` options (without routes), or a policy to share.
  * @param adapterOptions - settings of the adapter itself: {@link KyAdapterOptions}.
@@ -101,17 +79,49 @@ export const kyRetry = (
   optionsOrPolicy?: RetryPolicyOrOptions,
   adapterOptions: KyAdapterOptions = {},
 ): KyRetryOptions => {
-  const policy = policyFor(optionsOrPolicy, 'kyRetry');
+  const { policy, overridesFor } = kyDeadlines(optionsOrPolicy);
   const { fetch: inner, forcedRetries: forced } = checkOptions(adapterOptions, ADAPTER_OPTIONS, 'kyRetry');
   const send: FetchFunction = inner ?? ((input, init) => globalThis.fetch(input, init));
-  const settings = { finalError: asKyTimeout };
+  const finalError = (error: unknown, call: Call): unknown =>
+    asKyTimeout(error, () => requestOf(call.input, call.method));
+  const settings: EngineSettings = { finalError };
+
+  /**
+   * A call with `beforeRetry` hooks of the user's: each attempt's input and response are kept (with
+   * a copy of a failed response's body, for `HTTPError.data`), and the hooks run before each retry.
+   */
+  const withUserHooks = (state: CallState, call: Call, run: RetryRun): Promise<Response> => {
+    const keeping: FetchFunction = (input, init) =>
+      send(input, init).then(
+        (response) => {
+          const copy = response.ok || typeof response.clone !== 'function' ? undefined : response.clone();
+          state.keep({ input, method: call.method, response, copy });
+          return response;
+        },
+        (error: unknown) => {
+          state.keep({ input, method: call.method, response: undefined, copy: undefined });
+          throw error;
+        },
+      );
+    const hooked: EngineSettings = {
+      finalError,
+      beforeRetry: (next, sent, ran) => runUserRetryHooks(state, next, sent, ran),
+    };
+    return execute(isRetryLayer(send) ? asRetryLayer(keeping) : keeping, call, run, hooked).finally(() =>
+      state.dropCopy(),
+    );
+  };
 
   const fetch = (input: Request | URL | string, init?: FetchInit): Promise<Response> => {
     try {
-      const state = typeof input === 'object' ? byRequest.get(input) : undefined;
+      const given = init?.jitterbug;
+      // ky 2: the call's state is its `jitterbug` option (the init hook put it there); ky 1: its Request.
+      const state =
+        given instanceof CallState ? given : typeof input === 'object' ? byRequest.get(input) : undefined;
       const call = new Call(input, init, state?.body);
       let run = state?.run;
       if (!run) {
+        const overrides = given instanceof CallState ? given.overrides : given;
         run = policy.begin(
           {
             method: call.method,
@@ -119,30 +129,16 @@ export const kyRetry = (
             headers: call.headers,
             body: call.body,
           },
-          init?.jitterbug,
+          state ? overridesFor(overrides, state.timeLeftMs(), call.method, call.url) : overrides,
         );
         if (state) state.run = run;
       }
-      return execute(send, call, run, settings);
+      return state?.hooks ? withUserHooks(state, call, run) : execute(send, call, run, settings);
     } catch (error) {
       return Promise.reject(error);
     }
   };
-
-  // Links the call (its context) with the request ky sends (the body's kind is known only here).
-  const beforeRequest = (...args: unknown[]): void => {
-    const { request, options } = beforeRequestArgs(args);
-    const refused = retrySetAgain(options, forced !== undefined);
-    if (refused) throw refused;
-    // The call's context finds its state again only for a forced retry (ky's next request).
-    const context = forced ? options.context : undefined;
-    let state = context ? byContext.get(context) : undefined;
-    if (!state) {
-      state = { body: bodyOf(options), run: undefined };
-      if (context) byContext.set(context, state);
-    }
-    byRequest.set(request, state);
-  };
+  const { init, beforeRequest, retryHook } = callHooks(fetch, forced);
 
   // ky's own retry is on for forced retries only, when asked for: it lists no method and no status.
   // ky checks its limit before the beforeRetry hook, so it is one above the policy's retries (the
@@ -158,8 +154,9 @@ export const kyRetry = (
     // an object. With them, no methods: ky's own retry never starts on a status or an error (it checks
     // the method first), only on a ky.retry().
     retry: forced ? { limit, methods: [], delay: () => 0 } : 0,
+    // ky 1 has no init hooks, and drops the key.
     hooks: (forced
-      ? { beforeRequest: [beforeRequest], beforeRetry: [forced.beforeRetry] }
-      : { beforeRequest: [beforeRequest] }) as unknown as KyRetryOptions['hooks'],
+      ? { init: [init], beforeRequest: [beforeRequest], beforeRetry: [retryHook] }
+      : { init: [init], beforeRequest: [beforeRequest] }) as unknown as KyRetryOptions['hooks'],
   };
 };

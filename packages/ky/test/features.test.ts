@@ -5,20 +5,9 @@
  */
 import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
 import type { Options } from 'ky';
-import { Agent } from 'undici7';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { describe, expect, it } from 'vitest';
 import { forcedRetries, getRetryInfo, type KyAdapterOptions, kyRetry } from '../src/index.ts';
-import { kys, recordingSleep } from './helpers.ts';
-
-const errorOf = async (promise: Promise<unknown>): Promise<unknown> => {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-};
+import { errorOf, kys, loopback, recordingSleep } from './helpers.ts';
 
 /** The response an afterResponse hook got: ky 1 passes `(request, options, response)`, ky 2 `{ response }`. */
 const afterResponseOf = (args: readonly unknown[]): Response =>
@@ -26,9 +15,8 @@ const afterResponseOf = (args: readonly unknown[]): Response =>
     ? (args[2] as Response)
     : (args[0] as { response: Response }).response;
 
-describe.each(kys)('%s', (_name, ky) => {
-  let server: ScriptedServer;
-  const agents: Agent[] = [];
+describe.each(kys)('%s', (name, ky) => {
+  const { server, newAgent } = loopback();
   let waits: number[] = [];
 
   const client = (
@@ -38,8 +26,7 @@ describe.each(kys)('%s', (_name, ky) => {
   ) => {
     const recorder = recordingSleep();
     waits = recorder.waits;
-    const agent = new Agent();
-    agents.push(agent);
+    const agent = newAgent();
     // Your own hooks go through extend (a spread `hooks` would replace kyRetry's).
     return ky
       .create({
@@ -49,16 +36,6 @@ describe.each(kys)('%s', (_name, ky) => {
       .extend(kyOptions);
   };
   const url = (path: string) => server.url + path;
-
-  beforeAll(async () => {
-    server = await startScriptedServer();
-  });
-  afterEach(async () => {
-    for (const agent of agents.splice(0)) await agent.close();
-    expect(await server.waitForIdle(3_000)).toBe(0);
-    server.reset();
-  });
-  afterAll(() => server.close());
 
   describe('forced retries: ky.retry() from an afterResponse hook', () => {
     /** An afterResponse hook that forces a retry while the body says RATE_LIMIT. */
@@ -198,7 +175,7 @@ describe.each(kys)('%s', (_name, ky) => {
     it('methods alone: accepted where ky keeps its limit at 0 (ky 2), refused where they bring back its default limit (ky 1)', async () => {
       server.route('/methods', [{ status: 503 }, { status: 200, body: 'ok' }]);
       const api = client({ maxAttempts: 2 }, { retry: { methods: ['get'] } } as Options);
-      if (_name === 'ky 2') {
+      if (name === 'ky 2') {
         expect(await api.get(url('/methods')).text()).toBe('ok');
         expect(server.seen('/methods')).toHaveLength(2);
       } else {
@@ -224,8 +201,55 @@ describe.each(kys)('%s', (_name, ky) => {
     });
   });
 
+  describe('ky’s fetch option set after kyRetry()', () => {
+    const spy = () => {
+      const calls: string[] = [];
+      const fetch = async (input: Request | URL | string, init?: RequestInit): Promise<Response> => {
+        calls.push(String(input instanceof Request ? input.url : input));
+        return globalThis.fetch(input, init);
+      };
+      return { fetch, calls };
+    };
+    const refused = async (call: Promise<unknown>, calls: string[], path: string) => {
+      const error = await errorOf(call);
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toContain('"fetch"');
+      expect((error as Error).message).toContain('kyRetry(options, { fetch })');
+      expect(calls).toEqual([]);
+      expect(server.seen(path)).toHaveLength(0);
+    };
+
+    it('through extend, in ky.create after the spread, or on a call: refused before anything is sent', async () => {
+      server.route('/bypass', [{ status: 503 }, { status: 200 }]);
+      const mine = spy();
+      const agent = newAgent();
+      await refused(client().extend({ fetch: mine.fetch }).get(url('/bypass')), mine.calls, '/bypass');
+      const created = ky.create({ ...kyRetry(), dispatcher: agent, fetch: mine.fetch } as Options);
+      await refused(created.get(url('/bypass')), mine.calls, '/bypass');
+      await refused(client().get(url('/bypass'), { fetch: mine.fetch }), mine.calls, '/bypass');
+    });
+
+    it('given to kyRetry it is the one each attempt calls', async () => {
+      server.route('/own-fetch', [{ status: 503 }, { status: 200, body: 'ok' }]);
+      const mine = spy();
+      expect(await client({}, {}, { fetch: mine.fetch }).get(url('/own-fetch')).text()).toBe('ok');
+      expect(mine.calls).toHaveLength(2);
+    });
+
+    it('another kyRetry() over the first is no bypass: the last one retries, alone', async () => {
+      server.route('/twice-wrapped', [{ status: 503 }]);
+      const summaries: RetryInfo[] = [];
+      const api = client({ maxAttempts: 4 }).extend(
+        kyRetry({ maxAttempts: 2, sleep: recordingSleep().sleep, onFinish: (s) => void summaries.push(s) }),
+      );
+      expect(await errorOf(api.get(url('/twice-wrapped')))).toMatchObject({ name: 'HTTPError' });
+      expect(server.seen('/twice-wrapped')).toHaveLength(2);
+      expect(summaries).toMatchObject([{ attempts: 2, reason: 'max-attempts' }]);
+    });
+  });
+
   describe('your hooks', () => {
-    it('beforeRequest and afterResponse run once per call and see only the final response; beforeRetry sees no retry of jitterbug’s', async () => {
+    it('beforeRequest and afterResponse run once per call and see only the final response; beforeRetry sees jitterbug’s retries (ky 2) or none (ky 1)', async () => {
       server.route('/hooked', [{ status: 408 }, { status: 503 }, { status: 200, body: 'done' }]);
       const seen = { beforeRequest: 0, afterResponse: [] as number[], beforeRetry: [] as unknown[] };
       const api = client({}, {
@@ -236,7 +260,10 @@ describe.each(kys)('%s', (_name, ky) => {
         },
       } as Options);
       expect(await api.get(url('/hooked')).text()).toBe('done');
-      expect(seen).toEqual({ beforeRequest: 1, afterResponse: [200], beforeRetry: [] });
+      expect(seen).toMatchObject({ beforeRequest: 1, afterResponse: [200] });
+      // ky 1 has no init hook: no hook of kyRetry's sees a call's hooks there.
+      const statuses = seen.beforeRetry.map((error) => (error as { response: Response }).response.status);
+      expect(statuses).toEqual(name === 'ky 2' ? [408, 503] : []);
     });
 
     it('a final status still ends as ky’s HTTPError, with the response and the summary', async () => {

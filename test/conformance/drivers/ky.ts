@@ -2,7 +2,7 @@
  * Conformance drivers for `@jitterbug/ky`, on ky 2 and ky 1 (`ky1`, an alias of ky 1.14). ky uses
  * the global `fetch`; each client gets its own undici 7 `Agent` (through ky's pass-through
  * `dispatcher` option, accepted by Node's bundled undici) so that `close()` can close its
- * connections. ky throws `HTTPError` for a final status >= 400 and hands a response over before its
+ * connections, and no ky `timeout`. ky throws `HTTPError` for a final status >= 400 and hands a response over before its
  * body is read. Retry info is read the documented way: `getRetryInfo(response)` or
  * `getRetryInfo(error)`.
  */
@@ -58,7 +58,14 @@ const create = (kyModule: KyLike, baseUrl: string, options: DriverOptions): Conf
   const agent = new Agent();
   // ky 1's option types differ from ky 2's; both take the same runtime options. ky passes the
   // `dispatcher` it does not know on to fetch, which is jitterbug's engine, which passes it on.
-  const api = kyModule.create({ ...kyRetry(policyOf(options)), dispatcher: agent } as Options);
+  // ky's own `timeout` (10 s by default) is the run's deadline under kyRetry: without it, the
+  // scenarios' long waits behave as in every other client (packages/ky/test/ky-timeout.test.ts
+  // tests the deadline).
+  const api = kyModule.create({
+    ...kyRetry(policyOf(options)),
+    dispatcher: agent,
+    timeout: false,
+  } as Options);
   return {
     async send(request: ConformanceRequest): Promise<ConformanceResult> {
       const encoded = encodeBody(request.body);

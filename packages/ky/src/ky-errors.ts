@@ -1,0 +1,115 @@
+/**
+ * ky's own errors for what happened inside its `fetch`: the `TimeoutError` of an attempt that timed
+ * out, and, for the user's `beforeRetry` hooks, the `HTTPError` (with `data` read as ky 2 reads it)
+ * or `NetworkError` of the attempt about to be retried.
+ */
+import type { NextAttempt } from '@jitterbug/core';
+import type { NormalizedOptions } from 'ky';
+import * as kyModule from 'ky';
+import type { CallState, LastAttempt } from './call-state.ts';
+import type { KyInitOptions } from './hook-args.ts';
+
+/** ky 2 reads at most this much of an error body for `HTTPError.data`. */
+const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
+/** ky 2's bound on reading an error body when the call has no timeout. */
+const NO_TIMEOUT_READ_MS = 10_000;
+const JSON_MEDIA_TYPE = /\/(?:.*[.+-])?json$/;
+
+/** The `Request` an attempt sent, for an error's `request` (ky builds its messages from it). */
+export const requestOf = (input: Request | URL | string, method: string): Request =>
+  typeof input === 'object' && 'bodyUsed' in input ? input : new Request(input, { method });
+
+const isAttemptTimeout = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT';
+
+/** ky's `TimeoutError` for jitterbug's attempt timeout (`cause`: jitterbug's error); else the error. */
+export const asKyTimeout = (error: unknown, request: () => Request): unknown => {
+  if (!isAttemptTimeout(error)) return error;
+  const timeout = new kyModule.TimeoutError(request());
+  Object.defineProperty(timeout, 'cause', { value: error, writable: true, configurable: true });
+  return timeout;
+};
+
+/** `operation`, or `undefined` when it takes longer than `ms`. */
+const within = <T>(ms: number, operation: (expired: Promise<void>) => Promise<T>): Promise<T | undefined> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([operation(expired), expired.then(() => undefined)]).finally(() => clearTimeout(timer));
+};
+
+const decoderFor = (contentType: string): TextDecoder => {
+  const charset = /;\s*charset\s*=\s*(?:"([^"]+)"|([^;,\s]+))/i.exec(contentType);
+  try {
+    return new TextDecoder(charset?.[1] ?? charset?.[2]);
+  } catch {
+    return new TextDecoder();
+  }
+};
+
+/** The body as text, as ky 2 reads an error body: `undefined` past 10 MiB, on a failure or past `ms`. */
+const readText = (response: Response, ms: number): Promise<string | undefined> =>
+  within(ms, async (expired) => {
+    const reader = response.body?.getReader();
+    if (!reader) return response.text().catch(() => undefined);
+    void expired.then(() => reader.cancel().catch(() => undefined));
+    const decoder = decoderFor(response.headers.get('content-type') ?? '');
+    const parts: string[] = [];
+    let size = 0;
+    try {
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        size += read.value.byteLength;
+        if (size > MAX_ERROR_BODY_BYTES) {
+          void reader.cancel().catch(() => undefined);
+          return undefined;
+        }
+        parts.push(decoder.decode(read.value, { stream: true }));
+      }
+    } catch {
+      return undefined;
+    }
+    return parts.join('') + decoder.decode();
+  });
+
+/** `HTTPError.data` as ky 2 fills it: JSON parsed (with `parseJson` if given), else the text. */
+const errorData = async (
+  response: Response,
+  request: Request,
+  parseJson: KyInitOptions['parseJson'],
+  ms: number,
+): Promise<unknown> => {
+  const text = await readText(response, ms);
+  if (!text) return undefined;
+  const mediaType = (response.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  if (!JSON_MEDIA_TYPE.test(mediaType)) return text;
+  return within(ms, async () => {
+    try {
+      return await (parseJson ? parseJson(text, { request, response }) : JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+  });
+};
+
+/**
+ * The error ky's own retry would show `beforeRetry` hooks for the attempt just failed: its
+ * `HTTPError` (response, request, options, `data`), its `TimeoutError`, or its `NetworkError` of
+ * whatever else failed (jitterbug retries only network failures and timeouts without a response).
+ */
+export const kyErrorFor = async (state: CallState, next: NextAttempt, method: string): Promise<unknown> => {
+  const last: LastAttempt | undefined = state.last;
+  const request = requestOf(last?.input ?? next.url, last?.method ?? method);
+  const response = last?.copy ?? last?.response;
+  if (next.status === undefined || !response) {
+    const failure = asKyTimeout(next.error, () => request);
+    if (failure !== next.error || !kyModule.NetworkError) return failure;
+    return new kyModule.NetworkError(request, { cause: next.error as Error });
+  }
+  const error = new kyModule.HTTPError(response, request, state.options as unknown as NormalizedOptions);
+  if (last?.copy) {
+    const parseJson = state.kyOptions?.parseJson;
+    error.data = await errorData(last.copy, request, parseJson, state.timeLeftMs() ?? NO_TIMEOUT_READ_MS);
+  }
+  return error;
+};

@@ -1,0 +1,143 @@
+/**
+ * The user's own `beforeRetry` hooks, run for jitterbug's retries with ky's arguments (ky 2: its
+ * `init` hook is the one place ky shows a call's hooks). They run after the policy's `beforeRetry`,
+ * on a `Request` for the attempt about to be sent: what they set on its headers is sent, a `Request`
+ * they return is sent whole. A `Response`, `ky.stop` or a throw ends the run, and the call leaves
+ * ky's `fetch` through ky's own retry path (a {@link KyExit}), where the kyRetry `beforeRetry` hook
+ * hands ky that outcome: ky then settles the call exactly as its own retry would.
+ */
+import type { NextAttempt } from '@jitterbug/core';
+import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import type { Call } from '@jitterbug/fetch/engine';
+import type { CallState } from './call-state.ts';
+import { kyErrorFor } from './ky-errors.ts';
+
+/**
+ * A hook of the user's ended the call: ky's `fetch` rejects with this, ky's own retry path takes it
+ * (ky's retry limit is opened for calls with such hooks) and the kyRetry `beforeRetry` hook returns
+ * or throws what {@link KyExit.settle} gives.
+ */
+export class KyExit extends Error {
+  declare readonly settle: () => unknown;
+  constructor(settle: () => unknown) {
+    super('jitterbug: a beforeRetry hook ended the call, and ky did not take it through its retry path');
+    this.name = 'KyExit';
+    this.settle = settle;
+  }
+}
+
+const tag = Object.prototype.toString;
+const isRequest = (value: unknown): value is Request =>
+  value instanceof Request || tag.call(value) === '[object Request]';
+const isResponse = (value: unknown): value is Response =>
+  value instanceof Response || tag.call(value) === '[object Response]';
+/** `ky.stop`, from whichever copy of ky the hook imported. */
+const isStop = (value: unknown): boolean => typeof value === 'symbol' && value.description === 'stop';
+
+const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
+  pending ? pending.catch(() => undefined) : undefined;
+
+/** The attempt about to be sent, as a `Request` a hook may change or copy (its body its own). */
+const nextRequest = async (call: Call, next: NextAttempt): Promise<Request> => {
+  const [input, init] = call.attempt(undefined, true);
+  const headers = next.headers;
+  if (next.url === call.url) return new Request(input, { ...init, headers });
+  if (typeof input !== 'object' || !('bodyUsed' in input)) return new Request(next.url, { ...init, headers });
+  // The policy's hook sent a `Request` elsewhere: its body, read once, goes with it.
+  const body = call.body === 'none' ? null : await input.arrayBuffer();
+  const { method, signal, credentials, redirect } = input;
+  return new Request(next.url, { ...init, method, headers, body, signal, credentials, redirect });
+};
+
+/** What the hooks changed of the headers, set on the next attempt's (not what `Request` added itself). */
+const applyHeaderChanges = (before: ReadonlyMap<string, string>, after: Headers, target: Headers): void => {
+  after.forEach((value, name) => {
+    if (before.get(name) !== value) target.set(name, value);
+  });
+  for (const name of before.keys()) if (!after.has(name)) target.delete(name);
+};
+
+/** The next attempts send `request` whole: its URL and headers are what the core applies next. */
+const adopt = (request: Request, call: Call, next: NextAttempt): void => {
+  call.replace(request);
+  next.url = request.url;
+  for (const name of [...next.headers.keys()]) next.headers.delete(name);
+  for (const [name, value] of request.headers) next.headers.append(name, value);
+};
+
+/**
+ * Ends the run as the hook ended the call, and leaves ky's `fetch` with the outcome for ky (without
+ * `settle`: with the error itself, which ky's retry path passes on unchanged).
+ */
+const exit = async (
+  run: RetryRun,
+  outcome: Parameters<RetryRun['finish']>,
+  settle: (() => unknown) | undefined,
+  tagged?: unknown,
+): Promise<never> => {
+  await quietly(run.finish(...outcome));
+  if (tagged !== undefined && run.summary) setRetryInfo(tagged, run.summary);
+  throw settle ? new KyExit(settle) : tagged;
+};
+
+/**
+ * Runs the user's `beforeRetry` hooks before a retry (not before a hedged copy or a resume: ky's
+ * hooks are for retries), as the fetch engine's `beforeRetry` setting.
+ */
+export const runUserRetryHooks = async (
+  state: CallState,
+  next: NextAttempt,
+  call: Call,
+  run: RetryRun,
+): Promise<void> => {
+  if (next.kind !== 'retry') return;
+  const request = await nextRequest(call, next);
+  const before = new Map(request.headers);
+  const unsent = (): void => void request.body?.cancel().catch(() => undefined);
+  try {
+    const error = await kyErrorFor(state, next, call.method);
+    const shown = { request, options: state.options, error, retryCount: run.attempts };
+    for (const hook of state.hooks ?? []) {
+      let result: unknown;
+      try {
+        result = await hook(shown);
+      } catch (hookError) {
+        unsent();
+        // The error it was shown, thrown again: the call fails with it as with ky's own retry, where
+        // ky's beforeError hooks see it (ky's retry path passes it on). Any other error goes on as it
+        // is, past them.
+        if (hookError === error)
+          return exit(run, ['hook-failed', next.status, error, false], undefined, error);
+        return exit(
+          run,
+          ['hook-failed', next.status, hookError, false],
+          () => {
+            throw hookError;
+          },
+          hookError,
+        );
+      }
+      // Its body may be the one of the `Request` the hooks were shown (`new Request(url, request)`
+      // takes that stream): that one is left alone.
+      if (isRequest(result)) return adopt(result, call, next);
+      if (isResponse(result)) {
+        unsent();
+        const ok = result.ok;
+        return exit(
+          run,
+          [ok ? 'success' : 'should-retry', result.status, undefined, ok],
+          () => result,
+          result,
+        );
+      }
+      if (isStop(result)) {
+        unsent();
+        return exit(run, ['should-retry', next.status, next.error, false], () => result);
+      }
+    }
+    applyHeaderChanges(before, request.headers, next.headers);
+    unsent();
+  } finally {
+    state.dropCopy();
+  }
+};
