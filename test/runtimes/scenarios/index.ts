@@ -7,6 +7,7 @@ import { abortDuringWait } from './abort-during-wait.ts';
 import { betweenAttempts } from './between-attempts.ts';
 import { forcedRetry } from './forced-retry.ts';
 import { idempotencyKey } from './idempotency-key.ts';
+import { kyTimeoutRetryAfter } from './ky-timeout-retry-after.ts';
 import { networkFailureGet } from './network-failure-get.ts';
 import { networkFailurePost } from './network-failure-post.ts';
 import { networkFailurePut } from './network-failure-put.ts';
@@ -33,6 +34,7 @@ export const scenarios: readonly Scenario[] = [
   forcedRetry,
   perCallOverride,
   betweenAttempts,
+  kyTimeoutRetryAfter,
 ];
 
 const byId = new Map<string, Scenario>();
