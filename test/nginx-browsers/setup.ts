@@ -21,8 +21,8 @@ export const KEEPALIVE_REQUESTS = 5;
  * its README says to.
  */
 const ALLOW_HEADERS = 'content-type, idempotency-key, authorization';
-/** What jitterbug reads for a delay, and the standard rate-limit fields. */
-const EXPOSED = 'retry-after, retry-after-ms, ratelimit, ratelimit-policy, content-length';
+/** The headers jitterbug reads for a delay, as its READMEs tell an API to expose them. */
+const EXPOSED = 'retry-after, retry-after-ms, ratelimit-reset, x-ratelimit-reset, content-length';
 
 const corsFor = (extra: Partial<Cors> = {}): Cors => ({
   allowOrigin: { server: 'site', host: '127.0.0.1', listener: 'h2' },
