@@ -27,6 +27,8 @@ export interface PageJob {
   readonly client: ClientName;
   readonly requests: readonly PageRequest[];
   readonly options?: PageOptions;
+  /** ky only: `kyRetry` with `forcedRetries`, so that ky's own retry limit is above 0 and ky clones each request. */
+  readonly kyForcedRetries?: boolean;
   /**
    * A request not settled this long after the job began counts as pending; it is then aborted
    * through its signal, so that the next job starts clean.

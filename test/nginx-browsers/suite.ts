@@ -41,7 +41,7 @@ export const describeNginxBrowser = (name: BrowserName): void => {
 
     for (const client of CLIENTS) {
       describe(client, () => {
-        for (const scenario of SCENARIOS) {
+        for (const scenario of SCENARIOS.filter((s) => !s.clients || s.clients.includes(client))) {
           it(scenario.title, { timeout: scenario.timeoutMs }, async () => {
             if (!stack || !browser)
               throw new Error(`${name} against nginx did not start: ${notStarted?.message}`);

@@ -81,7 +81,7 @@ class FetchTransport implements Transport<Answer, Response> {
    * may make, or a transparent retry where a failure can prove that nothing was sent): reads a
    * `Request` input's in-memory body into bytes, or a stream body into memory when it fits
    * `bufferStreamBytes` (past the limit the part read and the unread rest are sent once, in order).
-   * A request sent once is sent as it is, with no copy.
+   * A request sent once is sent as it is, with no copy (in a browser, a `Request`'s body as bytes).
    */
   prepare(): Promise<void> | undefined {
     const { call, run } = this;
@@ -89,12 +89,15 @@ class FetchTransport implements Transport<Answer, Response> {
     // Asked first: a header fetch would refuse (read here for a POST's key) fails the request
     // before any attempt.
     const again = (failuresProveUnsent ? maySendAgain : mayRetry)(options, run.method, call.headers);
-    if (!again || call.body === 'none') return undefined;
-    const reading = call.readRequestBody();
+    if (call.body === 'none') return undefined;
+    // In a browser, a `Request`'s body is read even for one attempt: Chromium leaves pending the
+    // upload of a `Request` whose body was cloned by anyone (ky clones each request while its own
+    // retry limit is above 0, as with `forcedRetries`), never an upload of bytes.
+    const reading = again || !failuresProveUnsent ? call.readRequestBody() : undefined;
     if (reading) return reading;
     const stream = call.streamBody();
     const max = options.bufferStreamBytes;
-    if (!stream || max <= 0) return undefined;
+    if (!again || !stream || max <= 0) return undefined;
     return bufferWebStream(stream, max, call.signal ?? undefined).then((read) => {
       if (read instanceof Uint8Array) {
         call.useBytes(read);

@@ -31,6 +31,8 @@ export const runPageJob = async (job: PageJob, clients: PageClients): Promise<Pa
   const began = performance.now();
   const retries = new Map<string, PageRetry[]>();
   const client = clients[job.client]({
+    // Hooks of the caller's, even none, make the ky client ask kyRetry for forcedRetries.
+    ...(job.kyForcedRetries ? { kyHooks: {} } : {}),
     options: {
       ...job.options,
       onRetry: (event) => {

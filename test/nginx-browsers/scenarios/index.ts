@@ -1,4 +1,5 @@
 /** The browser scenarios against nginx, in the order each client runs them. */
+import type { ClientName } from '../protocol.ts';
 import type { ScenarioContext } from '../scenario.ts';
 import { burstCrossOrigin, burstHidden, burstSameOrigin } from './burst.ts';
 import { refusedPreflight } from './refused-preflight.ts';
@@ -7,6 +8,8 @@ import { upstreamDown } from './upstream-down.ts';
 
 export interface NginxScenario {
   readonly title: string;
+  /** The clients it is for (default: all). */
+  readonly clients?: readonly ClientName[];
   readonly timeoutMs: number;
   run(ctx: ScenarioContext): Promise<void>;
 }
@@ -47,5 +50,11 @@ export const SCENARIOS: readonly NginxScenario[] = [
     title: 'rotation: 20 rounds of 40 at once, nothing pending, every GET 200, no POST twice',
     timeoutMs: 180_000,
     run: (ctx) => rotation(ctx, ROTATION_OPTIONS),
+  },
+  {
+    title: 'rotation with forcedRetries (ky clones each request itself): nothing pending in 20 rounds',
+    clients: ['ky'],
+    timeoutMs: 180_000,
+    run: (ctx) => rotation(ctx, ROTATION_OPTIONS, true),
   },
 ];
