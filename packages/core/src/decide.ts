@@ -63,6 +63,8 @@ export type Decision =
       readonly retry: true;
       readonly delayMs: number;
       readonly delaySource: DelaySource;
+      /** A 429 or 503 gave no delay jitterbug could read: the wait is the backoff's. */
+      readonly serverDelayUnread?: true | undefined;
       /** Why the attempt is retried. */
       readonly reason: RetryReason;
       readonly nextBackoffState: BackoffState;
@@ -161,15 +163,31 @@ export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions):
 export const TRANSPARENT_WITH_PROGRESS = 10;
 
 /**
- * The wait before the retry: the server's delay if the response gives one, else the backoff's. A
- * transparent retry does not move the backoff on: the server did not fail, it refused the request
- * unread.
+ * How long a 429 that gave no readable delay waits at least (with the `Retry-After` jitter, within
+ * `retryAfter.maxMs`): the least a `Retry-After` can say, and the window of the per-second limits a
+ * 429 mostly comes from. A retry sooner is refused again and counts against the limit (nginx's
+ * `limit_req` at 20r/s, 20 GETs at once from Chromium, `Retry-After` hidden by CORS: 8-15 of 20
+ * ended 200 after retries of 2-196 ms; all 20 with this).
+ */
+export const UNREAD_429_MS = 1000;
+
+/**
+ * The wait before the retry: the server's delay if the response gives one, else the backoff's
+ * (at least {@link UNREAD_429_MS} for a 429, and said so for a 429 or 503). A transparent retry does
+ * not move the backoff on: the server did not fail, it refused the request unread.
  */
 const retryDelay = (
   outcome: AttemptOutcome,
   options: ResolvedOptions,
   transparent: boolean,
-): StopDecision | { delayMs: number; delaySource: DelaySource; nextBackoffState: BackoffState } => {
+):
+  | StopDecision
+  | {
+      delayMs: number;
+      delaySource: DelaySource;
+      nextBackoffState: BackoffState;
+      serverDelayUnread?: true | undefined;
+    } => {
   const given = outcome.forced?.delayMs;
   if (given !== undefined) {
     return {
@@ -178,12 +196,11 @@ const retryDelay = (
       nextBackoffState: outcome.backoffState,
     };
   }
+  const { retryAfter } = options;
   const server =
-    options.retryAfter && outcome.responseHeaders
-      ? serverDelay(outcome.responseHeaders, outcome.nowMs)
-      : undefined;
-  if (server && options.retryAfter) {
-    const { maxMs, whenLonger, jitterRatio } = options.retryAfter;
+    retryAfter && outcome.responseHeaders ? serverDelay(outcome.responseHeaders, outcome.nowMs) : undefined;
+  if (server && retryAfter) {
+    const { maxMs, whenLonger, jitterRatio } = retryAfter;
     if (server.ms > maxMs && whenLonger === 'give-up') return stop('retry-after-too-long', true, server.ms);
     // Jitter keeps clients told the same delay from coming back together, within [0, maxMs]: an
     // honoured delay is lengthened (never sooner than told), a capped one is shortened (it is
@@ -202,10 +219,24 @@ const retryDelay = (
     backoff,
     options.random,
   );
+  const { status } = outcome;
+  // The status asks for the server's delay, and none could be read (a browser hides a cross-origin
+  // response's Retry-After unless the server exposes it): said so.
+  const unread = retryAfter && (status === 429 || status === 503) ? true : undefined;
   return {
-    delayMs,
+    delayMs:
+      retryAfter && unread && status === 429
+        ? Math.max(
+            delayMs,
+            Math.min(
+              retryAfter.maxMs,
+              UNREAD_429_MS * (1 + unitRandom(options.random) * retryAfter.jitterRatio),
+            ),
+          )
+        : delayMs,
     delaySource: 'backoff',
     nextBackoffState: transparent ? outcome.backoffState : nextBackoffState,
+    serverDelayUnread: unread,
   };
 };
 

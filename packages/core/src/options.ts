@@ -113,6 +113,14 @@ export interface RetryEvent {
   readonly attempt: number;
   readonly delayMs: number;
   readonly delaySource: DelaySource;
+  /**
+   * `true` when the attempt got a 429 or 503 and no delay jitterbug could read (`Retry-After`,
+   * `retry-after-ms`, the `RateLimit` fields): the wait is the backoff's (`delaySource: 'backoff'`),
+   * for a 429 at least a second (with `retryAfter`'s jitter, within its `maxMs`). In a browser, a cross-origin response's headers are readable only when the server lists them in
+   * `Access-Control-Expose-Headers`: a server that sends `Retry-After` without exposing it is paced
+   * by the backoff instead, and this says so. Always `false` with `retryAfter: false`.
+   */
+  readonly serverDelayUnread: boolean;
   /** Why this attempt is retried. */
   readonly reason: RetryReason;
   /** The status the attempt got (`undefined` when it failed without a response). */
@@ -194,6 +202,12 @@ export interface RetryInfo {
   readonly retries: readonly RetryReason[];
   /** Sum of the waits between attempts, in ms. */
   readonly totalDelayMs: number;
+  /**
+   * Retries of a 429 or 503 that gave no delay jitterbug could read (see
+   * {@link RetryEvent.serverDelayUnread}): above 0, the server's pacing was not followed, e.g. a
+   * cross-origin API that does not expose `Retry-After`.
+   */
+  readonly serverDelaysUnread: number;
   /** Time from the first attempt's start to the end, in ms (by the policy's clock). */
   readonly elapsedMs: number;
   readonly outcome: 'success' | 'failure';

@@ -111,6 +111,8 @@ export class RetryRun {
   declare private readonly startMs: number;
   declare private backoffState: BackoffState;
   declare private retries: RetryReason[] | undefined;
+  /** Retries of a 429 or 503 whose delay could not be read (the summary's `serverDelaysUnread`). */
+  declare private unread: number;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
   /** Of those, the last ones in a row made while no server answered the policy's requests. */
@@ -140,6 +142,7 @@ export class RetryRun {
     this.startMs = options.now();
     this.backoffState = initialBackoffState;
     this.retries = undefined;
+    this.unread = 0;
     this.transparentRetries = 0;
     this.stalledRetries = 0;
     this.answersSeen = options.progress.answers;
@@ -312,6 +315,8 @@ export class RetryRun {
         this.answersSeen = o.progress.answers;
       }
       const { delayMs, delaySource, reason } = decision;
+      const serverDelayUnread = decision.serverDelayUnread === true;
+      if (serverDelayUnread) this.unread++;
       const retry = decision;
       const event: Mutable<RetryEvent> = {
         method,
@@ -319,6 +324,7 @@ export class RetryRun {
         attempt,
         delayMs,
         delaySource,
+        serverDelayUnread,
         reason,
         status,
         error,
@@ -413,6 +419,7 @@ export class RetryRun {
       attempts: this.attempts,
       retries: this.retries ? [...this.retries] : NO_RETRIES,
       totalDelayMs: this.totalDelayMs,
+      serverDelaysUnread: this.unread,
       elapsedMs: this.elapsedMs(),
       outcome: success ? 'success' : 'failure',
       reason,

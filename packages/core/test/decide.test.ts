@@ -366,6 +366,7 @@ describe('decide: backoff', () => {
       retry: true,
       delayMs: 200, // 0.5 * min(20000, 100 * 2^2)
       delaySource: 'backoff',
+      serverDelayUnread: true, // the outcome's 503 gave no delay
       reason: 'status',
       nextBackoffState: { attempt: 3, prevMs: 200 },
     });

@@ -77,6 +77,7 @@ describe('getRetryInfo / setRetryInfo', () => {
     attempts: 2,
     retries: ['status'],
     totalDelayMs: 50,
+    serverDelaysUnread: 0,
     elapsedMs: 70,
     outcome: 'success',
     reason: 'success',

@@ -49,6 +49,8 @@ describe('RetryRun.next and wait', () => {
         attempt: 1,
         delayMs: 50,
         delaySource: 'backoff',
+        // A 503 without Retry-After: the wait is the backoff's, and the event says so.
+        serverDelayUnread: true,
         reason: 'status',
         status: 503,
         budgetTokens: 9, // starts full at 10; the deposit cannot exceed the burst
@@ -59,6 +61,7 @@ describe('RetryRun.next and wait', () => {
         attempt: 2,
         delayMs: 100,
         delaySource: 'backoff',
+        serverDelayUnread: false,
         reason: 'status',
         status: 502,
         budgetTokens: 8,
@@ -72,6 +75,7 @@ describe('RetryRun.next and wait', () => {
         attempts: 3,
         retries: ['status', 'status'],
         totalDelayMs: 150,
+        serverDelaysUnread: 1,
         elapsedMs: 180,
         outcome: 'success',
         reason: 'success',

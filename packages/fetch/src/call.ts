@@ -21,12 +21,21 @@ export type FetchFunction = (input: FetchInput, init?: RequestInit) => Promise<R
 
 /**
  * How each attempt carries the body: the caller's `init` as it is (no body, or one fetch can send
- * again), a clone of the `Request` input per attempt, or bytes read into memory.
+ * again), the `Request` input's own body (sent once as it is, or read into bytes first when it may
+ * be sent again: never cloned, see {@link Call.readRequestBody}), or bytes read into memory.
  */
-type Replay = 'as-is' | 'clone' | 'bytes';
+type Replay = 'as-is' | 'request' | 'bytes';
 
 /** Firefox has no `Request.prototype.body` (and no streamed uploads): a `Request`'s body is in memory there. */
 const requestBodiesAreStreams = typeof Request !== 'undefined' && 'body' in Request.prototype;
+
+/**
+ * Whether a failed fetch here can prove that nothing was sent: Node's (undici's) and Bun's put the
+ * socket's code on the error (`ECONNREFUSED`), so a request is retried transparently whatever its
+ * method. A browser's says "Failed to fetch" and nothing more (as do Deno's and workerd's): no
+ * failure there shows that a request was not processed, and no copy is kept for such a retry.
+ */
+export const failuresProveUnsent = /^(Node\.js|Bun)\//.test(globalThis.navigator?.userAgent ?? '');
 
 const isRequest = (input: FetchInput): input is Request => typeof input === 'object' && 'bodyUsed' in input;
 
@@ -92,7 +101,7 @@ export class Call {
       this.body = 'stream';
     } else if (bodyHint === 'replayable' || !requestBodiesAreStreams) {
       this.body = 'replayable';
-      this.replay = 'clone';
+      this.replay = 'request';
     } else {
       this.body = bodyHint ?? 'stream';
     }
@@ -136,8 +145,9 @@ export class Call {
       this.input = url;
       return undefined;
     }
-    const body = this.body === 'none' ? undefined : input.clone().arrayBuffer();
-    const init: RequestInit = {
+    const read = this.readRequestBody();
+    this.input = url;
+    this.init = {
       method: input.method,
       credentials: input.credentials,
       cache: input.cache,
@@ -149,15 +159,19 @@ export class Call {
       signal: input.signal,
       ...this.init,
     };
-    this.input = url;
-    if (!body) {
-      this.init = init;
-      return undefined;
-    }
-    return body.then((bytes) => {
-      this.init = init;
-      this.useBytes(new Uint8Array(bytes));
-    });
+    return read;
+  }
+
+  /**
+   * Reads a `Request` input's in-memory body into bytes, once, for a request that may be sent more
+   * than once: every attempt then sends the `Request` with these bytes as its `init.body` (which
+   * fetch takes over a used `Request`'s own). A `Request` is never cloned: Chromium abandons the
+   * upload of a `Request` whose body was cloned (teed) when its connection goes away, and never
+   * settles its promise (ky POSTs and PUTs during an HTTP/2 server's connection rotation).
+   */
+  readRequestBody(): Promise<void> | undefined {
+    if (this.replay !== 'request') return undefined;
+    return (this.input as Request).arrayBuffer().then((bytes) => this.useBytes(new Uint8Array(bytes)));
   }
 
   /**
@@ -199,16 +213,13 @@ export class Call {
   }
 
   /**
-   * The arguments of one attempt. `more`: another attempt may follow, so a `Request` whose body is
-   * replayed by cloning is cloned (the last attempt sends the original). `spare`: only a transparent
-   * retry could follow (one that proves nothing was sent): the original is sent and a copy kept for
-   * it. `extra`: headers set over the call's own (a resumed download's `Range` and `If-Range`).
+   * The arguments of one attempt: the input with the call's own init, the body's bytes when it was
+   * read into memory, the attempt's `signal`, and `extra` headers set over the call's own (a resumed
+   * download's `Range` and `If-Range`). Nothing is copied: a body sent again was read first.
    */
   attempt(
     signal: AbortSignal | undefined,
-    more: boolean,
     extra?: Readonly<Record<string, string>>,
-    spare = false,
   ): [FetchInput, RequestInit | undefined] {
     let init = this.init;
     if (this.replay === 'bytes') init = { ...init, body: this.bytes! };
@@ -220,10 +231,6 @@ export class Call {
       for (const name of Object.keys(extra)) headers.set(name, extra[name]!);
       init = { ...init, headers };
     }
-    const input = this.input;
-    if (this.replay !== 'clone' || !(more || spare)) return [input, init];
-    if (more) return [(input as Request).clone(), init];
-    this.input = (input as Request).clone();
-    return [input, init];
+    return [this.input, init];
   }
 }

@@ -8,20 +8,19 @@ import type { NextAttempt } from '@jitterbug/core';
 import {
   type AttemptResult,
   asLayer,
-  attemptMayRetry,
   attemptTimer,
   bufferWebStream,
   isRetryLayer,
   LAYER,
   marking,
+  mayRetry,
   maySendAgain,
   type RetryRun,
   runAttempts,
   setRetryInfo,
   type Transport,
-  transparentRetryLeft,
 } from '@jitterbug/core/adapter';
-import type { Call, FetchFunction } from './call.ts';
+import { type Call, type FetchFunction, failuresProveUnsent } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
 
@@ -78,14 +77,27 @@ class FetchTransport implements Transport<Answer, Response> {
   }
 
   /**
-   * Reads a stream body into memory when it fits `bufferStreamBytes` and a retry is possible at all;
-   * past the limit the part read and the unread rest are sent once, in order.
+   * Before the first attempt of a request that may be sent more than once here (a retry the policy
+   * may make, or a transparent retry where a failure can prove that nothing was sent): reads a
+   * `Request` input's in-memory body into bytes, or a stream body into memory when it fits
+   * `bufferStreamBytes` (past the limit the part read and the unread rest are sent once, in order).
+   * A request sent once is sent as it is, with no copy (in a browser, a `Request`'s body as bytes).
    */
   prepare(): Promise<void> | undefined {
     const { call, run } = this;
+    const { options } = run;
+    // Asked first: a header fetch would refuse (read here for a POST's key) fails the request
+    // before any attempt.
+    const again = (failuresProveUnsent ? maySendAgain : mayRetry)(options, run.method, call.headers);
+    if (call.body === 'none') return undefined;
+    // In a browser, a `Request`'s body is read even for one attempt: Chromium leaves pending the
+    // upload of a `Request` whose body was cloned by anyone (ky clones each request while its own
+    // retry limit is above 0, as with `forcedRetries`), never an upload of bytes.
+    const reading = again || !failuresProveUnsent ? call.readRequestBody() : undefined;
+    if (reading) return reading;
     const stream = call.streamBody();
-    const max = run.options.bufferStreamBytes;
-    if (!stream || max <= 0 || !maySendAgain(run.options, run.method, call.headers)) return undefined;
+    const max = options.bufferStreamBytes;
+    if (!again || !stream || max <= 0) return undefined;
     return bufferWebStream(stream, max, call.signal ?? undefined).then((read) => {
       if (read instanceof Uint8Array) {
         call.useBytes(read);
@@ -98,8 +110,7 @@ class FetchTransport implements Transport<Answer, Response> {
 
   /**
    * Sends one attempt with its own signal (the caller's, joined with the attempt's timer and, for a
-   * hedged copy, with the race's cancel); never rejects. The request stays sendable while another
-   * attempt may follow.
+   * hedged copy, with the race's cancel); never rejects.
    */
   async send(cancel?: AbortSignal, extra?: Readonly<Record<string, string>>): Promise<Answer> {
     const { call, run } = this;
@@ -110,8 +121,7 @@ class FetchTransport implements Transport<Answer, Response> {
       const own = signal ?? call.signal;
       signal = own ? AbortSignal.any([own, cancel]) : cancel;
     }
-    const more = cancel !== undefined || extra !== undefined || attemptMayRetry(run, call.headers);
-    const [input, init] = call.attempt(signal, more, extra, !more && transparentRetryLeft(run));
+    const [input, init] = call.attempt(signal, extra);
     // Called as a plain function: a browser's fetch throws "Illegal invocation" on another `this`.
     const send = this.fetch;
     try {

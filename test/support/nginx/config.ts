@@ -41,11 +41,23 @@ export interface RateLimit {
  * `Access-Control-Allow-Origin` and `Access-Control-Expose-Headers`.
  */
 export interface Cors {
-  /** `*`, or the origin of another server of this nginx: `http://<host>:<its http port>` (host default `localhost`). */
-  readonly allowOrigin: '*' | { readonly server: string; readonly host?: string };
+  /**
+   * `*`, or the origin of another server of this nginx: `<scheme>://<host>:<its port>` on its
+   * `listener` (default `http`; `https` for `https` and `h2`), host default `localhost`.
+   */
+  readonly allowOrigin:
+    | '*'
+    | { readonly server: string; readonly host?: string; readonly listener?: Listener };
   readonly allowMethods?: string;
   readonly allowHeaders?: string;
   readonly exposeHeaders?: string;
+  /**
+   * Who answers a preflight: nginx itself at once (`'nginx'`, the default: `return 204`, before any
+   * `limit_req`, which runs in a later phase), or the location's target like any other request
+   * (`'target'`): the location's `limit_req` then counts and refuses preflights too, as an edge
+   * limiter in front of an API does. nginx adds the preflight's `Access-Control-Allow-*` headers.
+   */
+  readonly preflight?: 'nginx' | 'target';
 }
 
 /** Where a location's requests go. */
@@ -81,9 +93,24 @@ export interface Server {
   readonly locations: readonly Location[];
 }
 
+/**
+ * A `map` block: `variable` (without `$`) takes the value of the first case whose regular
+ * expression (nginx's, case-sensitive, with named captures) matches `source`, else `otherwise`
+ * (default empty). A zone keyed by such a variable limits each value on its own, and requests that
+ * get an empty value not at all.
+ */
+export interface NginxMap {
+  readonly variable: string;
+  /** What is matched: text with nginx variables, e.g. `$request_method $uri`. */
+  readonly source: string;
+  readonly cases: readonly (readonly [regex: string, value: string])[];
+  readonly otherwise?: string;
+}
+
 export interface NginxSetup {
   /** `limit_req_zone`s by name. */
   readonly zones?: Readonly<Record<string, RateZone>>;
+  readonly maps?: readonly NginxMap[];
   readonly servers: readonly Server[];
 }
 
@@ -113,11 +140,27 @@ const retryAfterVariable = (limit: RateLimit): string =>
 
 const originOf = (cors: Cors, where: Placement): string => {
   if (cors.allowOrigin === '*') return '*';
-  const { server, host = 'localhost' } = cors.allowOrigin;
-  const port = where.ports.get(server)?.http;
-  if (port === undefined) throw new TypeError(`cors.allowOrigin: server "${server}" has no http listener`);
-  return `http://${host}:${port}`;
+  const { server, host = 'localhost', listener = 'http' } = cors.allowOrigin;
+  const port = where.ports.get(server)?.[listener];
+  if (port === undefined)
+    throw new TypeError(`cors.allowOrigin: server "${server}" has no ${listener} listener`);
+  return `${listener === 'http' ? 'http' : 'https'}://${host}:${port}`;
 };
+
+/**
+ * The variable that holds `value` for a preflight and nothing for any other request, named by a
+ * hash of the header and the value (short: nginx's variable hash refuses long names), so that
+ * locations with the same header share one map.
+ */
+const preflightVariable = (name: string, value: string): string =>
+  `$jitterbug_pf_${[...`${name}:${value}`].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7).toString(36)}`;
+
+/** The preflight's own headers: name and value. */
+const preflightHeaders = (cors: Cors): [string, string][] => [
+  ['Access-Control-Allow-Methods', cors.allowMethods ?? ALLOW_METHODS],
+  ['Access-Control-Allow-Headers', cors.allowHeaders ?? ALLOW_HEADERS],
+  ['Access-Control-Max-Age', '600'],
+];
 
 const targetLines = (location: Location, where: Placement): string[] => {
   const { to } = location;
@@ -161,16 +204,20 @@ const locationBlock = (location: Location, where: Placement): string[] => {
   }
   if (cors) {
     const origin = quote(originOf(cors, where));
-    // add_header inside `if` replaces the location's, so the preflight's list is whole.
-    lines.push(
-      'if ($request_method = OPTIONS) {',
-      `  add_header Access-Control-Allow-Origin ${origin} always;`,
-      `  add_header Access-Control-Allow-Methods ${quote(cors.allowMethods ?? ALLOW_METHODS)} always;`,
-      `  add_header Access-Control-Allow-Headers ${quote(cors.allowHeaders ?? ALLOW_HEADERS)} always;`,
-      '  add_header Access-Control-Max-Age 600 always;',
-      '  return 204;',
-      '}',
-    );
+    if (cors.preflight === 'target') {
+      // Through a map, these are empty (and not sent) on anything but a preflight.
+      for (const [name, value] of preflightHeaders(cors))
+        added.push(`add_header ${name} ${preflightVariable(name, value)} always;`);
+    } else {
+      // add_header inside `if` replaces the location's, so the preflight's list is whole.
+      lines.push(
+        'if ($request_method = OPTIONS) {',
+        `  add_header Access-Control-Allow-Origin ${origin} always;`,
+        ...preflightHeaders(cors).map(([name, value]) => `  add_header ${name} ${quote(value)} always;`),
+        '  return 204;',
+        '}',
+      );
+    }
     added.push(
       `add_header Access-Control-Allow-Origin ${origin} always;`,
       `add_header Access-Control-Expose-Headers ${quote(cors.exposeHeaders ?? EXPOSE_HEADERS)} always;`,
@@ -223,6 +270,20 @@ export const nginxConfig = (setup: NginxSetup, where: Placement): string => {
         ),
     ),
   ];
+  const preflightMaps = setup.servers.flatMap((s) =>
+    s.locations.flatMap((l) =>
+      l.cors?.preflight === 'target'
+        ? preflightHeaders(l.cors).map(
+            ([name, value]) =>
+              `map $request_method ${preflightVariable(name, value)} { OPTIONS ${quote(value)}; default ""; }`,
+          )
+        : [],
+    ),
+  );
+  const userMaps = (setup.maps ?? []).map(
+    (m) =>
+      `map ${quote(m.source)} $${m.variable} { ${m.cases.map(([regex, value]) => `${quote(`~${regex}`)} ${quote(value)}; `).join('')}default ${quote(m.otherwise ?? '')}; }`,
+  );
   const http = [
     `log_format jitterbug escape=json ${quote(ACCESS_LOG_FORMAT)};`,
     `access_log ${quote(`${dir}/access.log`)} jitterbug;`,
@@ -234,8 +295,10 @@ export const nginxConfig = (setup: NginxSetup, where: Placement): string => {
     // Its own types, not /etc/nginx/mime.types: the run depends on no file outside its folder.
     'types { text/html html; text/javascript js mjs; text/css css; application/json json; text/plain txt; }',
     'default_type application/octet-stream;',
+    ...userMaps,
     ...zones,
     ...maps,
+    ...new Set(preflightMaps),
     ...setup.servers.flatMap((s) => serverBlock(s, where)),
   ];
   return [

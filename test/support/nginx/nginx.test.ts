@@ -40,7 +40,15 @@ describe('nginx started by a test', () => {
     backend = await startScriptedServer();
     nginx = await startNginx(
       {
-        zones: { strict: { rate: '1r/m' } },
+        // The edge limiter's bucket: preflights only, one per path segment after /edge/.
+        maps: [
+          {
+            variable: 'edge_key',
+            source: '$request_method $uri',
+            cases: [['^OPTIONS /edge/([^/]+)/', '$1']],
+          },
+        ],
+        zones: { strict: { rate: '1r/m' }, edge: { rate: '1r/m', key: '$edge_key' } },
         servers: [
           {
             name: 'api',
@@ -54,9 +62,15 @@ describe('nginx started by a test', () => {
                 limitReq: { zone: 'strict', nodelay: true, status: 429, retryAfterSeconds: 7 },
               },
               { path: '/cors/', to: { proxy: 'backend' }, cors: { allowOrigin: { server: 'page' } } },
+              {
+                path: '/edge/',
+                to: { proxy: 'backend' },
+                limitReq: { zone: 'edge', nodelay: true, status: 429 },
+                cors: { allowOrigin: { server: 'page', listener: 'h2' }, preflight: 'target' },
+              },
             ],
           },
-          { name: 'page', listen: ['http'], locations: [{ path: '/', to: { root: pages } }] },
+          { name: 'page', listen: ['http', 'h2'], locations: [{ path: '/', to: { root: pages } }] },
         ],
       },
       { backend: backend.url },
@@ -114,6 +128,25 @@ describe('nginx started by a test', () => {
     expect(refused.headers['access-control-allow-origin']).toBe(origin);
     expect(refused.headers['access-control-expose-headers']).toContain('retry-after');
     expect(backend.seen('/cors/items').map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('an edge limiter counts preflights (answered by the backend) per key, and nothing else', async () => {
+    const origin = `https://localhost:${nginx.port('page', 'h2')}`;
+    const send = async (method: string, path: string) => {
+      const preflight = method === 'OPTIONS' ? { 'access-control-request-method': 'POST' } : {};
+      const { status, headers } = await get(`${nginx.url('api', 'h2')}${path}`, {
+        method,
+        headers: { origin, ...preflight },
+      });
+      return [status, headers['access-control-allow-origin'], 'access-control-allow-methods' in headers];
+    };
+    expect(await send('OPTIONS', '/edge/a/1')).toEqual([200, origin, true]);
+    expect(await send('OPTIONS', '/edge/a/2')).toEqual([429, origin, true]);
+    // Another key has a bucket of its own; other methods are not limited, and get no preflight headers.
+    expect(await send('OPTIONS', '/edge/b/1')).toEqual([200, origin, true]);
+    for (let i = 0; i < 3; i++) expect(await send('POST', `/edge/a/${i}`)).toEqual([200, origin, false]);
+    const preflights = backend.requests.filter((r) => r.method === 'OPTIONS' && r.path.startsWith('/edge/'));
+    expect(preflights.map((r) => r.path)).toEqual(['/edge/a/1', '/edge/b/1']);
   });
 });
 
