@@ -38,7 +38,6 @@ export {
   attemptMayRetry,
   mayRetry,
   maySendAgain,
-  transparentRetryLeft,
 } from './may-retry.ts';
 export { fail, numberIn } from './option-error.ts';
 export type { Mutable, ResolvedOptions } from './options.ts';

@@ -4,7 +4,7 @@
  * retry (reading a stream body into memory so it can be replayed, keeping a copy of a `Request`,
  * reading a body in axios' stream mode) and to leave a last attempt to the client.
  */
-import { methodAllowsRetry, TRANSPARENT_WITH_PROGRESS } from './decide.ts';
+import { methodAllowsRetry } from './decide.ts';
 import type { ResolvedOptions } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { RetryRun } from './run.ts';
@@ -48,13 +48,3 @@ export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): bo
   run.body !== 'stream' &&
   run.attempts - run.transparentRetries + 1 < run.options.maxAttempts &&
   mayRetryUpper(run.options, run.method, requestHeaders);
-
-/**
- * Whether a transparent retry could still follow the run's next attempt (any method gets one, after
- * a failure that proves nothing was sent, while `transparentRetries` has some left): then the
- * request must stay sendable even when {@link attemptMayRetry} says no.
- */
-export const transparentRetryLeft = (run: RetryRun): boolean =>
-  run.body !== 'stream' &&
-  run.options.retry &&
-  run.transparentRetries < run.options.transparentRetries * TRANSPARENT_WITH_PROGRESS;

@@ -177,9 +177,10 @@ export class Call {
   /**
    * Sends the next attempts as `request`, whole (a client's hook returned it: ky's `beforeRetry`), as
    * it is but for the call's signal (the caller's cancel and ky's timeout still end it). What the
-   * caller's init said of the old request is dropped; the rest of it (a `dispatcher`) stays.
+   * caller's init said of the old request is dropped; the rest of it (a `dispatcher`) stays. Its body
+   * is read into bytes (the promise returned) so that every attempt after it can send it again.
    */
-  replace(request: Request): void {
+  replace(request: Request): Promise<void> | undefined {
     const init = this.init as Record<string, unknown> | undefined;
     const kept: Record<string, unknown> = {};
     // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
@@ -196,7 +197,8 @@ export class Call {
       ? request.body !== null
       : request.method !== 'GET' && request.method !== 'HEAD';
     this.body = hasBody ? 'replayable' : 'none';
-    this.replay = hasBody ? 'clone' : 'as-is';
+    this.replay = hasBody ? 'request' : 'as-is';
+    return this.readRequestBody();
   }
 
   /** The body was read into memory whole: every attempt sends these bytes. */

@@ -39,7 +39,7 @@ const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
 
 /** The attempt about to be sent, as a `Request` a hook may change or copy (its body its own). */
 const nextRequest = async (call: Call, next: NextAttempt): Promise<Request> => {
-  const [input, init] = call.attempt(undefined, true);
+  const [input, init] = call.attempt(undefined);
   const headers = next.headers;
   if (next.url === call.url) return new Request(input, { ...init, headers });
   if (typeof input !== 'object' || !('bodyUsed' in input)) return new Request(next.url, { ...init, headers });
@@ -58,8 +58,8 @@ const applyHeaderChanges = (before: ReadonlyMap<string, string>, after: Headers,
 };
 
 /** The next attempts send `request` whole: its URL and headers are what the core applies next. */
-const adopt = (request: Request, call: Call, next: NextAttempt): void => {
-  call.replace(request);
+const adopt = async (request: Request, call: Call, next: NextAttempt): Promise<void> => {
+  await call.replace(request);
   next.url = request.url;
   for (const name of [...next.headers.keys()]) next.headers.delete(name);
   for (const [name, value] of request.headers) next.headers.append(name, value);

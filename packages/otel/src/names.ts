@@ -45,6 +45,8 @@ export const ATTRIBUTES = Object.freeze({
   retryReason: 'jitterbug.retry.reason',
   retryDelayMs: 'jitterbug.retry.delay_ms',
   retryDelaySource: 'jitterbug.retry.delay_source',
+  /** On a retry of a 429 or 503 whose delay could not be read (a cross-origin header not exposed). */
+  retryServerDelayUnread: 'jitterbug.retry.server_delay_unread',
   giveUpReason: 'jitterbug.give_up.reason',
   /** The server-given delay that was not waited (`retry-after-too-long`, `deadline`). */
   refusedDelayMs: 'jitterbug.give_up.refused_delay_ms',

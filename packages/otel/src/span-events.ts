@@ -33,6 +33,7 @@ export const addRetryEvent = (state: RunState, message: RetryMessage): void => {
   };
   if (message.budgetTokens !== undefined) attributes[ATTRIBUTES.budgetTokens] = message.budgetTokens;
   if (message.route !== undefined) attributes[ATTRIBUTES.route] = message.route;
+  if (message.serverDelayUnread) attributes[ATTRIBUTES.retryServerDelayUnread] = true;
   for (const span of spans) span.addEvent(EVENTS.retry, attributes);
 };
 

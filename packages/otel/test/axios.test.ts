@@ -62,6 +62,7 @@ describe('axios inside a caller span', () => {
         'jitterbug.retry.delay_ms': delayMs,
         'jitterbug.retry.delay_source': 'backoff',
         'http.response.status_code': status,
+        ...(status === 429 || status === 503 ? { 'jitterbug.retry.server_delay_unread': true } : {}),
       },
     });
     expect(telemetry.spans()).toEqual([

@@ -75,6 +75,7 @@ const retryEvent = (attempt: number, delayMs: number, extra: Attributes = {}) =>
     'jitterbug.retry.delay_ms': delayMs,
     'jitterbug.retry.delay_source': 'backoff',
     'http.response.status_code': 503,
+    'jitterbug.retry.server_delay_unread': true,
     ...extra,
   },
 });

@@ -83,6 +83,7 @@ describe('undici request() and fetch with instrumentation-undici', () => {
         'jitterbug.retry.delay_ms': delayMs,
         'jitterbug.retry.delay_source': 'backoff',
         'http.response.status_code': 503,
+        'jitterbug.retry.server_delay_unread': true,
         'jitterbug.budget.tokens': budgetTokens,
       },
     });
@@ -242,6 +243,7 @@ describe('undici request() and fetch with instrumentation-undici', () => {
               'jitterbug.retry.delay_ms': 50,
               'jitterbug.retry.delay_source': 'backoff',
               'http.response.status_code': 503,
+              'jitterbug.retry.server_delay_unread': true,
               'jitterbug.budget.tokens': 0,
             },
           },
@@ -323,6 +325,7 @@ describe('undici request() and fetch with instrumentation-undici', () => {
         'jitterbug.retry.delay_ms': delayMs,
         'jitterbug.retry.delay_source': 'backoff',
         'http.response.status_code': 503,
+        'jitterbug.retry.server_delay_unread': true,
       },
     });
     const attempt = { method: 'GET', path: '/orders/2', userAgent: 'undici', parent: 'checkout' };
@@ -379,6 +382,7 @@ describe('undici request() and fetch with instrumentation-undici', () => {
               'jitterbug.retry.delay_ms': 50,
               'jitterbug.retry.delay_source': 'backoff',
               'http.response.status_code': 503,
+              'jitterbug.retry.server_delay_unread': true,
               ...route,
             },
           },
