@@ -51,7 +51,7 @@ const read = (target: object): RetryInfo | undefined => {
 };
 
 /** A field of `target`; `undefined` also when a getter throws or the object is a revoked proxy. */
-const field = (target: object, name: 'config' | 'cause' | 'response'): unknown => {
+const field = (target: object, name: 'config' | 'cause' | 'response' | 'headers'): unknown => {
   try {
     return (target as Record<string, unknown>)[name];
   } catch {
@@ -86,7 +86,8 @@ const fromWrapped = (error: object): RetryInfo | undefined => {
  * The retry summary of a response or error returned by a jitterbug-wrapped client, or `undefined`
  * for objects jitterbug did not produce. A response without a summary of its own is read through
  * its `config` (axios' responses carry their request's config, which is where the axios adapter
- * keeps a successful response's summary: one stamp per request instead of two). An error is read
+ * keeps a successful response's summary: one stamp per request instead of two) and its `headers`
+ * (undici's `request()` builds its result itself; the headers object is the one jitterbug handed on). An error is read
  * through the errors a client wraps around jitterbug's (`cause`: ky's `NetworkError`, fetch's
  * `TypeError`) and through its own `response` (ky's `HTTPError`) — never through a config, so that
  * an error raised after a success (by a response transform or interceptor) does not read as it.
@@ -96,6 +97,10 @@ export const getRetryInfo = (responseOrError: unknown): RetryInfo | undefined =>
   if (isError(responseOrError)) return fromWrapped(responseOrError);
   const found = read(responseOrError);
   if (found !== undefined) return found;
-  const config = field(responseOrError, 'config');
-  return isTaggable(config) ? read(config) : undefined;
+  for (const name of ['config', 'headers'] as const) {
+    const carrier = field(responseOrError, name);
+    const onCarrier = isTaggable(carrier) ? read(carrier) : undefined;
+    if (onCarrier !== undefined) return onCarrier;
+  }
+  return undefined;
 };

@@ -99,6 +99,15 @@ describe('getRetryInfo / setRetryInfo', () => {
     expect(getRetryInfo(fn)).toBe(summary);
   });
 
+  it("reads a result through the headers object it carries (undici's request() result)", () => {
+    const headers = { 'content-type': 'text/plain' };
+    setRetryInfo(headers, summary);
+    expect(getRetryInfo({ statusCode: 200, headers, body: null })).toBe(summary);
+    expect(getRetryInfo({ statusCode: 200, headers: { ...headers }, body: null })).toBeUndefined();
+    // An error is never read through its headers or config: only its own tag, cause or response.
+    expect(getRetryInfo(Object.assign(new Error('x'), { headers }))).toBeUndefined();
+  });
+
   it('leaves the tagged object as it was for keys, JSON, spreads and deep equality', () => {
     const headers = { 'content-type': 'application/json' };
     setRetryInfo(headers, summary);

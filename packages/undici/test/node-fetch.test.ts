@@ -128,7 +128,7 @@ describe('reading attempts and total delay', () => {
     ]);
   });
 
-  test('undici 8 request(): getRetryInfo(res.headers); errors: getRetryInfo(error) (fetch: error.cause)', async () => {
+  test('undici 8 request(): getRetryInfo(res) (its headers object carries it); errors: getRetryInfo(error), fetch too', async () => {
     server.route('/r', [{ status: 500 }, { status: 200 }]);
     server.route('/e', [{ destroy: 'before-headers' }]);
     const { sleep, delays } = recordingSleep();
@@ -137,14 +137,16 @@ describe('reading attempts and total delay', () => {
     try {
       const res = await undici8.request(`${server.url}/r`, { dispatcher });
       await res.body.text();
-      expect(getRetryInfo(res.headers)).toMatchObject({ attempts: 2, totalDelayMs: delays[0] });
+      expect(getRetryInfo(res)).toMatchObject({ attempts: 2, totalDelayMs: delays[0] });
+      expect(getRetryInfo(res.headers)).toBe(getRetryInfo(res));
       const error = await undici8.request(`${server.url}/e`, { dispatcher }).catch((e: unknown) => e);
       expect(getRetryInfo(error)).toMatchObject({ attempts: 3, reason: 'max-attempts' });
       const fetchError: unknown = await undici8
         .fetch(`${server.url}/e`, { dispatcher })
         .catch((e: unknown) => e);
       expect(fetchError).toBeInstanceOf(TypeError);
-      expect(getRetryInfo((fetchError as { cause?: unknown }).cause)).toMatchObject({
+      expect(getRetryInfo(fetchError)).toBe(getRetryInfo((fetchError as { cause?: unknown }).cause));
+      expect(getRetryInfo(fetchError)).toMatchObject({
         attempts: 3,
         reason: 'max-attempts',
       });
@@ -162,7 +164,7 @@ describe('reading attempts and total delay', () => {
       const res = await undici7.request(`${server.url}/r7`, { dispatcher });
       await res.body.text();
       expect(res.statusCode).toBe(200);
-      expect(getRetryInfo(res.headers)).toBeUndefined();
+      expect(getRetryInfo(res)).toBeUndefined();
       const error = await undici7.request(`${server.url}/e7`, { dispatcher }).catch((e: unknown) => e);
       expect(getRetryInfo(error)).toMatchObject({ attempts: 3, reason: 'max-attempts' });
     } finally {

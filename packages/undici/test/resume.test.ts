@@ -54,7 +54,7 @@ const viaRequest =
         const value = res.headers[name];
         return Array.isArray(value) ? value.join(', ') : value;
       },
-      info: () => getRetryInfo(res.headers),
+      info: () => getRetryInfo(res),
       async read(pauseMs = 0) {
         const chunks: Buffer[] = [];
         try {

@@ -3,7 +3,7 @@
  * undici 7 `Agent`, serving undici's `request()`, undici's `fetch()` and Node's global `fetch`.
  *
  * Retry info is read the documented ways: `getRetryInfo(error)` (fetch: `error.cause`) for errors,
- * `getRetryInfo(res.headers)` for undici 8's `request()`, otherwise the policy's `onFinish` (only
+ * `getRetryInfo(res)` for undici 8's `request()`, otherwise the policy's `onFinish` (only
  * when the scenario passes options, not a ready policy; matched by method and URL, in order).
  */
 import { Readable } from 'node:stream';
@@ -160,7 +160,7 @@ const create = (
       return { outcome: { kind: 'error', error }, info: getRetryInfo(error) ?? log.take(req.method, url) };
     }
     // undici 8 hands request() the headers object jitterbug tagged; undici 7 rebuilds it from raw headers.
-    const tagged = getRetryInfo(res.headers);
+    const tagged = getRetryInfo(res);
     let outcome: ConformanceOutcome;
     try {
       const text = await res.body.text();
