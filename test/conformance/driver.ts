@@ -35,8 +35,11 @@ export type ConformanceOutcome =
   | { readonly kind: 'response'; readonly status: number; readonly body: string; readonly headers: Headers }
   /** The client rejected because of the status (axios' validateStatus, ky's HTTPError). */
   | { readonly kind: 'http-error'; readonly status: number; readonly error: unknown }
-  /** The client rejected with an error (network, abort, timeout), or reading the body failed. */
-  | { readonly kind: 'error'; readonly error: unknown };
+  /**
+   * The client rejected with an error (network, abort, timeout), or reading the body failed: then
+   * `partial` is the part of the body read before the error.
+   */
+  | { readonly kind: 'error'; readonly error: unknown; readonly partial?: string };
 
 export interface ConformanceResult {
   readonly outcome: ConformanceOutcome;
@@ -105,6 +108,19 @@ export interface ConformanceDriver {
    */
   isAbort(error: unknown, reason: unknown, beforeSend?: boolean): boolean;
   /**
+   * Whether `error` is what this client's adapter documents the caller gets once the last attempt
+   * timed out (`attemptTimeoutMs`): the core's `AttemptTimeoutError`, or the client's own timeout
+   * error carrying it, never a cancellation.
+   */
+  isAttemptTimeout(error: unknown): boolean;
+  /**
+   * The length a response declared, when `error` is how this client ends a body that ran past it (a
+   * resumed body's `206` carrying more than its range, undici #4970): the core's `ResumeError` where
+   * jitterbug reads the body itself (the fetch engine), undici's `UND_ERR_RES_CONTENT_LENGTH_MISMATCH`
+   * where undici frames it. Streaming clients only (a client that reads whole bodies does not resume).
+   */
+  overlongBodyDeclared?(error: unknown): number | undefined;
+  /**
    * `false` when the adapter cannot apply the core's `attemptTimeoutMs` on this client (ky 1, which
    * has no hook around its fetch): a slow answer then simply arrives. Default: applied.
    */
@@ -114,6 +130,12 @@ export interface ConformanceDriver {
    * mode, which the suite's axios drivers use: a body read by jitterbug is not raced). Default: hedged.
    */
   readonly hedges?: false;
+  /**
+   * Whether the client leaves open the connection of a request aborted after another request was
+   * answered through the same undici 7 `Agent` (measured without jitterbug: it stays until the server
+   * answers or the agent closes), as a lost hedged copy is. undici 8 and axios' http adapter close it.
+   */
+  readonly abortKeepsSocket?: true;
   /** Transports besides `http` that the client is run over (see `transports.test.ts`). */
   readonly transports?: readonly Exclude<TransportName, 'http'>[];
   readonly signals: UnprocessedSignals;

@@ -4,6 +4,7 @@
  * GOAWAY below a stream that refuses it and every later one. The wire-level parts (a GOAWAY naming
  * no stream, a reset mid-body) go through the connection's `FrameRelay`.
  */
+import { once } from 'node:events';
 import { constants, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { Writable } from 'node:stream';
 import {
@@ -186,6 +187,10 @@ const answer = async (
   if ('goaway' in step) {
     await goawayIncluding(conn, step.goawayCode ?? 'NO_ERROR');
     closeWhenDone(conn);
+  }
+  if (step.held) {
+    if (!gone(stream)) await once(stream, 'close');
+    return;
   }
   if (step.delayMs) await sleep(step.delayMs);
   if (gone(stream)) return;

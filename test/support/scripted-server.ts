@@ -23,6 +23,11 @@ export type Step =
       readonly chunked?: boolean;
       /** Wait this long before sending headers. */
       readonly delayMs?: number;
+      /**
+       * Never answer: hold the request until its connection closes (a hedged copy the client must
+       * cancel). No timer runs on the server meanwhile.
+       */
+      readonly held?: true;
     }
   /** Destroy the connection before any response byte. */
   | { readonly destroy: 'before-headers'; readonly delayMs?: number }
@@ -251,6 +256,10 @@ export const startScriptedServer = async (
       const part = Buffer.alloc(step.sentBytes ?? Math.floor(total / 2), 0x62);
       sent.bytesWritten = part.length;
       res.write(part, () => setTimeout(() => req.socket.destroy(), 5));
+      return;
+    }
+    if (step.held) {
+      if (!res.destroyed) await once(res, 'close');
       return;
     }
     if (step.delayMs) {

@@ -13,6 +13,7 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { Readable } from 'node:stream';
 import { type AxiosAdapterOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '@jitterbug/axios';
+import { AttemptTimeoutError } from '@jitterbug/core';
 import axios, { type AxiosResponse, type CreateAxiosDefaults, isAxiosError, isCancel } from 'axios';
 // undici 7: its dispatchers take the handlers Node's own fetch (undici 6 or 7 inside) hands over; undici 8's do not.
 import { Agent as UndiciAgent } from 'undici7';
@@ -124,13 +125,11 @@ export const createAxiosClient = (
   };
 };
 
-/** axios 1.x with `attachRetry`, on its http adapter (the default in Node). */
-export const axiosDriver: ConformanceDriver = {
-  name: 'axios',
+/** axios 1.x with `attachRetry` by default, on its http adapter (the default in Node). */
+const byDefault: ConformanceDriver = {
+  name: 'axios (by default)',
   statusesReject: true,
   buffersResponses: true,
-  // Stream mode (capDiscardedBodies) sends each attempt once: a body jitterbug reads is not raced.
-  hedges: false,
   isNetworkError: (error) => isAxiosError(error) && error.code === 'ECONNRESET',
   // axios rejects every signal abort with its own CanceledError (as without jitterbug); jitterbug
   // gives it the signal's reason as `cause`. A signal aborted before the request never reaches
@@ -140,10 +139,28 @@ export const axiosDriver: ConformanceDriver = {
     const { cause } = error as { cause?: unknown };
     return cause === reason || (beforeSend && cause === undefined);
   },
+  // An AxiosError with jitterbug's code and the core's error as its cause, not a CanceledError.
+  isAttemptTimeout: (error) =>
+    isAxiosError(error) &&
+    !isCancel(error) &&
+    error.code === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT' &&
+    error.cause instanceof AttemptTimeoutError,
   transports: ['tls'],
   // axios shows the socket's code and nothing of the connection (a handshake reset is a plain
   // ECONNRESET); its HTTP/1.1 adapter speaks no HTTP/2.
   signals: { handshake: false, refusedStream: false, goawayBelow: false },
+  create: (baseUrl, options, transport) =>
+    createAxiosClient(baseUrl, options, { adapter: 'http', transport }),
+};
+
+/**
+ * The same in stream mode (`capDiscardedBodies`), as the suite runs axios. Stream mode sends each
+ * attempt once: a body jitterbug reads is not raced.
+ */
+export const axiosDriver: ConformanceDriver = {
+  ...byDefault,
+  name: 'axios',
+  hedges: false,
   create: (baseUrl, options, transport) =>
     createAxiosClient(baseUrl, options, { adapter: 'http', attach: { capDiscardedBodies }, transport }),
 };
@@ -152,14 +169,24 @@ export const axiosDriver: ConformanceDriver = {
  * axios with `adapter: 'fetch'`: the same rules; a connection lost before a response is the fetch
  * adapter's `ERR_NETWORK` (undici's socket error as its cause).
  */
-export const axiosFetchDriver: ConformanceDriver = {
-  ...axiosDriver,
-  name: 'axios (fetch adapter)',
+const fetchByDefault: ConformanceDriver = {
+  ...byDefault,
+  name: 'axios (fetch adapter, by default)',
+  // Node's fetch over an undici 7 agent.
+  abortKeepsSocket: true,
   transports: [],
   isNetworkError: (error) =>
     isAxiosError(error) &&
     error.code === 'ERR_NETWORK' &&
     (error.cause as { code?: unknown } | undefined)?.code === 'UND_ERR_SOCKET',
+  create: (baseUrl, options) => createAxiosClient(baseUrl, options, { adapter: 'fetch' }),
+};
+
+/** The fetch adapter in stream mode. */
+export const axiosFetchDriver: ConformanceDriver = {
+  ...fetchByDefault,
+  name: 'axios (fetch adapter)',
+  hedges: false,
   create: (baseUrl, options) =>
     createAxiosClient(baseUrl, options, { adapter: 'fetch', attach: { capDiscardedBodies } }),
 };
@@ -168,14 +195,6 @@ export const axiosFetchDriver: ConformanceDriver = {
 export const axiosDrivers: readonly ConformanceDriver[] = [
   axiosDriver,
   axiosFetchDriver,
-  {
-    ...axiosDriver,
-    name: 'axios (by default)',
-    create: (baseUrl, options) => createAxiosClient(baseUrl, options, { adapter: 'http' }),
-  },
-  {
-    ...axiosFetchDriver,
-    name: 'axios (fetch adapter, by default)',
-    create: (baseUrl, options) => createAxiosClient(baseUrl, options, { adapter: 'fetch' }),
-  },
+  byDefault,
+  fetchByDefault,
 ];

@@ -4,6 +4,7 @@
  * so that `close()` closes its connections. A final status reaches the caller as a response; retry
  * info is read the documented way, `getRetryInfo(response | error)`.
  */
+import { AttemptTimeoutError } from '@jitterbug/core';
 import { getRetryInfo, withRetry } from '@jitterbug/fetch';
 import { Agent } from 'undici7';
 import {
@@ -16,6 +17,8 @@ import {
   policyOf,
   type Transport,
 } from '../driver.ts';
+import { resumeErrorDeclared } from './overlong.ts';
+import { readOutcome } from './read-body.ts';
 import { agentOptions } from './transport.ts';
 
 const encodeBody = (
@@ -69,15 +72,7 @@ const create = (baseUrl: string, options: DriverOptions, transport?: Transport):
         return { outcome: { kind: 'error', error }, info: getRetryInfo(error) };
       }
       const info = getRetryInfo(response);
-      try {
-        const body = await response.text();
-        return {
-          outcome: { kind: 'response', status: response.status, body, headers: response.headers },
-          info,
-        };
-      } catch (error) {
-        return { outcome: { kind: 'error', error }, info };
-      }
+      return { outcome: await readOutcome(response.status, response.headers, response.body), info };
     },
     close: () => agent.close(),
   };
@@ -90,12 +85,16 @@ export const fetchDriver: ConformanceDriver = {
   buffersResponses: false,
   isNetworkError: (error) => error instanceof TypeError && error.message === 'fetch failed',
   isAbort: (error, reason) => error === reason,
+  isAttemptTimeout: (error) => error instanceof AttemptTimeoutError,
+  overlongBodyDeclared: resumeErrorDeclared,
   transports: ['tls', 'h2'],
   // The engine reads codes down fetch's `cause` chain, and nothing else: a handshake reset is a
   // plain ECONNRESET there, a REFUSED_STREAM an ERR_HTTP2_STREAM_ERROR like any stream reset, and
   // the undici 7 under Node's fetch fails every stream alike on a GOAWAY.
   signals: { handshake: false, refusedStream: false, goawayBelow: false },
   truncatesOnCancel: true,
+  // Node's fetch through an undici 7 agent: see the field.
+  abortKeepsSocket: true,
   goawayFailsAnswers: true,
   // fetch's cause: Node's code for an RST code, undici 7's InformationalError for a CANCEL.
   streamResetCodes: ['ERR_HTTP2_STREAM_ERROR', 'UND_ERR_INFO'],

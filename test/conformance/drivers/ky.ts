@@ -6,6 +6,7 @@
  * body is read. Retry info is read the documented way: `getRetryInfo(response)` or
  * `getRetryInfo(error)`.
  */
+import { AttemptTimeoutError } from '@jitterbug/core';
 import { getRetryInfo, kyRetry } from '@jitterbug/ky';
 import ky2, { type Options } from 'ky';
 import ky1 from 'ky1';
@@ -19,6 +20,8 @@ import {
   type DriverOptions,
   policyOf,
 } from '../driver.ts';
+import { resumeErrorDeclared } from './overlong.ts';
+import { readOutcome } from './read-body.ts';
 
 type KyLike = typeof ky2;
 
@@ -91,20 +94,10 @@ const create = (kyModule: KyLike, baseUrl: string, options: DriverOptions): Conf
         return { outcome: { kind: 'error', error }, info: getRetryInfo(error) };
       }
       const info = getRetryInfo(response);
-      try {
-        const body = await response.text();
-        return {
-          outcome: {
-            kind: 'response',
-            status: response.status,
-            body,
-            headers: new Headers(response.headers),
-          },
-          info,
-        };
-      } catch (error) {
-        return { outcome: { kind: 'error', error }, info };
-      }
+      return {
+        outcome: await readOutcome(response.status, new Headers(response.headers), response.body),
+        info,
+      };
     },
     close: () => agent.close(),
   };
@@ -120,9 +113,16 @@ const isNetworkError = (error: unknown): boolean => {
 const driver = (name: string, kyModule: KyLike): ConformanceDriver => ({
   name,
   statusesReject: true,
+  // Node's fetch through an undici 7 agent: see the field.
+  abortKeepsSocket: true,
   buffersResponses: false,
   isNetworkError,
   isAbort: (error, reason) => error === reason,
+  // ky's own TimeoutError, as without jitterbug, with the core's as its cause.
+  isAttemptTimeout: (error) =>
+    (error as Error | null)?.name === 'TimeoutError' &&
+    (error as { cause?: unknown }).cause instanceof AttemptTimeoutError,
+  overlongBodyDeclared: resumeErrorDeclared,
   // The fetch engine's, as for withRetry (see `fetch.ts`).
   signals: { handshake: false, refusedStream: false, goawayBelow: false },
   create: (baseUrl, options) => create(kyModule, baseUrl, options),

@@ -7,7 +7,7 @@
  * when the scenario passes options, not a ready policy; matched by method and URL, in order).
  */
 import { Readable } from 'node:stream';
-import { getRetryInfo, type RetryInfo } from '@jitterbug/core';
+import { AttemptTimeoutError, getRetryInfo, type RetryInfo } from '@jitterbug/core';
 import { retryInterceptor } from '@jitterbug/undici';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
@@ -23,6 +23,8 @@ import {
   type Transport,
   type UnprocessedSignals,
 } from '../driver.ts';
+import { lengthMismatchDeclared } from './overlong.ts';
+import { readOutcome } from './read-body.ts';
 import { agentOptions } from './transport.ts';
 
 /**
@@ -37,7 +39,7 @@ type Undici = typeof undici8 | typeof undici7;
 interface RequestResult {
   readonly statusCode: number;
   readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: { text(): Promise<string> };
+  readonly body: AsyncIterable<Uint8Array>;
 }
 type RequestFn = (url: string, options: Record<string, unknown>) => Promise<RequestResult>;
 
@@ -161,18 +163,7 @@ const create = (
     }
     // undici 8 hands request() the headers object jitterbug tagged; undici 7 rebuilds it from raw headers.
     const tagged = getRetryInfo(res);
-    let outcome: ConformanceOutcome;
-    try {
-      const text = await res.body.text();
-      outcome = {
-        kind: 'response',
-        status: res.statusCode,
-        body: text,
-        headers: recordToHeaders(res.headers),
-      };
-    } catch (error) {
-      outcome = { kind: 'error', error };
-    }
+    const outcome = await readOutcome(res.statusCode, recordToHeaders(res.headers), res.body);
     const logged = log.take(req.method, url);
     return { outcome, info: tagged ?? logged };
   };
@@ -193,12 +184,7 @@ const create = (
     let outcome: ConformanceOutcome;
     try {
       const res = await (run as (url: string, init: unknown) => Promise<Response>)(url, init);
-      try {
-        const text = await res.text();
-        outcome = { kind: 'response', status: res.status, body: text, headers: new Headers(res.headers) };
-      } catch (error) {
-        outcome = { kind: 'error', error };
-      }
+      outcome = await readOutcome(res.status, new Headers(res.headers), res.body);
     } catch (error) {
       outcome = { kind: 'error', error };
     }
@@ -245,6 +231,7 @@ const driver = (
   transports,
   signals: signals(undici),
   ...(undici === undici7 ? { goawayFailsAnswers: true as const } : {}),
+  ...(undici === undici7 ? { abortKeepsSocket: true as const } : {}),
   // Node's code for a stream closed with an RST code; the interceptor gives undici's CANCEL
   // (`UND_ERR_INFO`, "stream closed before the response was complete") the same.
   streamResetCodes: ['ERR_HTTP2_STREAM_ERROR'],
@@ -256,6 +243,11 @@ const driver = (
       ? (error as { code?: string } | null)?.code === 'UND_ERR_SOCKET'
       : error instanceof TypeError && error.message === 'fetch failed' && error.cause !== undefined,
   isAbort: (error, reason) => error === reason,
+  // request(): the core's error itself; fetch: its `TypeError('fetch failed')` with it as the cause.
+  isAttemptTimeout: (error) =>
+    (client === 'request' ? error : (error as { cause?: unknown } | null)?.cause) instanceof
+    AttemptTimeoutError,
+  overlongBodyDeclared: lengthMismatchDeclared,
   create: (baseUrl, options, transport) => create(undici, client, baseUrl, options, transport),
 });
 
