@@ -146,6 +146,8 @@ describeRuns(featureDrivers, (run) => {
       run.server.route('/gone', byCopy(HELD, { status: 404, body: 'no' }));
       const second = await c.send({ method: 'GET', path: '/gone' });
       expectFinalStatus(second, 404);
+      if (second.outcome.kind === 'response') expect(second.outcome.body).toBe('no');
+      expect(run.server.seen('/gone')).toHaveLength(2);
       expect(second.info).toMatchObject({
         attempts: 1,
         reason: 'status-not-retryable',
@@ -324,7 +326,7 @@ describeRuns(featureDrivers, (run) => {
         const result = await c.send({ method: 'GET', path: '/stall' });
         expect(bodyOf(result)).toBe('now');
         expect(firstCopies('/stall')).toHaveLength(2);
-        expect(result.info).toMatchObject({ attempts: 2, retries: ['error'] });
+        expect(result.info).toMatchObject({ attempts: 2, retries: ['error'], outcome: 'success' });
         run.server.route('/never', [HELD]);
         const never = await (await hedging(20, { attemptTimeoutMs: 60, maxAttempts: 2 })).send({
           method: 'GET',

@@ -23,7 +23,7 @@ import {
   type RangeServer,
   startRangeServer,
 } from '../../packages/fetch/test/support/range-server.ts';
-import { activeResources, runPool, settleResources } from '../reliability/support.ts';
+import { activeResources, captureUnhandled, runPool, settleResources } from '../reliability/support.ts';
 import type { ConformanceResult } from './driver.ts';
 import { featureDrivers } from './drivers/index.ts';
 import { describeRuns, errorChain } from './harness.ts';
@@ -40,15 +40,21 @@ describeRuns(featureDrivers, (run) => {
   const { driver, scenario, clients, expectFinalStatus } = run;
   let range: RangeServer;
   let finished: RetryInfo[] = [];
+  let unhandled: ReturnType<typeof captureUnhandled>;
   beforeAll(async () => {
     range = await startRangeServer();
+    unhandled = captureUnhandled();
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close();
     expect(await range.waitForIdle(3_000)).toBe(0);
     range.reset();
   });
-  afterAll(() => range.close());
+  afterAll(async () => {
+    unhandled.dispose();
+    expect(unhandled.reasons.map(String)).toEqual([]);
+    await range.close();
+  });
 
   /** A client of the range server that resumes, its summaries in `finished`. */
   const resuming = (extra: RetryPolicyOptions = {}) => {
@@ -74,10 +80,8 @@ describeRuns(featureDrivers, (run) => {
   };
   const resumeErrorIn = (result: ConformanceResult): ResumeError | undefined =>
     errorChain(result).find((e): e is ResumeError => e instanceof ResumeError);
-  const abortedWith = (result: ConformanceResult, reason: unknown): boolean => {
-    const { error } = broken(result);
-    return error === reason || (error as { cause?: unknown }).cause === reason;
-  };
+  const abortedWith = (result: ConformanceResult, reason: unknown): boolean =>
+    driver.isAbort(broken(result).error, reason);
 
   scenario(
     ['http'],
