@@ -7,7 +7,7 @@
  * that resuming clients meet every way a resume can go wrong. It logs what it saw and sent, and
  * tracks its sockets so tests can check that clients leave none open.
  *
- * Shared by the resume tests of `@jitterbug/fetch`, `@jitterbug/undici` and `test/reliability`.
+ * Shared by the resume tests of `@jitterbug/fetch`, `@jitterbug/undici` and `test/conformance`.
  */
 import { once } from 'node:events';
 import {
