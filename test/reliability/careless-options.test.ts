@@ -5,7 +5,7 @@
  * what was meant — and none of the mistakes that used to be accepted silently still is. These are the
  * development messages (Node resolves `#messages` to `messages/full.ts`).
  */
-import { attachRetry, capDiscardedBodies } from '@jitterbug/axios';
+import { attachRetry, createDiscardedBodyCap } from '@jitterbug/axios';
 import {
   createAdaptiveThrottle,
   createHedging,
@@ -16,7 +16,7 @@ import {
   type RetryOptions,
 } from '@jitterbug/core';
 import { withRetry } from '@jitterbug/fetch';
-import { forcedRetries, kyRetry } from '@jitterbug/ky';
+import { createForcedRetries, kyRetry } from '@jitterbug/ky';
 import { retryInterceptor } from '@jitterbug/undici';
 import axios from 'axios';
 import ky from 'ky';
@@ -113,18 +113,43 @@ const CARELESS: ReadonlyArray<readonly [string, () => unknown, string, string]> 
     'routes[0].maxAttempt',
     '"maxAttempts"',
   ],
-  // A real option in the wrong place: where it goes.
+  // A name of an earlier version: the name it has now.
   [
-    'kyRetry({ forcedRetries })',
-    () => kyRetry({ forcedRetries } as never),
-    'forcedRetries',
-    'kyRetry(options, { forcedRetries })',
+    'bufferStreamBytes (renamed)',
+    () => withRetry(fetch, { bufferStreamBytes: 1024 } as never),
+    'bufferStreamBytes',
+    'renamed bufferStreamMaxBytes',
   ],
   [
-    'attachRetry(api, { capDiscardedBodies })',
-    () => attachRetry(api(), { capDiscardedBodies } as never),
+    'knownLengthBodyBytes (renamed)',
+    () => retryInterceptor({}, { knownLengthBodyBytes: 1024 } as never),
+    'knownLengthBodyBytes',
+    'renamed knownLengthBodyMaxBytes',
+  ],
+  [
+    'capDiscardedBodies (renamed)',
+    () => attachRetry(api(), {}, { capDiscardedBodies: {} } as never),
     'capDiscardedBodies',
-    'attachRetry(instance, options, { capDiscardedBodies })',
+    'renamed: attachRetry(instance, options, { discardedBodyCap: createDiscardedBodyCap() })',
+  ],
+  [
+    'createHedging({ maxAttempts }) (renamed)',
+    () => createHedging({ delayMs: 10, maxAttempts: 2 } as never),
+    'hedge.maxAttempts',
+    'createHedging({ delayMs, maxCopies })',
+  ],
+  // A real option in the wrong place: where it goes.
+  [
+    'kyRetry({ forcedRetries: createForcedRetries() })',
+    () => kyRetry({ forcedRetries: createForcedRetries() } as never),
+    'forcedRetries',
+    'kyRetry(options, { forcedRetries: createForcedRetries() })',
+  ],
+  [
+    'attachRetry(api, { discardedBodyCap: createDiscardedBodyCap() })',
+    () => attachRetry(api(), { discardedBodyCap: createDiscardedBodyCap() } as never),
+    'discardedBodyCap',
+    'attachRetry(instance, options, { discardedBodyCap: createDiscardedBodyCap() })',
   ],
   [
     'retryInterceptor({ infoHeaders: true })',
@@ -257,10 +282,10 @@ const CARELESS: ReadonlyArray<readonly [string, () => unknown, string, string]> 
     'withRetry(fetch, options) takes two arguments',
   ],
   [
-    'attachRetry(api, { discardBodyMaxBytes }) without capDiscardedBodies',
+    'attachRetry(api, { discardBodyMaxBytes }) without discardedBodyCap',
     () => attachRetry(api(), { discardBodyMaxBytes: 1024 }),
     'discardBodyMaxBytes',
-    'attachRetry(instance, options, { capDiscardedBodies })',
+    'attachRetry(instance, options, { discardedBodyCap: createDiscardedBodyCap() })',
   ],
   [
     'attachRetry(api, { resume: createResume() })',
@@ -297,7 +322,9 @@ describe('what these refusals leave alone', () => {
   });
 
   it('discardBodyMaxBytes is taken with stream mode, and resume: false always', () => {
-    expect(() => attachRetry(api(), { discardBodyMaxBytes: 1024 }, { capDiscardedBodies })).not.toThrow();
+    expect(() =>
+      attachRetry(api(), { discardBodyMaxBytes: 1024 }, { discardedBodyCap: createDiscardedBodyCap() }),
+    ).not.toThrow();
     expect(() => attachRetry(api(), { resume: false })).not.toThrow();
   });
 
@@ -310,7 +337,7 @@ describe('what these refusals leave alone', () => {
   });
 
   it('forcedRetries and infoHeaders where they belong are taken', () => {
-    expect(() => kyRetry({}, { forcedRetries })).not.toThrow();
+    expect(() => kyRetry({}, { forcedRetries: createForcedRetries() })).not.toThrow();
     expect(() => retryInterceptor({}, { infoHeaders: true })).not.toThrow();
   });
 });

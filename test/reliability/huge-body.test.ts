@@ -5,7 +5,7 @@
  * client's memory does not grow by anything like it. With and without a `content-length`.
  *
  * axios runs here both ways `attachRetry` can: the conformance drivers attach it with
- * `{ capDiscardedBodies }` (jitterbug reads a body that may be discarded, within
+ * `{ discardedBodyCap: createDiscardedBodyCap() }` (jitterbug reads a body that may be discarded, within
  * `discardBodyMaxBytes`), so they pass the test above; by default axios reads every body itself, as
  * without jitterbug, and the bounds are axios' own `maxContentLength` (a huge body) and
  * `attemptTimeoutMs` (an endless one), tested below for what they are.
@@ -74,63 +74,60 @@ describe.each(drivers.map((d) => [d.name, d] as const))('1 GB error body: %s', (
   );
 });
 
-describe.each(['http', 'fetch'] as const)(
-  'axios %s adapter by default (no capDiscardedBodies)',
-  (adapter) => {
-    let server: ScriptedServer;
-    const clients: ConformanceClient[] = [];
+describe.each(['http', 'fetch'] as const)('axios %s adapter by default (no discardedBodyCap)', (adapter) => {
+  let server: ScriptedServer;
+  const clients: ConformanceClient[] = [];
 
-    beforeAll(async () => {
-      server = await startScriptedServer();
-    });
-    afterEach(async () => {
-      for (const c of clients.splice(0)) await c.close();
-      expect(await server.waitForIdle(3_000)).toBe(0);
-      server.reset();
-    });
-    afterAll(() => server.close());
+  beforeAll(async () => {
+    server = await startScriptedServer();
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) await c.close();
+    expect(await server.waitForIdle(3_000)).toBe(0);
+    server.reset();
+  });
+  afterAll(() => server.close());
 
-    const MAX_CONTENT_LENGTH = 1024 * 1024;
+  const MAX_CONTENT_LENGTH = 1024 * 1024;
 
-    it.each([
-      ['with content-length', false],
-      ['chunked, size unknown', true],
-    ])(
-      "a 1 GB 503 %s is bounded by axios' own maxContentLength: axios' error, not retried",
-      async (_label, chunked) => {
-        server.route('/huge', [
-          { status: 503, bodyBytes: GIB, chunked },
-          { status: 200, body: 'small' },
-        ]);
-        const c = createAxiosClient(
-          server.url,
-          { sleep: tinySleep().sleep },
-          { adapter, defaults: { maxContentLength: MAX_CONTENT_LENGTH } },
-        );
-        clients.push(c);
-        const before = memory();
-        const result = await c.send({ method: 'GET', path: '/huge' });
-        const grown = memory() - before;
-        // axios rejects while reading the body, before anything shows jitterbug the status: the
-        // request fails with axios' error, as it would without jitterbug.
-        expect(result.outcome.kind).toBe('error');
-        if (result.outcome.kind === 'error') {
-          expect(result.outcome.error).toMatchObject({
-            code: 'ERR_BAD_RESPONSE',
-            message: `maxContentLength size of ${MAX_CONTENT_LENGTH} exceeded`,
-          });
-        }
-        expect(result.info).toMatchObject({ attempts: 1, reason: 'error-not-retryable' });
-        const [discarded] = server.responses;
-        expect(discarded!.finished).toBe(false);
-        expect(discarded!.bytesWritten).toBeLessThan(MAX_WRITTEN);
-        expect(grown).toBeLessThan(MAX_GROWTH);
-        expect(server.seen('/huge')).toHaveLength(1);
-      },
-      30_000,
-    );
-  },
-);
+  it.each([
+    ['with content-length', false],
+    ['chunked, size unknown', true],
+  ])(
+    "a 1 GB 503 %s is bounded by axios' own maxContentLength: axios' error, not retried",
+    async (_label, chunked) => {
+      server.route('/huge', [
+        { status: 503, bodyBytes: GIB, chunked },
+        { status: 200, body: 'small' },
+      ]);
+      const c = createAxiosClient(
+        server.url,
+        { sleep: tinySleep().sleep },
+        { adapter, defaults: { maxContentLength: MAX_CONTENT_LENGTH } },
+      );
+      clients.push(c);
+      const before = memory();
+      const result = await c.send({ method: 'GET', path: '/huge' });
+      const grown = memory() - before;
+      // axios rejects while reading the body, before anything shows jitterbug the status: the
+      // request fails with axios' error, as it would without jitterbug.
+      expect(result.outcome.kind).toBe('error');
+      if (result.outcome.kind === 'error') {
+        expect(result.outcome.error).toMatchObject({
+          code: 'ERR_BAD_RESPONSE',
+          message: `maxContentLength size of ${MAX_CONTENT_LENGTH} exceeded`,
+        });
+      }
+      expect(result.info).toMatchObject({ attempts: 1, reason: 'error-not-retryable' });
+      const [discarded] = server.responses;
+      expect(discarded!.finished).toBe(false);
+      expect(discarded!.bytesWritten).toBeLessThan(MAX_WRITTEN);
+      expect(grown).toBeLessThan(MAX_GROWTH);
+      expect(server.seen('/huge')).toHaveLength(1);
+    },
+    30_000,
+  );
+});
 
 /** A server whose first answer is a 503 whose body never ends (1 KiB every 10 ms), then 200 `small`. */
 const startEndlessServer = async () => {

@@ -69,7 +69,7 @@ const INVALID: ReadonlyArray<readonly [unknown, string]> = [
   [{ deadlineMs: '1000' }, 'deadlineMs'],
   [{ attemptTimeoutMs: 0 }, 'attemptTimeoutMs'],
   [{ attemptTimeoutMs: Number.POSITIVE_INFINITY }, 'attemptTimeoutMs'],
-  [{ bufferStreamBytes: -1 }, 'bufferStreamBytes'],
+  [{ bufferStreamMaxBytes: -1 }, 'bufferStreamMaxBytes'],
   [{ discardBodyMaxBytes: Number.NaN }, 'discardBodyMaxBytes'],
   [{ budget: true }, 'budget'],
   [{ budget: { ratio: 2 } }, 'budget.ratio'],
@@ -165,8 +165,8 @@ const NUMERIC: ReadonlyArray<
     (v) => typeof v === 'number' && Number.isFinite(v) && v >= 1,
   ],
   [
-    'bufferStreamBytes',
-    (v) => ({ bufferStreamBytes: v }),
+    'bufferStreamMaxBytes',
+    (v) => ({ bufferStreamMaxBytes: v }),
     (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0,
   ],
   [

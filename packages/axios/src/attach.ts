@@ -10,23 +10,23 @@ import { retryingAdapters, unwrapAdapter } from './retrying-adapter.ts';
 /** Settings of the axios adapter itself: how jitterbug plugs into this instance (retry behaviour is the policy's). */
 export interface AxiosAdapterOptions {
   /**
-   * Stream mode, opt-in: pass the `capDiscardedBodies` export (`{ capDiscardedBodies }`). Each
+   * Stream mode, opt-in: `{ discardedBodyCap: createDiscardedBodyCap() }`. Each
    * attempt that could still be retried has its body read by jitterbug, at most
    * `discardBodyMaxBytes` before the decision, so that a response to be retried (a 503 with a huge
    * or endless body) is never downloaded whole; axios' `http` and `fetch` adapters only. Default:
    * axios reads every body itself, exactly as without jitterbug (your `maxContentLength` bounds a
    * body, `attemptTimeoutMs` an endless one). Its measured cost is in the README ("Discarded bodies").
    */
-  readonly capDiscardedBodies?: DiscardedBodyCap;
+  readonly discardedBodyCap?: DiscardedBodyCap;
 }
 
 /** The rows of {@link AxiosAdapterOptions}. */
 const ADAPTER_OPTIONS = {
-  // Only the export itself: `true` would make every bundle carry stream mode.
-  capDiscardedBodies: (v: unknown, n: string) =>
+  // Only what the factory made: `true` would make every bundle carry stream mode.
+  discardedBodyCap: (v: unknown, n: string) =>
     typeof (v as Partial<DiscardedBodyCap> | null)?.modeOf === 'function'
       ? (v as DiscardedBodyCap)
-      : fail(n, 'the capDiscardedBodies export of @jitterbug/axios', v),
+      : fail(n, 'what createDiscardedBodyCap() returns', v),
 };
 
 /**
@@ -40,7 +40,7 @@ const policyOf = (optionsOrPolicy: RetryPolicyOrOptions | undefined, cap: boolea
     const { resume, discardBodyMaxBytes } = (optionsOrPolicy ?? {}) as RetryOptions;
     if (resume) fail('resume', 'false or absent with attachRetry', resume, 'axiosResume');
     if (discardBodyMaxBytes !== undefined && !cap) {
-      fail('discardBodyMaxBytes', 'absent without capDiscardedBodies', discardBodyMaxBytes, 'axiosDiscard');
+      fail('discardBodyMaxBytes', 'absent without discardedBodyCap', discardBodyMaxBytes, 'axiosDiscard');
     }
   }
   return policy;
@@ -74,10 +74,10 @@ export const attachRetry = (
   if (typeof (instance as Partial<AxiosInstance> | undefined)?.interceptors?.request?.use !== 'function') {
     fail('instance', 'an axios instance', instance, 'attachRetry');
   }
-  const { capDiscardedBodies } = checkOptions(adapterOptions, ADAPTER_OPTIONS, 'attachRetry');
+  const { discardedBodyCap } = checkOptions(adapterOptions, ADAPTER_OPTIONS, 'attachRetry');
   const adapterFor = retryingAdapters(
-    policyOf(optionsOrPolicy, capDiscardedBodies !== undefined),
-    capDiscardedBodies,
+    policyOf(optionsOrPolicy, discardedBodyCap !== undefined),
+    discardedBodyCap,
   );
   const id = instance.interceptors.request.use(
     (config: InternalAxiosRequestConfig) => {

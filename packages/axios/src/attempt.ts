@@ -1,7 +1,7 @@
 /**
  * One attempt, translated: what to tell the core, and how to hand it over or drop it. The attempts
  * of the default success path (the adapter read the body itself) are here; those of stream mode
- * (opt-in, `capDiscardedBodies`) are in `stream-mode.ts`.
+ * (opt-in, `discardedBodyCap`) are in `stream-mode.ts`.
  */
 import type { AttemptResult } from '@jitterbug/core/adapter';
 import type { AxiosResponse } from 'axios';

@@ -1,7 +1,8 @@
 /**
- * The opt-in that turns stream mode on: `attachRetry(api, policy, { capDiscardedBodies })`. It is a
- * value to import rather than `true` so that a program that does not use it does not carry stream
- * mode's code (about 1.3 KB of a browser bundle, gzipped): only this module reaches it.
+ * The opt-in that turns stream mode on: `attachRetry(api, policy, { discardedBodyCap:
+ * createDiscardedBodyCap() })`. It is a factory to import rather than `true` so that a program that
+ * does not use it does not carry stream mode's code (about 1.3 KB of a browser bundle, gzipped):
+ * only this module reaches it.
  */
 import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { httpAdapter, httpBody } from '#platform';
@@ -10,7 +11,7 @@ import { fetchBody } from './fetch-body.ts';
 import type { StreamMode } from './in-flight.ts';
 import { streamModeOf } from './stream-mode.ts';
 
-/** What the `capDiscardedBodies` option takes: the {@link capDiscardedBodies} export. */
+/** What the `discardedBodyCap` option takes: what {@link createDiscardedBodyCap} returns. */
 export interface DiscardedBodyCap {
   /** Stream mode for the request's real adapter, or `undefined` for one whose stream jitterbug cannot read. */
   readonly modeOf: (adapter: AxiosAdapter, config: InternalAxiosRequestConfig) => StreamMode | undefined;
@@ -19,16 +20,7 @@ export interface DiscardedBodyCap {
 const httpMode = httpBody && streamModeOf(httpBody);
 const fetchMode = streamModeOf(fetchBody);
 
-/**
- * Pass it as `attachRetry(instance, policy, { capDiscardedBodies })`: every attempt that could still
- * be retried asks axios' `http` or `fetch` adapter for the body as a stream and reads it itself, at
- * most `discardBodyMaxBytes` (default 64 KiB) before the decision. A response to be retried is then
- * drained within that cap or its connection closed, never downloaded whole (a 1 GB or an endless
- * 503 body); the response you get is finished exactly as the adapter would have finished it. Its
- * cost on the success path is in the README ("Discarded bodies"). The `xhr` adapter and your own
- * adapters read bodies themselves: for them it changes nothing.
- */
-export const capDiscardedBodies: DiscardedBodyCap = Object.freeze({
+const DISCARDED_BODY_CAP: DiscardedBodyCap = Object.freeze({
   modeOf: (adapter: AxiosAdapter, config: InternalAxiosRequestConfig): StreamMode | undefined => {
     // Another copy of axios (e.g. its CJS build next to the ESM one this package imports) has its
     // own http adapter with the same name.
@@ -45,3 +37,15 @@ export const capDiscardedBodies: DiscardedBodyCap = Object.freeze({
     }
   },
 });
+
+/**
+ * Stream mode, to give to `attachRetry`: `attachRetry(instance, policy, { discardedBodyCap:
+ * createDiscardedBodyCap() })`: every attempt that could still
+ * be retried asks axios' `http` or `fetch` adapter for the body as a stream and reads it itself, at
+ * most `discardBodyMaxBytes` (default 64 KiB) before the decision. A response to be retried is then
+ * drained within that cap or its connection closed, never downloaded whole (a 1 GB or an endless
+ * 503 body); the response you get is finished exactly as the adapter would have finished it. Its
+ * cost on the success path is in the README ("Discarded bodies"). The `xhr` adapter and your own
+ * adapters read bodies themselves: for them it changes nothing.
+ */
+export const createDiscardedBodyCap = (): DiscardedBodyCap => DISCARDED_BODY_CAP;

@@ -1,5 +1,5 @@
 /**
- * The `fetch` adapter's stream-mode bodies (with `capDiscardedBodies`), in any runtime: a response
+ * The `fetch` adapter's stream-mode bodies (with `discardedBodyCap`), in any runtime: a response
  * that axios' fetch adapter handed over as a web stream (`responseType: 'stream'`) is read here up
  * to a byte cap, so that a body to be discarded is cancelled there instead of downloaded; a body the
  * caller gets is turned into exactly what the fetch adapter would have produced, with the same

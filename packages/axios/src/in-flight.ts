@@ -27,7 +27,7 @@ export interface RequestContext {
   readonly streamMode: StreamMode | undefined;
 }
 
-/** Stream mode for one kind of adapter (see `capDiscardedBodies`). */
+/** Stream mode for one kind of adapter (see `discardedBodyCap`). */
 export interface StreamMode {
   /** What an attempt read in stream mode sets on the config for its duration. */
   readonly fields: readonly AttemptFieldValue[];

@@ -8,5 +8,5 @@
 export * from '@jitterbug/core';
 export { type AxiosAdapterOptions, attachRetry } from './attach.ts';
 export type { CallRetryOptions } from './call-options.ts';
-export { capDiscardedBodies, type DiscardedBodyCap } from './capped-bodies.ts';
+export { createDiscardedBodyCap, type DiscardedBodyCap } from './capped-bodies.ts';
 export { AxiosTransportError } from './outcome.ts';

@@ -1,5 +1,5 @@
 /**
- * A stream request body made replayable when it fits in `bufferStreamBytes`: after
+ * A stream request body made replayable when it fits in `bufferStreamMaxBytes`: after
  * `transformRequest`, axios sends strings, buffers, `ArrayBuffer`s, `URLSearchParams` and
  * `FormData` again unchanged on their own; only a stream is consumed by the first attempt. What
  * differs by runtime (the kind of stream a longer body is sent as) is in `#platform`.

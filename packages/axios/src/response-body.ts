@@ -1,6 +1,6 @@
 /**
  * What every runtime shares about response bodies: the phases of a body read in stream mode (opt-in,
- * `capDiscardedBodies`), axios' `maxContentLength` check, dropping a body, and axios' `settle`. The
+ * `discardedBodyCap`), axios' `maxContentLength` check, dropping a body, and axios' `settle`. The
  * readers themselves are per adapter: `fetch-body.ts` (web streams, any runtime) and
  * `node/http-body.ts` (the http adapter's Node streams, behind the `node` condition).
  */

@@ -1,5 +1,5 @@
 /**
- * Stream mode (opt-in, `capDiscardedBodies`): an attempt that could still be retried asks the real
+ * Stream mode (opt-in, `discardedBodyCap`): an attempt that could still be retried asks the real
  * adapter for `responseType: 'stream'` and reads the body here, at most `discardBodyMaxBytes` before
  * the decision, so that a discarded body is never downloaded whole. The response the caller gets is
  * finished exactly as the adapter's own buffering would have finished it.

@@ -40,13 +40,13 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
     return cancellation(this.ctx.config);
   }
 
-  /** Buffers a stream request body that fits `bufferStreamBytes`, so that it can be sent again. */
+  /** Buffers a stream request body that fits `bufferStreamMaxBytes`, so that it can be sent again. */
   prepare(): Promise<void> | undefined {
     const { ctx } = this;
     const { run, config } = ctx;
     if (
       run.body !== 'stream' ||
-      run.options.bufferStreamBytes <= 0 ||
+      run.options.bufferStreamMaxBytes <= 0 ||
       !maySendAgain(run.options, run.method, ctx.requestHeaders)
     ) {
       return undefined;
@@ -54,7 +54,7 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
     const signal = this.signal();
     return bufferRequestStream(
       ctx.data as AsyncIterable<unknown>,
-      run.options.bufferStreamBytes,
+      run.options.bufferStreamMaxBytes,
       signal,
     ).then(
       (prepared) => {

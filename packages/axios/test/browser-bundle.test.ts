@@ -2,7 +2,7 @@
  * `@jitterbug/axios` bundles for a browser as a user's bundler would bundle it (esbuild, browser
  * platform, axios external): no `node:` import, no `Buffer`, no Node-only module of this package
  * (`src/node/`, reached only through the `node` condition of `#platform`). Stream mode
- * (`capDiscardedBodies`) bundles too, and a program that does not import it does not carry it.
+ * (`discardedBodyCap`) bundles too, and a program that does not import it does not carry it.
  */
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -35,7 +35,7 @@ const ENTRIES = {
   default:
     "import axios from 'axios'; import { attachRetry } from '@jitterbug/axios'; export const d = attachRetry(axios.create());",
   capped:
-    "import axios from 'axios'; import { attachRetry, capDiscardedBodies } from '@jitterbug/axios'; export const d = attachRetry(axios.create(), {}, { capDiscardedBodies });",
+    "import axios from 'axios'; import { attachRetry, createDiscardedBodyCap } from '@jitterbug/axios'; export const d = attachRetry(axios.create(), {}, { discardedBodyCap: createDiscardedBodyCap() });",
 };
 
 describe.each(Object.entries(ENTRIES))('the browser bundle of attachRetry (%s)', (name, code) => {

@@ -1,6 +1,6 @@
 /**
  * Test helpers: an axios instance with jitterbug attached (by default as `attachRetry` is by
- * default; `attach` for its own options, e.g. `{ capDiscardedBodies }`), its own keep-alive agent
+ * default; `attach` for its own options, e.g. `{ discardedBodyCap: createDiscardedBodyCap() }`), its own keep-alive agent
  * (closed by `close()`, so tests can wait for the server to see no sockets), and a sleep that
  * records the delays asked for and returns at once.
  */

@@ -10,7 +10,7 @@ import { type ScriptedServer, startScriptedServer } from '../../../test/support/
 import {
   type AxiosAdapterOptions,
   attachRetry,
-  capDiscardedBodies,
+  createDiscardedBodyCap,
   createHedging,
   getRetryInfo,
 } from '../src/index.ts';
@@ -108,9 +108,9 @@ const retryErrorBodies = ({ response }: AttemptInfo): boolean | undefined => {
 
 describe.each([
   ['http', 'by default', undefined],
-  ['http', 'with capDiscardedBodies', { capDiscardedBodies }],
+  ['http', 'with discardedBodyCap', { discardedBodyCap: createDiscardedBodyCap() }],
   ['fetch', 'by default', undefined],
-  ['fetch', 'with capDiscardedBodies', { capDiscardedBodies }],
+  ['fetch', 'with discardedBodyCap', { discardedBodyCap: createDiscardedBodyCap() }],
 ] as const)('a 2xx whose body says "error" (validateResponse), %s adapter %s', (adapter, _mode, attach) => {
   const setup = (attachOptions: AxiosAdapterOptions | undefined, maxAttempts = 3) =>
     client(server.url, { maxAttempts, shouldRetry: retryErrorBodies }, { adapter }, attachOptions);

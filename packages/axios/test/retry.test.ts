@@ -6,11 +6,11 @@ import { Readable } from 'node:stream';
 import axios, { AxiosError, isCancel } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { type AxiosAdapterOptions, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
+import { type AxiosAdapterOptions, createDiscardedBodyCap, getRetryInfo } from '../src/index.ts';
 import { createTestClient, rejection, type TestClient } from './helpers.ts';
 
 /** `attachRetry`'s opt-in stream mode. */
-const CAPPED: AxiosAdapterOptions = { capDiscardedBodies };
+const CAPPED: AxiosAdapterOptions = { discardedBodyCap: createDiscardedBodyCap() };
 
 let server: ScriptedServer;
 const clients: TestClient[] = [];
@@ -205,7 +205,7 @@ describe('connection errors', () => {
     expect(getRetryInfo(response)).toMatchObject({ attempts: 2, retries: ['error'] });
   });
 
-  it('capDiscardedBodies: a body reset after more than discardBodyMaxBytes is not retried (documented limit)', async () => {
+  it('discardedBodyCap: a body reset after more than discardBodyMaxBytes is not retried (documented limit)', async () => {
     server.route('/n', [
       { destroy: 'mid-body', declaredBytes: 400_000, sentBytes: 200_000 },
       { status: 200, body: 'ok' },
@@ -364,9 +364,9 @@ describe('request bodies', () => {
     expect(getRetryInfo(error)).toMatchObject({ reason: 'body-not-replayable' });
   });
 
-  it('with bufferStreamBytes, a stream that fits is retried with identical bytes', async () => {
+  it('with bufferStreamMaxBytes, a stream that fits is retried with identical bytes', async () => {
     server.route('/v', [{ status: 503 }, { status: 200 }]);
-    const { api } = client(server.url, { bufferStreamBytes: 1024 });
+    const { api } = client(server.url, { bufferStreamMaxBytes: 1024 });
     await api.put('/v', streamOf(['hello ', 'stream ', 'body']));
     const seen = server.seen('/v');
     expect(seen).toHaveLength(2);
@@ -374,16 +374,16 @@ describe('request bodies', () => {
     expect(seen.every((r) => r.bodyComplete)).toBe(true);
   });
 
-  it('a stream longer than bufferStreamBytes is sent once, whole and in order', async () => {
+  it('a stream longer than bufferStreamMaxBytes is sent once, whole and in order', async () => {
     server.route('/w', [{ status: 503 }, { status: 200 }]);
-    const { api } = client(server.url, { bufferStreamBytes: 4 });
+    const { api } = client(server.url, { bufferStreamMaxBytes: 4 });
     await rejection(api.put('/w', streamOf(['12', '34', '56', '78'])));
     expect(server.seen('/w')).toHaveLength(1);
     expect(server.seen('/w')[0]!.body.toString()).toBe('12345678');
   });
 
   it('cancelled while a stream body is buffered: rejects at once as axios does, nothing sent', async () => {
-    const { api } = client(server.url, { bufferStreamBytes: 1_048_576 });
+    const { api } = client(server.url, { bufferStreamMaxBytes: 1_048_576 });
     let reads = 0;
     const slow = new Readable({
       read() {
@@ -406,7 +406,7 @@ describe('request bodies', () => {
   });
 
   it('a CancelToken cancelled while a stream body is buffered: the token reason, nothing sent', async () => {
-    const { api } = client(server.url, { bufferStreamBytes: 1_048_576 });
+    const { api } = client(server.url, { bufferStreamMaxBytes: 1_048_576 });
     const slow = new Readable({ read() {} });
     const source = axios.CancelToken.source();
     const pending = rejection(api.put('/slow-token', slow, { cancelToken: source.token }));
@@ -419,7 +419,7 @@ describe('request bodies', () => {
   });
 
   it('a stream that fails while being buffered rejects as axios would, and sends nothing', async () => {
-    const { api } = client(server.url, { bufferStreamBytes: 1024 });
+    const { api } = client(server.url, { bufferStreamMaxBytes: 1024 });
     const broken = new Readable({
       read() {
         this.destroy(Object.assign(new Error('disk gone'), { code: 'EIO' }));
@@ -496,7 +496,7 @@ describe('discarded responses, by default: axios reads every body itself', () =>
   });
 });
 
-describe('discarded responses with capDiscardedBodies (stream mode)', () => {
+describe('discarded responses with discardedBodyCap (stream mode)', () => {
   it('a large error body is not read: the connection is closed, and no socket is left', async () => {
     const size = 64 * 1024 * 1024;
     server.route('/big', [
@@ -526,7 +526,7 @@ describe('discarded responses with capDiscardedBodies (stream mode)', () => {
 
 describe.each([
   ['by default', undefined],
-  ['with capDiscardedBodies', CAPPED],
+  ['with discardedBodyCap', CAPPED],
 ] as const)('discarded and final responses, %s', (_mode, attach) => {
   it('a small error body is drained and its connection reused', async () => {
     server.route('/small', [
@@ -648,7 +648,7 @@ describe('other adapters and URLs', () => {
     expect(first.bytesWritten).toBe(size);
   });
 
-  it('fetch adapter with capDiscardedBodies: a large error body is cancelled past the cap, not downloaded', async () => {
+  it('fetch adapter with discardedBodyCap: a large error body is cancelled past the cap, not downloaded', async () => {
     const size = 8 * 1024 * 1024;
     server.route('/fetch-huge', [
       { status: 503, bodyBytes: size },

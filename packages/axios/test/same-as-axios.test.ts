@@ -1,5 +1,5 @@
 /**
- * The caller gets what axios gives without jitterbug. With `capDiscardedBodies` the first attempt
+ * The caller gets what axios gives without jitterbug. With `discardedBodyCap` the first attempt
  * of a GET is read by jitterbug in stream mode (it could be retried); these tests make that attempt
  * the final one and compare the result, field by field, with the same request on a plain axios
  * instance. By default axios reads every body itself: the same comparisons hold there too.
@@ -10,7 +10,7 @@ import { gzipSync } from 'node:zlib';
 import axios, { type AxiosHeaders, type AxiosRequestConfig, type AxiosResponse, isAxiosError } from 'axios';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { type AxiosAdapterOptions, attachRetry, capDiscardedBodies } from '../src/index.ts';
+import { type AxiosAdapterOptions, attachRetry, createDiscardedBodyCap } from '../src/index.ts';
 
 let server: ScriptedServer;
 const agent = new Agent({ keepAlive: true });
@@ -94,7 +94,7 @@ const compare = async (
 
 const MODES = [
   ['default', undefined],
-  ['capDiscardedBodies', { capDiscardedBodies }],
+  ['discardedBodyCap', { discardedBodyCap: createDiscardedBodyCap() }],
 ] as const;
 
 describe.each(

@@ -1,5 +1,5 @@
 /**
- * The success path's shortcuts: in stream mode (`capDiscardedBodies`) a body that has fully arrived
+ * The success path's shortcuts: in stream mode (`discardedBodyCap`) a body that has fully arrived
  * is taken in one read (no flowing mode) and its connection still goes back to the pool; by
  * default nothing is read by jitterbug at all; the retrying adapter made once per `adapter` setting
  * still runs each request on its own setting.
@@ -8,7 +8,7 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
 import axios, { type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { attachRetry, capDiscardedBodies, getRetryInfo } from '../src/index.ts';
+import { attachRetry, createDiscardedBodyCap, getRetryInfo } from '../src/index.ts';
 import { readArrivedBody } from '../src/node/http-body.ts';
 import { recordingSleep } from './helpers.ts';
 
@@ -81,7 +81,7 @@ describe('readArrivedBody', () => {
 
 describe.each([
   ['by default', undefined],
-  ['with capDiscardedBodies', { capDiscardedBodies }],
+  ['with discardedBodyCap', { discardedBodyCap: createDiscardedBodyCap() }],
 ] as const)('connections on the success path, %s', (_mode, attach) => {
   it('responses read at once free their connection: 20 GETs and a retried 503 use one socket', async () => {
     server.route('/ok', [

@@ -266,7 +266,7 @@ export interface RetryOverrides {
    * Stream request bodies up to this many bytes are buffered so that they can be replayed.
    * Default 0: a stream body is sent once and never retried.
    */
-  readonly bufferStreamBytes?: number;
+  readonly bufferStreamMaxBytes?: number;
   /**
    * A response that will be retried has up to this many body bytes drained (so its connection can be
    * reused); past that the connection is closed. Default 65 536.
@@ -326,8 +326,8 @@ export interface RetryOverrides {
    */
   readonly transparentRetries?: number;
   /**
-   * Hedged requests, from `createHedging({ delayMs, maxAttempts?, ratio? })`: an attempt that has had
-   * no answer after `delayMs` is sent again, up to `maxAttempts` copies in flight, and the first final
+   * Hedged requests, from `createHedging({ delayMs, maxCopies?, ratio? })`: an attempt that has had
+   * no answer after `delayMs` is sent again, up to `maxCopies` copies in flight, and the first final
    * answer wins (the others are cancelled). Only for requests that may be sent twice, within a hedge
    * budget of its own. Default `false`. A policy's or a route's setting (not a call's: a percentile
    * needs the latencies they share). A factory, so that a program that never hedges does not carry it.
@@ -419,7 +419,7 @@ export interface ResolvedOptions {
   readonly retryAfter: Required<RetryAfterOptions> | false;
   readonly deadlineMs: number | undefined;
   readonly attemptTimeoutMs: number | undefined;
-  readonly bufferStreamBytes: number;
+  readonly bufferStreamMaxBytes: number;
   readonly discardBodyMaxBytes: number;
   readonly budget: RetryBudget | undefined;
   readonly pacer: Pacer | undefined;
@@ -454,7 +454,7 @@ export const DEFAULTS = Object.freeze({
   errorCodes: DEFAULT_ERROR_CODES,
   idempotencyKey: 'Idempotency-Key',
   retryAfter: Object.freeze({ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 } as const),
-  bufferStreamBytes: 0,
+  bufferStreamMaxBytes: 0,
   discardBodyMaxBytes: 65_536,
   transparentRetries: 2,
   resume: false,

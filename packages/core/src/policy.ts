@@ -21,7 +21,7 @@ export interface RetryPolicy {
   /** The options in force for a request: the first matching route's, else the base. */
   resolve(method: string, url: string | URL): ResolvedOptions;
   /**
-   * Whether any request may buffer a stream body (`bufferStreamBytes` above 0 in the base options
+   * Whether any request may buffer a stream body (`bufferStreamMaxBytes` above 0 in the base options
    * or a route), for adapters that set up a body-reading step only when it can be needed.
    */
   readonly buffersStreams: boolean;
@@ -70,7 +70,7 @@ export const createPolicy = (
     options: base,
     resolve: (method, url) => forRequest(upperMethod(method), url),
     routeOptions: table?.options ?? [],
-    buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamBytes > 0),
+    buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamMaxBytes > 0),
     begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;

@@ -137,7 +137,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   retryAfter: retryAfterRow,
   deadlineMs: number(0),
   attemptTimeoutMs: number(1),
-  bufferStreamBytes: number(0),
+  bufferStreamMaxBytes: number(0),
   discardBodyMaxBytes: number(0),
   shouldRetry: fn,
   onRetry: fn,

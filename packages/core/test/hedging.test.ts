@@ -14,8 +14,12 @@ describe('hedge: the option', () => {
     expect(() => createRetryPolicy({ hedge: createHedging({ delayMs: 'p100' as never }) })).toThrow(
       /"hedge\.delayMs"/,
     );
-    expect(() => createRetryPolicy({ hedge: createHedging({ delayMs: 10, maxAttempts: 1 }) })).toThrow(
-      /"hedge\.maxAttempts"/,
+    expect(() => createRetryPolicy({ hedge: createHedging({ delayMs: 10, maxCopies: 1 }) })).toThrow(
+      /"hedge\.maxCopies"/,
+    );
+    // The name of earlier versions is refused with the new one.
+    expect(() => createHedging({ delayMs: 10, maxAttempts: 2 } as never)).toThrow(
+      /unknown option "hedge\.maxAttempts".*createHedging\(\{ delayMs, maxCopies \}\)/,
     );
     expect(() =>
       createRetryPolicy().begin({ method: 'GET', url: 'https://x/' }, {

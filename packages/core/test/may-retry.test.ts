@@ -28,9 +28,10 @@ describe('mayRetry', () => {
 describe('policy.buffersStreams', () => {
   it('is true when the base options or any route buffer stream bodies', () => {
     expect(createRetryPolicy().buffersStreams).toBe(false);
-    expect(createRetryPolicy({ bufferStreamBytes: 1024 }).buffersStreams).toBe(true);
+    expect(createRetryPolicy({ bufferStreamMaxBytes: 1024 }).buffersStreams).toBe(true);
     expect(
-      createRetryPolicy({ routes: [{ match: 'PUT /uploads/*', bufferStreamBytes: 65_536 }] }).buffersStreams,
+      createRetryPolicy({ routes: [{ match: 'PUT /uploads/*', bufferStreamMaxBytes: 65_536 }] })
+        .buffersStreams,
     ).toBe(true);
     expect(createRetryPolicy({ routes: [{ match: '/a', maxAttempts: 5 }] }).buffersStreams).toBe(false);
   });

@@ -23,7 +23,7 @@ describe('defaults', () => {
     expect(o.retryAfter).toEqual({ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 });
     expect(o.deadlineMs).toBeUndefined();
     expect(o.attemptTimeoutMs).toBeUndefined();
-    expect(o.bufferStreamBytes).toBe(0);
+    expect(o.bufferStreamMaxBytes).toBe(0);
     expect(o.discardBodyMaxBytes).toBe(65_536);
     expect(o.budget?.ratio).toBe(0.1);
     expect(o.budget?.burst).toBe(10);
@@ -151,7 +151,7 @@ describe('validation: a TypeError naming the option, at createRetryPolicy time',
     ['negative deadlineMs', { deadlineMs: -5 }, /"deadlineMs"/],
     ['NaN deadlineMs', { deadlineMs: Number.NaN }, /"deadlineMs"/],
     ['zero attemptTimeoutMs', { attemptTimeoutMs: 0 }, /"attemptTimeoutMs"/],
-    ['negative bufferStreamBytes', { bufferStreamBytes: -1 }, /"bufferStreamBytes"/],
+    ['negative bufferStreamMaxBytes', { bufferStreamMaxBytes: -1 }, /"bufferStreamMaxBytes"/],
     [
       'infinite discardBodyMaxBytes',
       { discardBodyMaxBytes: Number.POSITIVE_INFINITY },

@@ -80,7 +80,7 @@ class FetchTransport implements Transport<Answer, Response> {
    * Before the first attempt of a request that may be sent more than once here (a retry the policy
    * may make, or a transparent retry where a failure can prove that nothing was sent): reads a
    * `Request` input's in-memory body into bytes, or a stream body into memory when it fits
-   * `bufferStreamBytes` (past the limit the part read and the unread rest are sent once, in order).
+   * `bufferStreamMaxBytes` (past the limit the part read and the unread rest are sent once, in order).
    * A request sent once is sent as it is, with no copy (in a browser, a `Request`'s body as bytes).
    */
   prepare(): Promise<void> | undefined {
@@ -96,7 +96,7 @@ class FetchTransport implements Transport<Answer, Response> {
     const reading = again || !failuresProveUnsent ? call.readRequestBody() : undefined;
     if (reading) return reading;
     const stream = call.streamBody();
-    const max = options.bufferStreamBytes;
+    const max = options.bufferStreamMaxBytes;
     if (!again || !stream || max <= 0) return undefined;
     return bufferWebStream(stream, max, call.signal ?? undefined).then((read) => {
       if (read instanceof Uint8Array) {

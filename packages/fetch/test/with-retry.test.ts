@@ -106,7 +106,7 @@ describe('withRetry', () => {
     expect(server.seen('/req').map((r) => r.headers['x-mark'])).toEqual(['1', '1']);
   });
 
-  it('a Request carrying a body is a stream: sent once, unless it fits bufferStreamBytes', async () => {
+  it('a Request carrying a body is a stream: sent once, unless it fits bufferStreamMaxBytes', async () => {
     server.route('/req-body', [{ status: 503 }, { status: 200 }]);
     const once = await client()(new Request(url('/req-body'), { method: 'PUT', body: 'payload' }));
     expect(once.status).toBe(503);
@@ -114,7 +114,7 @@ describe('withRetry', () => {
     expect(server.seen('/req-body')).toHaveLength(1);
     server.reset();
     server.route('/req-body', [{ status: 503 }, { status: 200 }]);
-    const twice = await client({ bufferStreamBytes: 1024 })(
+    const twice = await client({ bufferStreamMaxBytes: 1024 })(
       new Request(url('/req-body'), { method: 'PUT', body: 'payload' }),
     );
     expect(twice.status).toBe(200);
@@ -160,7 +160,7 @@ describe('withRetry', () => {
       const reason = new Error('caller gave up');
       void reached.then(() => setTimeout(() => controller.abort(reason), 5));
       const sent = errorOf(
-        client({ bufferStreamBytes: 1024, onFinish: (i) => finished.push(i) })(url('/stalled-upload'), {
+        client({ bufferStreamMaxBytes: 1024, onFinish: (i) => finished.push(i) })(url('/stalled-upload'), {
           method: 'PUT',
           body: body as unknown as BodyInit,
           duplex: 'half',

@@ -6,7 +6,7 @@ import { forceRetry, setRetryInfo } from '@jitterbug/core/adapter';
 import { byRequest, stateOf } from './call-state.ts';
 import { beforeRetryArgs } from './hook-args.ts';
 
-/** What `kyRetry(options, { forcedRetries })` takes: the `forcedRetries` export itself. */
+/** What `kyRetry(options, { forcedRetries: createForcedRetries() })` takes: what {@link createForcedRetries} returns. */
 export interface ForcedRetries {
   /** ky's `beforeRetry` hook, which only a retry the user forced reaches. */
   readonly beforeRetry: (...args: unknown[]) => Promise<void>;
@@ -15,12 +15,7 @@ export interface ForcedRetries {
 const isForcedRetry = (error: unknown): error is Error & { customDelay?: number } =>
   (error as { name?: unknown } | null)?.name === 'ForceRetryError';
 
-/**
- * Give it to `kyRetry` to let `ky.retry()` from an `afterResponse` hook retry the call through its
- * run: `kyRetry(options, { forcedRetries })`. ky then copies every call's `Request` (and tees a
- * stream body into memory) for the retry it might make, which costs every call (see the README).
- */
-export const forcedRetries: ForcedRetries = {
+const FORCED_RETRIES: ForcedRetries = {
   // Only a retry the user forced reaches here (ky's own retry lists no method and no status, and
   // takes nothing else but jitterbug's own exits, which kyRetry's hook settles before this).
   async beforeRetry(...args) {
@@ -49,3 +44,12 @@ export const forcedRetries: ForcedRetries = {
     byRequest.set(request, state);
   },
 };
+
+/**
+ * Forced retries, to give to `kyRetry`: `kyRetry(options, { forcedRetries: createForcedRetries() })`
+ * lets `ky.retry()` from an `afterResponse` hook retry the call through its run. ky then copies every
+ * call's `Request` (and tees a stream body into memory) for the retry it might make, which costs
+ * every call (see the README). A factory, as the core's opt-in features are, so that a program that
+ * does not force retries carries none of this.
+ */
+export const createForcedRetries = (): ForcedRetries => FORCED_RETRIES;

@@ -7,7 +7,7 @@
 import type { CallOverrides } from '@jitterbug/core';
 
 export * from '@jitterbug/core';
-export { type ForcedRetries, forcedRetries } from './forced-retries.ts';
+export { createForcedRetries, type ForcedRetries } from './forced-retries.ts';
 export { type KyAdapterOptions, type KyRetryOptions, kyRetry } from './ky-retry.ts';
 
 declare module 'ky' {

@@ -35,12 +35,12 @@ export interface KyAdapterOptions {
    */
   readonly fetch?: (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
   /**
-   * The `forcedRetries` export of `@jitterbug/ky`, to let `ky.retry()` from an `afterResponse` hook
+   * `createForcedRetries()`, to let `ky.retry()` from an `afterResponse` hook
    * retry the call through its run. Default: none — ky's own retry limit is then 0, and ky makes no
    * copy of each call's `Request` (it clones every request, and tees a stream body into memory,
    * whenever its limit is above 0, for the retry it might make: about 13 µs per call in `bench/`'s
    * in-memory ky probe, a third of a call there); a hook's `ky.retry()` then rejects the call with
-   * ky's `ForceRetryError`. An export rather than `true`, so that a program that does not force
+   * ky's `ForceRetryError`. A factory rather than `true`, so that a program that does not force
    * retries carries none of their code.
    */
   readonly forcedRetries?: ForcedRetries | false;
@@ -50,13 +50,13 @@ export interface KyAdapterOptions {
 const ADAPTER_OPTIONS = {
   fetch: (v: unknown, n: string) =>
     typeof v === 'function' ? (v as FetchFunction) : fail(n, 'a function', v),
-  // Only the export itself (or false): `true` would make every bundle carry forced retries.
+  // Only what the factory made (or false): `true` would make every bundle carry forced retries.
   forcedRetries: (v: unknown, n: string) =>
     v === false
       ? undefined
       : typeof (v as Partial<ForcedRetries> | null)?.beforeRetry === 'function'
         ? (v as ForcedRetries)
-        : fail(n, 'the forcedRetries export of @jitterbug/ky', v),
+        : fail(n, 'false or what createForcedRetries() returns', v),
 };
 
 /**

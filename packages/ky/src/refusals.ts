@@ -29,7 +29,7 @@ export const retrySetAgain = (
   }
   if (!forced) {
     return new TypeError(
-      'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries }) with the forcedRetries export, whose run decides forced retries',
+      'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries: createForcedRetries() }), whose run decides forced retries',
     );
   }
   return undefined;

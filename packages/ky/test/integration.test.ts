@@ -355,10 +355,13 @@ describe.each(kys)('%s', (_name, ky) => {
     const controller = new AbortController();
     const reason = new Error('stop uploading');
     const pending = errorOf(
-      client({ bufferStreamBytes: 1_048_576, onFinish: (s) => summaries.push(s) }).put(url('/slow-upload'), {
-        body: slow,
-        signal: controller.signal,
-      }),
+      client({ bufferStreamMaxBytes: 1_048_576, onFinish: (s) => summaries.push(s) }).put(
+        url('/slow-upload'),
+        {
+          body: slow,
+          signal: controller.signal,
+        },
+      ),
     );
     while (pulls < 2) await realSleep(5);
     const abortedAt = Date.now();
@@ -377,9 +380,9 @@ describe.each(kys)('%s', (_name, ky) => {
     expect(getRetryInfo(error)).toMatchObject({ reason: 'body-not-replayable' });
   });
 
-  it('stream body within bufferStreamBytes: retried with identical bytes', async () => {
+  it('stream body within bufferStreamMaxBytes: retried with identical bytes', async () => {
     server.route('/upload-small', [{ status: 503 }, { status: 200 }]);
-    const response = await client({ bufferStreamBytes: 1024 }).put(url('/upload-small'), {
+    const response = await client({ bufferStreamMaxBytes: 1024 }).put(url('/upload-small'), {
       body: streamOf('part-1;', 'part-2'),
     });
     expect(response.status).toBe(200);
@@ -389,10 +392,10 @@ describe.each(kys)('%s', (_name, ky) => {
     ]);
   });
 
-  it('stream body larger than bufferStreamBytes: sent once, whole and in order', async () => {
+  it('stream body larger than bufferStreamMaxBytes: sent once, whole and in order', async () => {
     server.route('/upload-big', [{ status: 503 }, { status: 200 }]);
     const parts = Array.from({ length: 20 }, (_, i) => `chunk-${i};`);
-    await errorOf(client({ bufferStreamBytes: 16 }).put(url('/upload-big'), { body: streamOf(...parts) }));
+    await errorOf(client({ bufferStreamMaxBytes: 16 }).put(url('/upload-big'), { body: streamOf(...parts) }));
     expect(server.seen('/upload-big').map((r) => r.body.toString())).toEqual([parts.join('')]);
   });
 

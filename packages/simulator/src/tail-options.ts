@@ -46,7 +46,7 @@ export const TAIL_WINDOW_FEEDS: readonly TailWindowFeed[] = Object.freeze(['winn
 export const isTailWindowFeed = (name: string): name is TailWindowFeed =>
   (TAIL_WINDOW_FEEDS as readonly string[]).includes(name);
 
-/** Copies of a request in all (the core's default `hedge.maxAttempts`). */
+/** Copies of a request in all (the core's default `hedge.maxCopies`). */
 export const TAIL_COPIES = 2;
 
 /** Options of the tail experiment. */
@@ -209,7 +209,7 @@ export const resolveTail = (options: TailOptions): ResolvedTailOptions => {
 
 /**
  * The core policy of a variant: hedging as the core does it (`hedge: createHedging({ delayMs,
- * maxAttempts: 2, ratio })`), or none. The server never fails, so nothing is retried; budget and pacer are off.
+ * maxCopies: 2, ratio })`), or none. The server never fails, so nothing is retried; budget and pacer are off.
  */
 export const createTailPolicy = (
   variant: TailVariantName,
@@ -227,7 +227,7 @@ export const createTailPolicy = (
         ? false
         : createHedging({
             delayMs: variant.startsWith('p95') ? 'p95' : settings.delayMs,
-            maxAttempts: TAIL_COPIES,
+            maxCopies: TAIL_COPIES,
             ratio: settings.hedgeRatio,
           }),
   });

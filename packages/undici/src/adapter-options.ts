@@ -19,10 +19,10 @@ export interface UndiciAdapterOptions {
    * `FormData`. Such a body of at most this many bytes is read into memory before the first attempt
    * so that it can be sent again. The caller's own streams are not affected, whether given to
    * `request()` or to `fetch` and even with a `content-length` header of the caller's (see
-   * `bufferStreamBytes`). Default 1 MiB; `0` turns it off (then a fetch request with a body is never
-   * retried unless `bufferStreamBytes` covers it).
+   * `bufferStreamMaxBytes`). Default 1 MiB; `0` turns it off (then a fetch request with a body is never
+   * retried unless `bufferStreamMaxBytes` covers it).
    */
-  readonly knownLengthBodyBytes?: number;
+  readonly knownLengthBodyMaxBytes?: number;
   /**
    * When the last attempt got a status the policy retries (503 after `maxAttempts`, a 429 whose
    * `Retry-After` is too long, a budget used up, …), fail the request with an error instead of
@@ -33,12 +33,12 @@ export interface UndiciAdapterOptions {
   readonly throwOnRetryableStatus?: boolean | StatusErrorClass;
 }
 
-/** The default of {@link UndiciAdapterOptions.knownLengthBodyBytes}: 1 MiB. */
-export const DEFAULT_KNOWN_LENGTH_BODY_BYTES = 1_048_576;
+/** The default of {@link UndiciAdapterOptions.knownLengthBodyMaxBytes}: 1 MiB. */
+export const DEFAULT_KNOWN_LENGTH_BODY_MAX_BYTES = 1_048_576;
 
 const ADAPTER_OPTIONS = {
   infoHeaders: (v: unknown, n: string) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
-  knownLengthBodyBytes: (v: unknown, n: string) => numberIn(v, n, 0),
+  knownLengthBodyMaxBytes: (v: unknown, n: string) => numberIn(v, n, 0),
   throwOnRetryableStatus: (v: unknown, n: string) =>
     v === true
       ? RetryStatusError
@@ -56,11 +56,11 @@ const ADAPTER_OPTIONS = {
  */
 export const checkAdapterOptions = (
   options: UndiciAdapterOptions | undefined,
-): RequestSettings & { knownLengthBodyBytes: number } => {
+): RequestSettings & { knownLengthBodyMaxBytes: number } => {
   const checked = checkOptions(options, ADAPTER_OPTIONS, 'retryInterceptor');
   return {
     infoHeaders: checked.infoHeaders ?? false,
-    knownLengthBodyBytes: checked.knownLengthBodyBytes ?? DEFAULT_KNOWN_LENGTH_BODY_BYTES,
+    knownLengthBodyMaxBytes: checked.knownLengthBodyMaxBytes ?? DEFAULT_KNOWN_LENGTH_BODY_MAX_BYTES,
     statusError: checked.throwOnRetryableStatus,
   };
 };

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export * from '@jitterbug/core';
-export { DEFAULT_KNOWN_LENGTH_BODY_BYTES, type UndiciAdapterOptions } from './adapter-options.ts';
+export { DEFAULT_KNOWN_LENGTH_BODY_MAX_BYTES, type UndiciAdapterOptions } from './adapter-options.ts';
 export { jitterbugOptions } from './call-options.ts';
 export { ATTEMPTS_HEADER, readInfoHeaders, TOTAL_DELAY_HEADER } from './info-headers.ts';
 export { retryInterceptor } from './interceptor.ts';

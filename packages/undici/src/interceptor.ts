@@ -74,7 +74,7 @@ export const retryInterceptor = (
         ? resumableRequest(next, caller, run, settings, tagHeaders)
         : new RetryingRequest(next, caller, run, settings, tagHeaders);
       if (run.body !== 'stream') return request.start(opts);
-      const prepared = prepareBody(opts, run, headers, settings.knownLengthBodyBytes);
+      const prepared = prepareBody(opts, run, headers, settings.knownLengthBodyMaxBytes);
       return typeof prepared === 'function' ? request.prepare(prepared) : request.start(prepared);
     };
   return interceptor as unknown as RetryInterceptor;

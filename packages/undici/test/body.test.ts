@@ -52,10 +52,10 @@ describe('left alone, synchronously (the same opts object)', () => {
   test.each([
     ['no body', { method: 'GET', path: '/' }],
     ['a string', { method: 'PUT', path: '/', body: 'x' }],
-    ['a Node stream without bufferStreamBytes', { method: 'PUT', path: '/', body: Readable.from(['a']) }],
+    ['a Node stream without bufferStreamMaxBytes', { method: 'PUT', path: '/', body: Readable.from(['a']) }],
     ['a fetch body with no declared length', { method: 'PUT', path: '/', body: fetchLikeBody('a') }],
     [
-      'a fetch body longer than knownLengthBodyBytes',
+      'a fetch body longer than knownLengthBodyMaxBytes',
       { method: 'PUT', path: '/', body: fetchLikeBody('a'), headers: fetchHeaders('5000') },
     ],
     [
@@ -102,10 +102,10 @@ describe('read ahead', () => {
     expect(run.body).toBe('replayable');
   });
 
-  test('a Node stream within bufferStreamBytes becomes bytes', async () => {
+  test('a Node stream within bufferStreamMaxBytes becomes bytes', async () => {
     const { run, prepared } = prepare(
       { method: 'PUT', path: '/', body: Readable.from([Buffer.from('ab'), Buffer.from('c')]) },
-      { bufferStreamBytes: 3 },
+      { bufferStreamMaxBytes: 3 },
     );
     expect(((await read(prepared)).body as Buffer).toString()).toBe('abc');
     expect(run.body).toBe('replayable');
@@ -114,7 +114,7 @@ describe('read ahead', () => {
   test('past the limit: the prefix then the rest, once, in order; the run still sees a stream', async () => {
     const { run, prepared } = prepare(
       { method: 'PUT', path: '/', body: Readable.from(['ab', 'cd', 'ef']) },
-      { bufferStreamBytes: 3 },
+      { bufferStreamMaxBytes: 3 },
     );
     expect(await drain((await read(prepared)).body)).toBe('abcdef');
     expect(run.body).toBe('stream');
@@ -126,7 +126,7 @@ describe('read ahead', () => {
       yield 'a';
       throw boom;
     })();
-    const { prepared } = prepare({ method: 'PUT', path: '/', body: failing }, { bufferStreamBytes: 10 });
+    const { prepared } = prepare({ method: 'PUT', path: '/', body: failing }, { bufferStreamMaxBytes: 10 });
     await expect(read(prepared)).rejects.toBe(boom);
   });
 
@@ -143,7 +143,7 @@ describe('read ahead', () => {
     });
     const { prepared } = prepare(
       { method: 'PUT', path: '/', body: wrap(stalled) },
-      { bufferStreamBytes: 10 },
+      { bufferStreamMaxBytes: 10 },
     );
     const controller = new AbortController();
     const reading = read(prepared, controller.signal);

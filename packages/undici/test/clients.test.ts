@@ -245,9 +245,9 @@ describe.each(undiciDrivers)('$name', (driver) => {
     expect(info).toMatchObject({ reason: 'body-not-replayable' });
   });
 
-  test('a stream body within bufferStreamBytes is buffered and replayed with identical bytes', async () => {
+  test('a stream body within bufferStreamMaxBytes is buffered and replayed with identical bytes', async () => {
     server.route('/upload2', [{ status: 503 }, { status: 200, body: 'stored' }]);
-    const c = await open({ sleep: recordingSleep().sleep, bufferStreamBytes: 1024 });
+    const c = await open({ sleep: recordingSleep().sleep, bufferStreamMaxBytes: 1024 });
     const { outcome } = await c.send({
       method: 'PUT',
       path: '/upload2',
@@ -257,9 +257,9 @@ describe.each(undiciDrivers)('$name', (driver) => {
     expect(server.seen('/upload2').map((r) => r.body.toString())).toEqual(['abcdé', 'abcdé']);
   });
 
-  test('a stream body over bufferStreamBytes is sent once, whole and in order', async () => {
+  test('a stream body over bufferStreamMaxBytes is sent once, whole and in order', async () => {
     server.route('/upload3', [{ status: 503 }, { status: 200 }]);
-    const c = await open({ sleep: recordingSleep().sleep, bufferStreamBytes: 3 });
+    const c = await open({ sleep: recordingSleep().sleep, bufferStreamMaxBytes: 3 });
     const { outcome } = await c.send({
       method: 'PUT',
       path: '/upload3',

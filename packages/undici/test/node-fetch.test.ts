@@ -235,10 +235,10 @@ describe('bodies only undici’s own clients send', () => {
     }
   });
 
-  test('fetch with knownLengthBodyBytes: 0 treats its body as the stream it is, and does not retry it', async () => {
+  test('fetch with knownLengthBodyMaxBytes: 0 treats its body as the stream it is, and does not retry it', async () => {
     server.route('/k', [{ status: 503 }, { status: 200 }]);
     const agent = new undici8.Agent();
-    const dispatcher = agent.compose(retryInterceptor(fast(), { knownLengthBodyBytes: 0 }));
+    const dispatcher = agent.compose(retryInterceptor(fast(), { knownLengthBodyMaxBytes: 0 }));
     try {
       const res = await undici8.fetch(`${server.url}/k`, { dispatcher, method: 'PUT', body: 'text' });
       expect(res.status).toBe(503);
@@ -249,10 +249,10 @@ describe('bodies only undici’s own clients send', () => {
     }
   });
 
-  test('a fetch body longer than knownLengthBodyBytes is sent once, whole', async () => {
+  test('a fetch body longer than knownLengthBodyMaxBytes is sent once, whole', async () => {
     server.route('/big', [{ status: 503 }, { status: 200 }]);
     const agent = new undici8.Agent();
-    const dispatcher = agent.compose(retryInterceptor(fast(), { knownLengthBodyBytes: 10 }));
+    const dispatcher = agent.compose(retryInterceptor(fast(), { knownLengthBodyMaxBytes: 10 }));
     const body = 'x'.repeat(100);
     try {
       const res = await undici8.fetch(`${server.url}/big`, { dispatcher, method: 'PUT', body });

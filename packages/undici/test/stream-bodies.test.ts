@@ -1,6 +1,6 @@
 /**
  * The caller's own stream bodies against a real server: an abort while one is read ahead
- * (`bufferStreamBytes`), and a `content-length` of the caller's, which does not make a stream
+ * (`bufferStreamMaxBytes`), and a `content-length` of the caller's, which does not make a stream
  * replayable. undici 8 and 7, `request()`, undici's `fetch()` and Node's global `fetch`.
  */
 import { Readable } from 'node:stream';
@@ -109,7 +109,7 @@ describe.each([
   let agent: undici8.Agent | undefined;
   const open = (
     options: Parameters<typeof retryInterceptor>[0],
-    adapter?: { knownLengthBodyBytes: number },
+    adapter?: { knownLengthBodyMaxBytes: number },
   ) => {
     agent = new undici.Agent() as undici8.Agent;
     return agent.compose(retryInterceptor(options, adapter));
@@ -133,7 +133,7 @@ describe.each([
       const summaries: RetryInfo[] = [];
       const dispatcher = open({
         sleep: recordingSleep().sleep,
-        bufferStreamBytes: 1024,
+        bufferStreamMaxBytes: 1024,
         onFinish: (summary) => summaries.push(summary),
       });
       const source = stalledSource(kind);
@@ -178,10 +178,10 @@ describe.each([
   );
 
   test.each(clients)(
-    '%s: the same stream within bufferStreamBytes is buffered, and replayed with identical bytes',
+    '%s: the same stream within bufferStreamMaxBytes is buffered, and replayed with identical bytes',
     async (client) => {
       server.route('/sized-buffered', [{ status: 503 }, { status: 200 }]);
-      const dispatcher = open({ sleep: recordingSleep().sleep, bufferStreamBytes: 1024 });
+      const dispatcher = open({ sleep: recordingSleep().sleep, bufferStreamMaxBytes: 1024 });
       const sent = await send(undici, client, `${server.url}/sized-buffered`, {
         dispatcher,
         method: 'PUT',
@@ -212,7 +212,7 @@ describe.each([
   // The two cases where fetch's header order is read wrongly (see the README's Limitations). Neither
   // loses or reorders a byte: the first replays the whole stream, the second does not retry.
   test.each(clients.filter((c) => c !== 'request'))(
-    '%s: a stream with the caller’s accept-language before its content-length is read ahead and replayed whole; knownLengthBodyBytes: 0 stops that',
+    '%s: a stream with the caller’s accept-language before its content-length is read ahead and replayed whole; knownLengthBodyMaxBytes: 0 stops that',
     async (client) => {
       server.route('/looks-measured', [{ status: 503 }, { status: 200 }]);
       const headers = { 'Accept-Language': 'de', 'Content-Length': '6' };
@@ -231,7 +231,7 @@ describe.each([
       server.reset();
       server.route('/looks-measured', [{ status: 503 }, { status: 200 }]);
       const off = await send(undici, client, `${server.url}/looks-measured`, {
-        dispatcher: open({ sleep: recordingSleep().sleep }, { knownLengthBodyBytes: 0 }),
+        dispatcher: open({ sleep: recordingSleep().sleep }, { knownLengthBodyMaxBytes: 0 }),
         method: 'PUT',
         headers,
         body: callerStream(client, ['ab', 'cd', 'ef']),

@@ -289,7 +289,7 @@ describe('a retried response is swallowed', () => {
 
 describe('bodies', () => {
   test('a buffered stream body: dispatched later, with bytes; a retry sends the same bytes', async () => {
-    const { dispatch, dispatched } = setup({ bufferStreamBytes: 100 });
+    const { dispatch, dispatched } = setup({ bufferStreamMaxBytes: 100 });
     const body = (async function* () {
       yield 'ab';
       yield 'c';
@@ -308,7 +308,7 @@ describe('bodies', () => {
 
   test('a stream that fails while being buffered: the caller gets its error, nothing is sent', async () => {
     const boom = new Error('disk');
-    const { dispatch, dispatched, finished } = setup({ bufferStreamBytes: 100 });
+    const { dispatch, dispatched, finished } = setup({ bufferStreamMaxBytes: 100 });
     const caller = new RecordingCaller();
     const body = (async function* () {
       yield 'a';
@@ -415,7 +415,7 @@ describe('policies', () => {
 
   test('invalid adapter options throw a TypeError naming the option', () => {
     expect(() => retryInterceptor({}, { infoHeaders: 'yes' as never })).toThrow(/infoHeaders/);
-    expect(() => retryInterceptor({}, { knownLengthBodyBytes: -1 })).toThrow(/knownLengthBodyBytes/);
+    expect(() => retryInterceptor({}, { knownLengthBodyMaxBytes: -1 })).toThrow(/knownLengthBodyMaxBytes/);
     expect(() => retryInterceptor({}, { nope: 1 } as never)).toThrow(/nope/);
   });
 });

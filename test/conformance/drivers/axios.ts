@@ -4,7 +4,7 @@
  * that fails `validateStatus` (the default: not 2xx). Retry info is read the documented way:
  * `getRetryInfo(response)` or `getRetryInfo(error)`.
  *
- * The suite's drivers attach with `{ capDiscardedBodies }` (stream mode): one scenario asserts that a
+ * The suite's drivers attach with `{ discardedBodyCap: createDiscardedBodyCap() }` (stream mode): one scenario asserts that a
  * large discarded body is not downloaded, which by default (axios reading every body itself) is
  * axios' `maxContentLength`'s and `attemptTimeoutMs`' job. `axiosDrivers` also has the default
  * attachment, for suites that do not assert that (`test/reliability/huge-body.test.ts` tests both).
@@ -12,7 +12,12 @@
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { Readable } from 'node:stream';
-import { type AxiosAdapterOptions, attachRetry, capDiscardedBodies, getRetryInfo } from '@jitterbug/axios';
+import {
+  type AxiosAdapterOptions,
+  attachRetry,
+  createDiscardedBodyCap,
+  getRetryInfo,
+} from '@jitterbug/axios';
 import { AttemptTimeoutError } from '@jitterbug/core';
 import axios, { type AxiosResponse, type CreateAxiosDefaults, isAxiosError, isCancel } from 'axios';
 // undici 7: its dispatchers take the handlers Node's own fetch (undici 6 or 7 inside) hands over; undici 8's do not.
@@ -154,7 +159,7 @@ const byDefault: ConformanceDriver = {
 };
 
 /**
- * The same in stream mode (`capDiscardedBodies`), as the suite runs axios. Stream mode sends each
+ * The same in stream mode (`discardedBodyCap`), as the suite runs axios. Stream mode sends each
  * attempt once: a body jitterbug reads is not raced.
  */
 export const axiosDriver: ConformanceDriver = {
@@ -162,7 +167,11 @@ export const axiosDriver: ConformanceDriver = {
   name: 'axios',
   hedges: false,
   create: (baseUrl, options, transport) =>
-    createAxiosClient(baseUrl, options, { adapter: 'http', attach: { capDiscardedBodies }, transport }),
+    createAxiosClient(baseUrl, options, {
+      adapter: 'http',
+      attach: { discardedBodyCap: createDiscardedBodyCap() },
+      transport,
+    }),
 };
 
 /**
@@ -188,10 +197,13 @@ export const axiosFetchDriver: ConformanceDriver = {
   name: 'axios (fetch adapter)',
   hedges: false,
   create: (baseUrl, options) =>
-    createAxiosClient(baseUrl, options, { adapter: 'fetch', attach: { capDiscardedBodies } }),
+    createAxiosClient(baseUrl, options, {
+      adapter: 'fetch',
+      attach: { discardedBodyCap: createDiscardedBodyCap() },
+    }),
 };
 
-/** Both adapters, attached by default (axios reads every body itself) and with `capDiscardedBodies`. */
+/** Both adapters, attached by default (axios reads every body itself) and with `discardedBodyCap`. */
 export const axiosDrivers: readonly ConformanceDriver[] = [
   axiosDriver,
   axiosFetchDriver,

@@ -1,6 +1,6 @@
 /**
  * Reading a response that axios' http adapter handed over as a Node stream (the adapter's
- * `responseType: 'stream'`, asked for only with `capDiscardedBodies`), so that a response to be
+ * `responseType: 'stream'`, asked for only with `discardedBodyCap`), so that a response to be
  * discarded is read only up to a byte cap, and a response the caller gets is turned into exactly
  * what axios' own buffering would have produced. The error cases mirror `lib/adapters/http.js`
  * (axios 1.x): the same errors, in the same order. Node only: reached through `#platform`.

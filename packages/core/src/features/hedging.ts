@@ -26,8 +26,8 @@ export interface HedgeOptions {
    * their response headers, as `'p95'` (no hedging until 20 latencies have been seen).
    */
   readonly delayMs: number | `p${number}`;
-  /** Copies of an attempt in all, counting the first. Default 2. */
-  readonly maxAttempts?: number;
+  /** Copies of an attempt in flight at most, counting the first. Default 2. */
+  readonly maxCopies?: number;
   /**
    * Extra requests hedges may add, as a share of requests: a token bucket like the retry budget
    * (one token per hedge, this much per request, at most ten tokens held). Default 0.05.
@@ -41,7 +41,7 @@ export interface HedgeOptions {
  * `hedge`; give the same one to several to share that state.
  */
 export interface Hedging extends RunFeature {
-  readonly maxAttempts: number;
+  readonly maxCopies: number;
   /** The delay before the next copy, now; `undefined` while a percentile has too few latencies. */
   delay(): number | undefined;
   /**
@@ -102,27 +102,27 @@ const MIN_SAMPLES = 20;
  */
 export const createHedging = (options: HedgeOptions): Hedging => {
   const name = 'hedge';
-  const h = fieldsOf(options, name, ['delayMs', 'maxAttempts', 'ratio']);
+  const h = fieldsOf(options, name, ['delayMs', 'maxCopies', 'ratio']);
   const delay = h.delayMs;
   const percentile = typeof delay === 'string' ? PERCENTILE.exec(delay) : null;
   const p = percentile ? Number(percentile[1]) : undefined;
   const valid =
     p === undefined ? typeof delay === 'number' && delay >= 0 && Number.isFinite(delay) : p > 0 && p < 100;
   if (!valid) fail(`${name}.delayMs`, 'a number of ms >= 0 or a percentile such as "p95"', delay);
-  const maxAttempts = numberIn(given(h.maxAttempts, 2), `${name}.maxAttempts`, 2, 10, true);
+  const maxCopies = numberIn(given(h.maxCopies, 2), `${name}.maxCopies`, 2, 10, true);
   const ratio = numberIn(given(h.ratio, 0.05), `${name}.ratio`, 0, 1);
   const latencies = createLatencyWindow(1000);
   const budget = createRetryBudget({ ratio, burst: HEDGE_BURST }, `${name}.ratio`);
   // Hedged copies sent by each request, and the copy that answered its last hedged attempt.
   const hedged = perRun<{ copies: number; winner: number }>();
   const hedging: Hedging = {
-    maxAttempts,
+    maxCopies,
     delay: p === undefined ? () => delay as number : () => latencies.percentile(p, MIN_SAMPLES),
     latencies,
     budget,
     delayFor(run, copies) {
       const o = run.options;
-      if (copies >= hedging.maxAttempts || run.body === 'stream' || !o.retry) return undefined;
+      if (copies >= hedging.maxCopies || run.body === 'stream' || !o.retry) return undefined;
       return methodAllowsRetry(run.method, run.headers, o) ? hedging.delay() : undefined;
     },
     start(run, copy) {

@@ -72,14 +72,23 @@ export const UNKNOWN_HINTS: Readonly<Record<string, Hint>> = {
   cooldown: 'the origin-wide cooldown is now the pacer: pacer: createPacer(), set in a policy’s options',
   hedge:
     'hedging is set in the options of a policy or of a route rule, not of one call: a percentile delay needs the latencies their requests share',
+  // Names of earlier versions: every byte limit ends in MaxBytes, a hedge counts copies.
+  bufferStreamBytes: 'renamed bufferStreamMaxBytes (every byte limit ends in MaxBytes)',
+  knownLengthBodyBytes: (value) =>
+    `renamed knownLengthBodyMaxBytes, ${undiciSetting(value, 'knownLengthBodyMaxBytes')}`,
+  maxAttempts:
+    "maxAttempts is a policy's option; a hedge's copies of an attempt are createHedging({ delayMs, maxCopies })",
   // An adapter's own settings, given with the policy's options.
-  forcedRetries: 'a setting of kyRetry, its second argument: kyRetry(options, { forcedRetries })',
+  forcedRetries:
+    'a setting of kyRetry, its second argument: kyRetry(options, { forcedRetries: createForcedRetries() })',
   fetch:
     'a setting of kyRetry, its second argument: kyRetry(options, { fetch }); withRetry takes its fetch first, withRetry(fetch, options)',
+  discardedBodyCap:
+    'a setting of attachRetry, its third argument: attachRetry(instance, options, { discardedBodyCap: createDiscardedBodyCap() })',
   capDiscardedBodies:
-    'a setting of attachRetry, its third argument: attachRetry(instance, options, { capDiscardedBodies })',
+    'renamed: attachRetry(instance, options, { discardedBodyCap: createDiscardedBodyCap() }), the third argument of attachRetry',
   infoHeaders: undiciSetting,
-  knownLengthBodyBytes: undiciSetting,
+  knownLengthBodyMaxBytes: undiciSetting,
   throwOnRetryableStatus: undiciSetting,
 };
 
@@ -112,5 +121,5 @@ export const VALUE_HINTS: Readonly<Record<string, Hint>> = {
   axiosResume:
     'axios reads each body whole before jitterbug hands it over, so there is nothing to resume; resume works with fetch, ky and undici (a policy shared with them may keep it: attachRetry ignores it there)',
   axiosDiscard:
-    "axios reads a retried response's body itself (your maxContentLength bounds it); discardBodyMaxBytes applies in stream mode only: attachRetry(instance, options, { capDiscardedBodies })",
+    "axios reads a retried response's body itself (your maxContentLength bounds it); discardBodyMaxBytes applies in stream mode only: attachRetry(instance, options, { discardedBodyCap: createDiscardedBodyCap() })",
 };

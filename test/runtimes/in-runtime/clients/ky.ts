@@ -3,7 +3,7 @@
  * would replace kyRetry's). A final status >= 400 rejects with ky's `HTTPError`; the retry info
  * is read the documented way, `getRetryInfo(response | error)`.
  */
-import { createRetryPolicy, forcedRetries, getRetryInfo, kyRetry } from '@jitterbug/ky';
+import { createForcedRetries, createRetryPolicy, getRetryInfo, kyRetry } from '@jitterbug/ky';
 import ky, { type Options } from 'ky';
 import { fetchBody } from '../body.ts';
 import type { CallResult, ClientFactory, RuntimeRequest } from '../client.ts';
@@ -19,7 +19,7 @@ const bodyOf = async (response: Response): Promise<string | undefined> => {
 export const kyClient: ClientFactory = ({ options, kyHooks }) => {
   // A scenario's own hooks are the forced retry's (`ky.retry()`), which the adapter must be asked for.
   const base = ky.create({
-    ...kyRetry(createRetryPolicy(options), kyHooks ? { forcedRetries } : {}),
+    ...kyRetry(createRetryPolicy(options), kyHooks ? { forcedRetries: createForcedRetries() } : {}),
   });
   const api = kyHooks ? base.extend({ hooks: kyHooks }) : base;
   return {
