@@ -32,8 +32,9 @@ const api = (options: { attemptTimeoutMs?: number; finished: RetryInfo[] }): Axi
     http2Options: { ca: server.ca, sessionTimeout: 10 },
     responseType: 'text',
     transformResponse: [],
-    // axios' own timeout, which its http2 path never fires for a lost connection.
-    timeout: 100,
+    // axios' own timeout, which its http2 path never fires for a lost connection (it does fire while
+    // a session is being set up, which on a busy machine can take that long).
+    timeout: 250,
   });
   attachRetry(
     instance,
@@ -60,22 +61,31 @@ describe('axios httpVersion: 2 with jitterbug', () => {
       .finally(() => {
         settled = true;
       });
-    await expect.poll(() => server.seen('/gone').length).toBe(1);
-    // Five times axios' timeout: still nothing, and nothing sent again.
-    await sleep(500);
+    await expect.poll(() => server.seen('/gone').length, { timeout: 5_000 }).toBe(1);
+    // Four times axios' timeout: still nothing, and nothing sent again.
+    await sleep(1_000);
     expect(settled).toBe(false);
     expect(finished).toEqual([]);
     expect(server.seen('/gone')).toHaveLength(1);
     controller.abort();
     await expect(pending).rejects.toMatchObject({ code: 'ERR_CANCELED' });
-    expect(finished).toMatchObject([{ reason: 'aborted', attempts: 1 }]);
+    // On a busy machine an attempt before the one the server saw may have timed out while its
+    // session was being set up (axios' timeout fires there): it was sent, as far as the client
+    // knows, and is counted. The one the server saw was the last, and only the abort ended it.
+    expect(finished).toMatchObject([{ reason: 'aborted' }]);
+    expect(finished[0]!.attempts).toBeGreaterThanOrEqual(1);
   });
 
   it('attemptTimeoutMs ends such an attempt, and a GET is sent again', async () => {
     server.route('/gone', [{ destroy: 'before-headers' }, { status: 200, body: 'back' }]);
     const finished: RetryInfo[] = [];
-    const response = await api({ finished, attemptTimeoutMs: 200 }).get<string>('/gone');
+    const response = await api({ finished, attemptTimeoutMs: 400 }).get<string>('/gone');
     expect(response).toMatchObject({ status: 200, data: 'back' });
-    expect(finished).toMatchObject([{ attempts: 2, retries: ['error'], outcome: 'success' }]);
+    // The lost attempt timed out and was retried; on a busy machine the retry may time out too
+    // (400 ms), and the one after it gets the 200: every retry follows a timeout.
+    expect(finished).toMatchObject([{ outcome: 'success' }]);
+    const [{ attempts, retries }] = finished as [RetryInfo];
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    expect(retries).toEqual(Array(attempts - 1).fill('error'));
   });
 });
