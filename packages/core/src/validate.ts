@@ -12,7 +12,17 @@ import {
   type RetryBudgetOptions,
 } from './features/budget.ts';
 import { type FeatureKind, isFeature, type RunFeature } from './features/feature.ts';
-import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from './option-error.ts';
+import {
+  type Check,
+  checkFields,
+  fail,
+  fieldsOf,
+  given,
+  isOptionObject,
+  numberCheck as number,
+  numberIn,
+  unknownOption,
+} from './option-error.ts';
 import { DEFAULTS, type ResolvedOptions } from './options.ts';
 import { sleep } from './sleep.ts';
 
@@ -26,11 +36,6 @@ type Row = (
   inherited: ResolvedOptions,
   resolved: Record<string, unknown>,
 ) => unknown;
-
-const number =
-  (min: number, max?: number, integer?: boolean): Row =>
-  (v, n) =>
-    numberIn(v, n, min, max, integer);
 
 /** An opt-in feature: `false`, or the object its factory made. */
 const feature =
@@ -76,26 +81,18 @@ const backoffRow: Row = (v, n, { backoff }) => {
   };
 };
 
-const retryAfterRow: Row = (v, n, { retryAfter }) => {
-  if (v === false) return false;
-  const inherited = retryAfter || DEFAULTS.retryAfter;
-  // `true`: the defaults (or what was inherited), as the type's `false` suggests.
-  const r = fieldsOf(v === true ? {} : v, n, ['maxMs', 'whenLonger', 'jitterRatio']);
-  const whenLonger = given(r.whenLonger, inherited.whenLonger);
-  if (whenLonger !== 'give-up' && whenLonger !== 'cap')
-    fail(`${n}.whenLonger`, '"give-up" or "cap"', whenLonger);
-  return {
-    maxMs: numberIn(given(r.maxMs, inherited.maxMs), `${n}.maxMs`, 0),
-    whenLonger,
-    jitterRatio: numberIn(given(r.jitterRatio, inherited.jitterRatio), `${n}.jitterRatio`, 0, 1),
-  };
-};
+const whenLonger: Check = (v, n) => (v === 'give-up' || v === 'cap' ? v : fail(n, '"give-up" or "cap"', v));
+
+/** The fields of `retryAfter`, in the order of the defaults' (every resolved `retryAfter` has one shape). */
+const RETRY_AFTER_FIELDS = { maxMs: number(0), whenLonger, jitterRatio: number(0, 1) };
 
 /** The attempt headers' names for `attemptHeaders: true`. */
 const ATTEMPT_HEADERS = Object.freeze({
   attempt: 'amz-sdk-request',
   deadline: 'x-envoy-expected-rq-timeout-ms',
 } as const);
+
+const headerOrFalse: Check = (v, n) => (v === false || isToken(v) ? v : fail(n, 'a header name or false', v));
 
 const ROWS: Readonly<Record<string, Row>> = {
   maxAttempts: number(1, 1000, true),
@@ -120,21 +117,15 @@ const ROWS: Readonly<Record<string, Row>> = {
     resolved.generateKey = generate === true ? () => crypto.randomUUID() : generate || undefined;
     return (header as string).toLowerCase();
   },
-  attemptHeaders: (v, n) => {
-    if (typeof v === 'boolean') return v ? ATTEMPT_HEADERS : undefined;
-    const { attempt = ATTEMPT_HEADERS.attempt, deadline = ATTEMPT_HEADERS.deadline } = fieldsOf(v, n, [
-      'attempt',
-      'deadline',
-    ]);
-    for (const [field, name] of [
-      ['attempt', attempt],
-      ['deadline', deadline],
-    ] as const) {
-      if (name !== false && !isToken(name)) fail(`${n}.${field}`, 'a header name or false', name);
-    }
-    return { attempt, deadline };
-  },
-  retryAfter: retryAfterRow,
+  attemptHeaders: (v, n) =>
+    typeof v === 'boolean'
+      ? v
+        ? ATTEMPT_HEADERS
+        : undefined
+      : checkFields(v, n, ATTEMPT_HEADERS, { attempt: headerOrFalse, deadline: headerOrFalse }),
+  // `true`: the defaults (or what was inherited), as the type's `false` suggests.
+  retryAfter: (v, n, { retryAfter }) =>
+    v !== false && checkFields(v === true ? {} : v, n, retryAfter || DEFAULTS.retryAfter, RETRY_AFTER_FIELDS),
   deadlineMs: number(0),
   attemptTimeoutMs: number(1),
   bufferStreamMaxBytes: number(0),
