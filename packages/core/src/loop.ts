@@ -9,7 +9,7 @@
 import { type AttemptKind, type EditableRequest, editAttempt } from './attempt-edits.ts';
 import type { Decision } from './decide.ts';
 import type { HedgedCopies } from './features/hedge-race.ts';
-import type { AttemptResult, RetryRun } from './run.ts';
+import { type AttemptResult, quietly, type RetryRun } from './run.ts';
 
 /**
  * A client as the loop drives it, for one request. `A` is one attempt's answer as the client gave it
@@ -47,10 +47,6 @@ export interface Transport<A, R> extends EditableRequest {
   /** Releases what the transport made for the request (listeners on the caller's cancellation). */
   close?(): void;
 }
-
-/** A finished run's `onFinish` promise, if any, with its rejection dropped: the caller's error wins. */
-const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
-  pending ? pending.catch(() => undefined) : undefined;
 
 /** `run.beforeAttempt` asked until a feature's hold is over and the attempt may go. */
 const heldTurn = async (
