@@ -74,7 +74,7 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** `f(value)`, after `value` settles when it is a thenable (then as a real `Promise`). */
-const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
+export const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
   isThenable(value) ? Promise.resolve(value).then(f) : f(value as T);
 
 const nothing = (): undefined => undefined;
