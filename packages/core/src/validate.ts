@@ -159,11 +159,9 @@ const ROWS: Readonly<Record<string, Row>> = {
 
 /** The options a route rule or a call may override. */
 const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle'];
-const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
+export const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
-/** Keys of a route rule (`match` and `name` are the rule's own). */
-export const ROUTE_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'retry', 'match', 'name']);
 /** Keys of a call's own overrides (a call cannot hedge: a percentile needs the latencies a policy shares). */
 export const CALL_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE.filter((key) => key !== 'hedge'));
 
