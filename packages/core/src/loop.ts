@@ -8,7 +8,6 @@
  */
 import { type AttemptKind, type EditableRequest, editAttempt } from './attempt-edits.ts';
 import type { Decision } from './decide.ts';
-import type { HedgedCopies } from './features/hedge-race.ts';
 import { type AttemptResult, quietly, type RetryRun } from './run.ts';
 
 /**
@@ -57,27 +56,6 @@ const heldTurn = async (
   for (let next: void | Promise<void> = held; next; next = run.beforeAttempt(t)) await next;
 };
 
-/**
- * The copies of a hedged attempt, each after the first with what `beforeRetry` sets for it. The
- * transport itself when nothing is to be set.
- */
-const hedgedCopies = <A>(run: RetryRun, t: Transport<A, unknown>): HedgedCopies<A> => {
-  if (!run.options.beforeRetry && !run.options.attemptHeaders) return t;
-  let sent = 0;
-  return {
-    send: async (cancel) => {
-      if (sent++ > 0) {
-        const editing = editAttempt(run, t, 'hedge');
-        if (editing) await editing;
-      }
-      return t.send(cancel);
-    },
-    result: (answer) => t.result(answer),
-    discard: (answer, maxBytes) => t.discard(answer, maxBytes),
-    cancellation: () => t.cancellation(),
-  };
-};
-
 /** Reads the body ahead before the first attempt; a failure ends the run (nothing was sent). */
 const prepared = async (
   run: RetryRun,
@@ -120,8 +98,7 @@ export const runAttempts = async <A, R>(
       const editing = editAttempt(run, t, kind);
       if (editing) await editing;
       const hedging = run.options.hedge;
-      const answer =
-        hedging && !t.sendOnce?.() ? await hedging.race(run, hedgedCopies(run, t)) : await t.send();
+      const answer = hedging && !t.sendOnce?.() ? await hedging.race(run, t, t) : await t.send();
       let decision: Decision;
       try {
         const status = t.status(answer);
