@@ -6,7 +6,7 @@
  */
 import type { NextAttempt, ResolvedOptions } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
-import type { RetryRun } from './run.ts';
+import { after, type RetryRun } from './run.ts';
 
 /** A request whose headers and URL the next attempts may be sent with (an adapter's). */
 export interface EditableRequest {
@@ -64,17 +64,13 @@ export const editAttempt = (
   const o = run.options;
   const policyHook = o.beforeRetry;
   const clientHook = request.beforeRetry;
+  // The client's own hooks come after the policy's, once its promise (if any) has settled.
   const hook =
-    kind === 'first' || (!policyHook && !clientHook)
+    kind === 'first'
       ? undefined
-      : !clientHook
-        ? policyHook
-        : (next: NextAttempt): unknown => {
-            const called = policyHook?.(next) as PromiseLike<unknown> | undefined;
-            return typeof called?.then === 'function'
-              ? Promise.resolve(called).then(() => request.beforeRetry?.(next))
-              : request.beforeRetry?.(next);
-          };
+      : policyHook && clientHook
+        ? (next: NextAttempt): unknown => after(policyHook(next), () => clientHook(next))
+        : (policyHook ?? clientHook);
   const key = kind === 'first' ? run.idempotencyKey : undefined;
   const names = o.attemptHeaders;
   if (!hook && !key && !names) return undefined;
@@ -104,7 +100,8 @@ export const editAttempt = (
     }
     return request.edit(next.url, headers);
   };
-  const called = run.hook(last?.status, () => hook(next)) as PromiseLike<unknown> | undefined;
-  if (typeof called?.then !== 'function') return run.hook(last?.status, apply);
-  return Promise.resolve(called).then(() => run.hook(last?.status, apply));
+  return after(
+    run.hook(last?.status, () => hook(next)),
+    () => run.hook(last?.status, apply),
+  );
 };

@@ -8,7 +8,10 @@ import { fail, isOptionObject } from './option-error.ts';
 import type { ResolvedOptions, RetryPolicyOptions } from './options.ts';
 import { createPolicy, type RetryPolicy, type RouteTable } from './policy.ts';
 import { compileRouteMatch, type RouteMatcher } from './routes.ts';
-import { ROUTE_KEYS, resolveOptions } from './validate.ts';
+import { OVERRIDABLE, resolveOptions } from './validate.ts';
+
+/** Keys of a route rule (`match` and `name` are the rule's own). */
+export const ROUTE_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'retry', 'match', 'name']);
 
 const toUrl = (url: string | URL): URL => {
   if (url instanceof URL) return url;

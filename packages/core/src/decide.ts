@@ -95,12 +95,9 @@ export const methodAllowsRetry = (
   return typeof key === 'string' && key.trim() !== '';
 };
 
-const SUCCESS: StopDecision = Object.freeze({ retry: false, reason: 'success', gaveUp: false });
-const NOT_RETRYABLE: StopDecision = Object.freeze({
-  retry: false,
-  reason: 'status-not-retryable',
-  gaveUp: false,
-});
+// Shared by every request they end: the run hands them to its adapter, never to a user.
+const SUCCESS: StopDecision = { retry: false, reason: 'success', gaveUp: false };
+const NOT_RETRYABLE: StopDecision = { retry: false, reason: 'status-not-retryable', gaveUp: false };
 
 /**
  * The decision for a status that settles the request by itself: a success (below 400, not in
@@ -188,38 +185,29 @@ const retryDelay = (
       nextBackoffState: BackoffState;
       serverDelayUnread?: true | undefined;
     } => {
+  const { backoffState, responseHeaders, status } = outcome;
+  const { retryAfter, random } = options;
   const given = outcome.forced?.delayMs;
   if (given !== undefined) {
-    return {
-      delayMs: Math.max(0, given) || 0,
-      delaySource: 'forced',
-      nextBackoffState: outcome.backoffState,
-    };
+    return { delayMs: Math.max(0, given) || 0, delaySource: 'forced', nextBackoffState: backoffState };
   }
-  const { retryAfter } = options;
-  const server =
-    retryAfter && outcome.responseHeaders ? serverDelay(outcome.responseHeaders, outcome.nowMs) : undefined;
+  const server = retryAfter && responseHeaders ? serverDelay(responseHeaders, outcome.nowMs) : undefined;
   if (server && retryAfter) {
-    const { maxMs, whenLonger, jitterRatio } = retryAfter;
-    if (server.ms > maxMs && whenLonger === 'give-up') return stop('retry-after-too-long', true, server.ms);
+    const { ms } = server;
+    const { maxMs } = retryAfter;
+    if (ms > maxMs && retryAfter.whenLonger === 'give-up') return stop('retry-after-too-long', true, ms);
     // Jitter keeps clients told the same delay from coming back together, within [0, maxMs]: an
     // honoured delay is lengthened (never sooner than told), a capped one is shortened (it is
     // sooner than told already).
-    const spread = unitRandom(options.random) * jitterRatio;
+    const spread = unitRandom(random) * retryAfter.jitterRatio;
     return {
-      delayMs: server.ms > maxMs ? maxMs - spread * maxMs : Math.min(maxMs, server.ms + spread * server.ms),
+      delayMs: ms > maxMs ? maxMs - spread * maxMs : Math.min(maxMs, ms + spread * ms),
       delaySource: server.source,
-      nextBackoffState: outcome.backoffState,
+      nextBackoffState: backoffState,
     };
   }
   const { backoff } = options;
-  const [delayMs, nextBackoffState] = nextDelay(
-    backoff.strategy,
-    outcome.backoffState,
-    backoff,
-    options.random,
-  );
-  const { status } = outcome;
+  const [delayMs, nextBackoffState] = nextDelay(backoff.strategy, backoffState, backoff, random);
   // The status asks for the server's delay, and none could be read (a browser hides a cross-origin
   // response's Retry-After unless the server exposes it): said so.
   const unread = retryAfter && (status === 429 || status === 503) ? true : undefined;
@@ -228,14 +216,11 @@ const retryDelay = (
       retryAfter && unread && status === 429
         ? Math.max(
             delayMs,
-            Math.min(
-              retryAfter.maxMs,
-              UNREAD_429_MS * (1 + unitRandom(options.random) * retryAfter.jitterRatio),
-            ),
+            Math.min(retryAfter.maxMs, UNREAD_429_MS * (1 + unitRandom(random) * retryAfter.jitterRatio)),
           )
         : delayMs,
     delaySource: 'backoff',
-    nextBackoffState: transparent ? outcome.backoffState : nextBackoffState,
+    nextBackoffState: transparent ? backoffState : nextBackoffState,
     serverDelayUnread: unread,
   };
 };

@@ -8,8 +8,7 @@
  */
 import { type AttemptKind, type EditableRequest, editAttempt } from './attempt-edits.ts';
 import type { Decision } from './decide.ts';
-import type { HedgedCopies } from './features/hedge-race.ts';
-import type { AttemptResult, RetryRun } from './run.ts';
+import { type AttemptResult, quietly, type RetryRun } from './run.ts';
 
 /**
  * A client as the loop drives it, for one request. `A` is one attempt's answer as the client gave it
@@ -48,10 +47,6 @@ export interface Transport<A, R> extends EditableRequest {
   close?(): void;
 }
 
-/** A finished run's `onFinish` promise, if any, with its rejection dropped: the caller's error wins. */
-const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
-  pending ? pending.catch(() => undefined) : undefined;
-
 /** `run.beforeAttempt` asked until a feature's hold is over and the attempt may go. */
 const heldTurn = async (
   run: RetryRun,
@@ -59,27 +54,6 @@ const heldTurn = async (
   held: Promise<void>,
 ): Promise<void> => {
   for (let next: void | Promise<void> = held; next; next = run.beforeAttempt(t)) await next;
-};
-
-/**
- * The copies of a hedged attempt, each after the first with what `beforeRetry` sets for it. The
- * transport itself when nothing is to be set.
- */
-const hedgedCopies = <A>(run: RetryRun, t: Transport<A, unknown>): HedgedCopies<A> => {
-  if (!run.options.beforeRetry && !run.options.attemptHeaders) return t;
-  let sent = 0;
-  return {
-    send: async (cancel) => {
-      if (sent++ > 0) {
-        const editing = editAttempt(run, t, 'hedge');
-        if (editing) await editing;
-      }
-      return t.send(cancel);
-    },
-    result: (answer) => t.result(answer),
-    discard: (answer, maxBytes) => t.discard(answer, maxBytes),
-    cancellation: () => t.cancellation(),
-  };
 };
 
 /** Reads the body ahead before the first attempt; a failure ends the run (nothing was sent). */
@@ -124,8 +98,7 @@ export const runAttempts = async <A, R>(
       const editing = editAttempt(run, t, kind);
       if (editing) await editing;
       const hedging = run.options.hedge;
-      const answer =
-        hedging && !t.sendOnce?.() ? await hedging.race(run, hedgedCopies(run, t)) : await t.send();
+      const answer = hedging && !t.sendOnce?.() ? await hedging.race(run, t, t) : await t.send();
       let decision: Decision;
       try {
         const status = t.status(answer);

@@ -50,6 +50,15 @@ export const numberIn = (
 export const isOptionObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Checks the value of option `name` (given: not `undefined`), returning it as it is resolved. */
+export type Check = (value: unknown, name: string) => unknown;
+
+/** The check of a number from `min` to `max` (an integer when `integer`); see {@link numberIn}. */
+export const numberCheck =
+  (min: number, max?: number, integer?: boolean): Check =>
+  (value, name) =>
+    numberIn(value, name, min, max, integer);
+
 /** The fields of a nested option object: `null` and unknown keys are refused (only absent inherits). */
 export const fieldsOf = (value: unknown, name: string, known: readonly string[]): Record<string, unknown> => {
   if (!isOptionObject(value)) return fail(name, 'an object', value);
@@ -62,3 +71,20 @@ export const fieldsOf = (value: unknown, name: string, known: readonly string[])
 /** `value`, or `inherited` when it is absent (a `null` is kept, to be refused as a mistake). */
 export const given = (value: unknown, inherited: unknown): unknown =>
   value === undefined ? inherited : value;
+
+/**
+ * A nested option object (`retryAfter`, a budget's options, …) checked field by field, in the order
+ * of `checks`: a field left out is `inherited`'s (the defaults, or the policy's under a route), an
+ * unknown one is refused. Returns every field, as its check resolved it.
+ */
+export const checkFields = <K extends string>(
+  value: unknown,
+  name: string,
+  inherited: Readonly<Record<K, unknown>>,
+  checks: Readonly<Record<K, Check>>,
+): Record<K, unknown> => {
+  const fields = fieldsOf(value, name, Object.keys(checks));
+  const checked = {} as Record<K, unknown>;
+  for (const key in checks) checked[key] = checks[key](given(fields[key], inherited[key]), `${name}.${key}`);
+  return checked;
+};

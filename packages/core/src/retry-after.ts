@@ -19,12 +19,16 @@ const ASCTIME = /^[a-z]{3} ([a-z]{3}) ([ \d]\d) (\d\d):(\d\d):(\d\d) (\d{4})$/;
 
 const clampMs = (ms: number): number => (ms > 0 ? Math.min(ms, MAX_SERVER_DELAY_MS) : 0);
 
-const secondsToMs = (text: string): number | undefined =>
-  DELTA_SECONDS.test(text)
-    ? Number.isFinite(Number(text))
-      ? clampMs(Number(text) * 1000)
-      : MAX_SERVER_DELAY_MS
-    : undefined;
+/**
+ * A header of digits (`120`, leniently `1.5`) in ms, as `toMs` reads its number; `undefined` for
+ * anything else, and the largest delay for digits too many to be a finite number.
+ */
+const digitsMs = (value: string | null | undefined, toMs: (n: number) => number): number | undefined => {
+  const text = value?.trim() ?? '';
+  if (!DELTA_SECONDS.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isFinite(n) ? clampMs(toMs(n)) : MAX_SERVER_DELAY_MS;
+};
 
 /** Epoch ms of a date's parts (strings as matched), or `undefined` for an impossible one. */
 const utc = (
@@ -78,12 +82,9 @@ export const parseRetryAfter = (
   value: string | null | undefined,
   nowMs: number = Date.now(),
 ): number | undefined => {
-  if (value == null) return undefined;
-  const text = value.trim();
-  if (text === '') return undefined;
-  const seconds = secondsToMs(text);
-  if (seconds !== undefined) return seconds;
-  const date = parseHttpDate(text);
+  const seconds = digitsMs(value, (n) => n * 1000);
+  if (seconds !== undefined || value == null) return seconds;
+  const date = parseHttpDate(value);
   return date === undefined ? undefined : clampMs(date - nowMs);
 };
 
@@ -99,16 +100,14 @@ const EPOCH_MILLISECONDS_THRESHOLD = 1e12;
 export const parseRateLimitReset = (
   value: string | null | undefined,
   nowMs: number = Date.now(),
-): number | undefined => {
-  if (value == null) return undefined;
-  const text = value.trim();
-  if (!DELTA_SECONDS.test(text)) return undefined;
-  const n = Number(text);
-  if (!Number.isFinite(n)) return MAX_SERVER_DELAY_MS;
-  if (n >= EPOCH_MILLISECONDS_THRESHOLD) return clampMs(n - nowMs);
-  if (n >= EPOCH_SECONDS_THRESHOLD) return clampMs(n * 1000 - nowMs);
-  return clampMs(n * 1000);
-};
+): number | undefined =>
+  digitsMs(value, (n) =>
+    n >= EPOCH_MILLISECONDS_THRESHOLD
+      ? n - nowMs
+      : n >= EPOCH_SECONDS_THRESHOLD
+        ? n * 1000 - nowMs
+        : n * 1000,
+  );
 
 /** Where a server-given delay came from. */
 export type ServerDelaySource =
@@ -119,12 +118,20 @@ export type ServerDelaySource =
   | 'x-ratelimit-reset';
 
 /** A delay in milliseconds (`retry-after-ms: 1500`, `x-ms-retry-after-ms`), or `undefined`. */
-export const parseDelayMs = (value: string | null | undefined): number | undefined => {
-  const text = value?.trim();
-  if (!text || !DELTA_SECONDS.test(text)) return undefined;
-  const ms = Number(text);
-  return Number.isFinite(ms) ? clampMs(ms) : MAX_SERVER_DELAY_MS;
-};
+export const parseDelayMs = (value: string | null | undefined): number | undefined =>
+  digitsMs(value, (ms) => ms);
+
+/** Each header that can give a delay, in the order they are read, with its parser; its name is the source. */
+const SERVER_DELAYS: readonly (readonly [
+  ServerDelaySource,
+  (value: string | null | undefined, nowMs: number) => number | undefined,
+])[] = [
+  ['retry-after-ms', parseDelayMs],
+  ['x-ms-retry-after-ms', parseDelayMs],
+  ['retry-after', parseRetryAfter],
+  ['ratelimit-reset', parseRateLimitReset],
+  ['x-ratelimit-reset', parseRateLimitReset],
+];
 
 /**
  * The delay a response asks for: the millisecond fields first, as precise as servers give
@@ -135,15 +142,9 @@ export const serverDelay = (
   headers: HeaderGetter,
   nowMs: number = Date.now(),
 ): { readonly ms: number; readonly source: ServerDelaySource } | undefined => {
-  const ms = parseDelayMs(headers('retry-after-ms'));
-  if (ms !== undefined) return { ms, source: 'retry-after-ms' };
-  const msAzure = parseDelayMs(headers('x-ms-retry-after-ms'));
-  if (msAzure !== undefined) return { ms: msAzure, source: 'x-ms-retry-after-ms' };
-  const retryAfter = parseRetryAfter(headers('retry-after'), nowMs);
-  if (retryAfter !== undefined) return { ms: retryAfter, source: 'retry-after' };
-  const reset = parseRateLimitReset(headers('ratelimit-reset'), nowMs);
-  if (reset !== undefined) return { ms: reset, source: 'ratelimit-reset' };
-  const xReset = parseRateLimitReset(headers('x-ratelimit-reset'), nowMs);
-  if (xReset !== undefined) return { ms: xReset, source: 'x-ratelimit-reset' };
+  for (const [source, parse] of SERVER_DELAYS) {
+    const ms = parse(headers(source), nowMs);
+    if (ms !== undefined) return { ms, source };
+  }
   return undefined;
 };

@@ -33,7 +33,6 @@ import type {
   RetryReason,
   StopReason,
 } from './options.ts';
-import { refuse } from './refuse.ts';
 import type { HeaderGetter } from './retry-after.ts';
 
 /** A request as an adapter describes it to the policy. */
@@ -75,10 +74,14 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 
 /** `f(value)`, after `value` settles when it is a thenable (then as a real `Promise`). */
-const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
+export const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
   isThenable(value) ? Promise.resolve(value).then(f) : f(value as T);
 
 const nothing = (): undefined => undefined;
+
+/** A finished run's `onFinish` promise, if any, with its rejection dropped: the caller's error wins. */
+export const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
+  pending ? pending.catch(nothing) : undefined;
 
 /**
  * What `beforeAttempt` is given: the caller's signal, or an object that makes one only when an
@@ -163,7 +166,12 @@ export class RetryRun {
    */
   beforeAttempt(signal?: HoldSignal): void | Promise<void> {
     const turn = this.admission();
-    if (turn) return this.take(turn, signal);
+    // A feature holds the attempt (a wait the caller's signal ends), or refuses it.
+    if (turn) {
+      return 'holdMs' in turn
+        ? this.wait(turn.holdMs, signal && 'aborted' in signal ? signal : signal?.signal())
+        : this.refuse(turn);
+    }
     if (observed && channels.attemptStart.hasSubscribers) {
       channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
     }
@@ -179,14 +187,6 @@ export class RetryRun {
       if (turn) return turn;
     }
     return undefined;
-  }
-
-  /** Holds the attempt as a feature asked (a wait the caller's signal ends), or refuses it. */
-  private take(turn: Turn, signal: HoldSignal | undefined): Promise<void> {
-    if ('holdMs' in turn) {
-      return this.wait(turn.holdMs, signal && 'aborted' in signal ? signal : signal?.signal());
-    }
-    return refuse(this, turn.refuse, turn.error, turn.refusedDelayMs);
   }
 
   /** Publishes the end of the attempt just counted. */
@@ -293,66 +293,102 @@ export class RetryRun {
    */
   conclude(outcome: AttemptOutcome): Decision | Promise<Decision> {
     const o = this.options;
-    const features = o.features;
+    const { features } = o;
+    const { status, error } = outcome;
     this.lastOutcome = outcome;
-    let decision = decide(outcome, o);
+    let reviewed = decide(outcome, o);
     for (let i = features.length - 1; i >= 0; i--) {
       const review = features[i]!.review;
-      if (review) decision = review(this, outcome, decision);
+      if (review) reviewed = review(this, outcome, reviewed);
     }
-    const { status } = outcome;
-    const { error } = outcome;
-    const { method, url, attempts: attempt } = this;
-    const route = o.route;
-    if (decision.retry) {
-      this.backoffState = decision.nextBackoffState;
-      this.retries ??= [];
-      this.retries.push(decision.reason);
-      // A transparent retry does not count in maxAttempts: the server never saw the attempt.
-      if (decision.reason === 'unprocessed') {
-        this.transparentRetries++;
-        this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
-        this.answersSeen = o.progress.answers;
-      }
-      const { delayMs, delaySource, reason } = decision;
-      const serverDelayUnread = decision.serverDelayUnread === true;
-      if (serverDelayUnread) this.unread++;
-      const retry = decision;
-      const event: Mutable<RetryEvent> = {
+    const decision = reviewed;
+    if (!decision.retry) {
+      // A response the user asked to retry is not a success, whatever its status.
+      const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
+      return after(
+        this.stop(decision.reason, decision.gaveUp, status, error, success, decision.refusedDelayMs),
+        () => decision,
+      );
+    }
+    const { reason } = decision;
+    this.backoffState = decision.nextBackoffState;
+    this.retries ??= [];
+    this.retries.push(reason);
+    // A transparent retry does not count in maxAttempts: the server never saw the attempt.
+    if (reason === 'unprocessed') {
+      this.transparentRetries++;
+      this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
+      this.answersSeen = o.progress.answers;
+    }
+    const serverDelayUnread = decision.serverDelayUnread === true;
+    if (serverDelayUnread) this.unread++;
+    const event: Mutable<RetryEvent> = {
+      method: this.method,
+      url: this.url,
+      attempt: this.attempts,
+      delayMs: decision.delayMs,
+      delaySource: decision.delaySource,
+      serverDelayUnread,
+      reason,
+      status,
+      error,
+      route: o.route,
+      budgetTokens: undefined,
+    };
+    for (const feature of features) feature.retrying?.(this, event);
+    if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
+    const { onRetry } = o;
+    return onRetry
+      ? after(
+          this.hook(status, () => onRetry(event)),
+          () => decision,
+        )
+      : decision;
+  }
+
+  /**
+   * Ends the run as `reason`: when it gave up on a failure that is normally retried, `onGiveUp` and
+   * `jitterbug:give-up` are told first (with the delay that was not waited). Returns `finish`'s.
+   */
+  private stop(
+    reason: StopReason,
+    gaveUp: boolean,
+    status: number | undefined,
+    error: unknown,
+    success: boolean,
+    refusedDelayMs: number | undefined,
+  ): void | Promise<void> {
+    let told: unknown;
+    if (gaveUp) {
+      const { method, url, attempts: attempt } = this;
+      const event = {
         method,
         url,
         attempt,
-        delayMs,
-        delaySource,
-        serverDelayUnread,
         reason,
         status,
         error,
-        route,
-        budgetTokens: undefined,
+        route: this.options.route,
+        refusedDelayMs,
       };
-      for (const feature of features) feature.retrying?.(this, event);
-      if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
-      const onRetry = o.onRetry;
-      return onRetry
-        ? after(
-            this.hook(outcome.status, () => onRetry(event)),
-            () => retry,
-          )
-        : retry;
-    }
-    const stopped = decision;
-    const { reason, refusedDelayMs } = decision;
-    let gaveUp: unknown;
-    if (decision.gaveUp) {
-      const event = { method, url, attempt, reason, status, error, route, refusedDelayMs };
       if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
-      const onGiveUp = o.onGiveUp;
-      if (onGiveUp) gaveUp = this.hook(outcome.status, () => onGiveUp(event));
+      const { onGiveUp } = this.options;
+      if (onGiveUp) told = this.hook(status, () => onGiveUp(event));
     }
-    // A response the user asked to retry is not a success, whatever its status.
-    const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
-    return after(gaveUp, () => after(this.finish(reason, status, error, success), () => stopped));
+    return after(told, () => this.finish(reason, status, error, success));
+  }
+
+  /**
+   * Ends the run before an attempt that a feature refused (the pacer, the adaptive throttle: nothing
+   * was sent), and rejects with the feature's error.
+   */
+  private async refuse({
+    refuse,
+    error,
+    refusedDelayMs,
+  }: Extract<Turn, { refuse: StopReason }>): Promise<never> {
+    await this.stop(refuse, true, undefined, error, false, refusedDelayMs);
+    throw error;
   }
 
   /**
@@ -363,7 +399,7 @@ export class RetryRun {
    */
   hook<T>(status: number | undefined, call: () => T): T {
     const failed = (error: unknown): never => {
-      Promise.resolve(this.finish('hook-failed', status, error, false)).catch(nothing);
+      void quietly(this.finish('hook-failed', status, error, false));
       throw error;
     };
     let result: T;
@@ -386,7 +422,7 @@ export class RetryRun {
       if (signal?.aborted) throw signal.reason;
     } catch (error) {
       // The run is over with the abort; an onFinish that rejects does not replace the reason.
-      Promise.resolve(this.finish('aborted', undefined, error, false)).catch(() => undefined);
+      void quietly(this.finish('aborted', undefined, error, false));
       throw error;
     }
     this.totalDelayMs += ms;

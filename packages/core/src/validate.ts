@@ -12,8 +12,15 @@ import {
   type RetryBudgetOptions,
 } from './features/budget.ts';
 import { type FeatureKind, isFeature, type RunFeature } from './features/feature.ts';
-import { fail, fieldsOf, given, isOptionObject, numberIn, unknownOption } from './option-error.ts';
-import { DEFAULTS, type ResolvedOptions } from './options.ts';
+import {
+  type Check,
+  checkFields,
+  fail,
+  isOptionObject,
+  numberCheck as number,
+  unknownOption,
+} from './option-error.ts';
+import { DEFAULTS, type Mutable, type ResolvedOptions } from './options.ts';
 import { sleep } from './sleep.ts';
 
 /**
@@ -26,11 +33,6 @@ type Row = (
   inherited: ResolvedOptions,
   resolved: Record<string, unknown>,
 ) => unknown;
-
-const number =
-  (min: number, max?: number, integer?: boolean): Row =>
-  (v, n) =>
-    numberIn(v, n, min, max, integer);
 
 /** An opt-in feature: `false`, or the object its factory made. */
 const feature =
@@ -57,45 +59,52 @@ const setOf =
       ? new Set(v.map((item, i) => (valid(item) ? map(item as never) : fail(`${n}[${i}]`, expected, item))))
       : fail(n, `an array of ${plural}`, v);
 
+/** A built-in strategy's name resolves to the strategy. */
+const strategy: Check = (v, n) =>
+  typeof v === 'function'
+    ? v
+    : typeof v === 'string' && Object.hasOwn(backoffStrategies, v)
+      ? backoffStrategies[v as keyof typeof backoffStrategies]
+      : fail(n, `a function or one of ${Object.keys(backoffStrategies).join(', ')}`, v);
+
+const BACKOFF_FIELDS = { strategy, baseMs: number(0), capMs: number(0) };
+
 const backoffRow: Row = (v, n, { backoff }) => {
   if (typeof v === 'function') return { ...backoff, strategy: v };
   if (!isOptionObject(v)) return fail(n, 'an object or a function', v, 'backoff');
-  // A route's `{ capMs }` keeps the policy's strategy and base: only the fields given change.
-  const { strategy = backoff.strategy, baseMs, capMs } = fieldsOf(v, n, ['strategy', 'baseMs', 'capMs']);
-  const named = typeof strategy === 'string' && Object.hasOwn(backoffStrategies, strategy);
-  if (typeof strategy !== 'function' && !named) {
-    fail(`${n}.strategy`, `a function or one of ${Object.keys(backoffStrategies).join(', ')}`, strategy);
-  }
-  const base = numberIn(given(baseMs, backoff.baseMs), `${n}.baseMs`, 0);
-  const cap = numberIn(given(capMs, Math.max(backoff.capMs, base)), `${n}.capMs`, 0);
-  if (cap < base) fail(`${n}.capMs`, `>= ${n}.baseMs (${base})`, cap);
-  return {
-    strategy: named ? backoffStrategies[strategy as keyof typeof backoffStrategies] : strategy,
-    baseMs: base,
-    capMs: cap,
-  };
+  // A route's `{ capMs }` keeps the policy's strategy and base: only the fields given change. A base
+  // given above the inherited cap raises the cap with it; a cap given must be at least the base.
+  const b = checkFields(v, n, backoff, BACKOFF_FIELDS) as Mutable<ResolvedOptions['backoff']>;
+  if (v.capMs === undefined) b.capMs = Math.max(b.capMs, b.baseMs);
+  if (b.capMs < b.baseMs) fail(`${n}.capMs`, `>= ${n}.baseMs (${b.baseMs})`, b.capMs);
+  return b;
 };
 
-const retryAfterRow: Row = (v, n, { retryAfter }) => {
-  if (v === false) return false;
-  const inherited = retryAfter || DEFAULTS.retryAfter;
-  // `true`: the defaults (or what was inherited), as the type's `false` suggests.
-  const r = fieldsOf(v === true ? {} : v, n, ['maxMs', 'whenLonger', 'jitterRatio']);
-  const whenLonger = given(r.whenLonger, inherited.whenLonger);
-  if (whenLonger !== 'give-up' && whenLonger !== 'cap')
-    fail(`${n}.whenLonger`, '"give-up" or "cap"', whenLonger);
-  return {
-    maxMs: numberIn(given(r.maxMs, inherited.maxMs), `${n}.maxMs`, 0),
-    whenLonger,
-    jitterRatio: numberIn(given(r.jitterRatio, inherited.jitterRatio), `${n}.jitterRatio`, 0, 1),
-  };
-};
+const whenLonger: Check = (v, n) => (v === 'give-up' || v === 'cap' ? v : fail(n, '"give-up" or "cap"', v));
+
+/** The fields of `retryAfter`, in the order of the defaults' (every resolved `retryAfter` has one shape). */
+const RETRY_AFTER_FIELDS = { maxMs: number(0), whenLonger, jitterRatio: number(0, 1) };
 
 /** The attempt headers' names for `attemptHeaders: true`. */
 const ATTEMPT_HEADERS = Object.freeze({
   attempt: 'amz-sdk-request',
   deadline: 'x-envoy-expected-rq-timeout-ms',
 } as const);
+
+const headerOrFalse: Check = (v, n) => (v === false || isToken(v) ? v : fail(n, 'a header name or false', v));
+
+/** A header name, in lower case as the decision compares it. */
+const headerName: Check = (v, n) => (isToken(v) ? v.toLowerCase() : fail(n, 'a header name', v));
+
+/** The object form of `idempotencyKey`: its header is the default one unless given (not inherited). */
+const IDEMPOTENCY_KEY = { header: DEFAULTS.idempotencyKey, generate: undefined };
+const IDEMPOTENCY_KEY_FIELDS = {
+  header: headerName,
+  generate: (v: unknown, n: string) =>
+    v === undefined || typeof v === 'boolean' || typeof v === 'function'
+      ? v
+      : fail(n, 'a boolean or a function', v),
+};
 
 const ROWS: Readonly<Record<string, Row>> = {
   maxAttempts: number(1, 1000, true),
@@ -113,28 +122,19 @@ const ROWS: Readonly<Record<string, Row>> = {
     if (v === false) return v;
     if (isToken(v)) return v.toLowerCase();
     if (!isOptionObject(v)) return fail(n, 'a header name, false or { header, generate }', v);
-    const { header = DEFAULTS.idempotencyKey, generate } = fieldsOf(v, n, ['header', 'generate']);
-    if (!isToken(header)) fail(`${n}.header`, 'a header name', header);
-    if (generate !== undefined && typeof generate !== 'boolean' && typeof generate !== 'function')
-      fail(`${n}.generate`, 'a boolean or a function', generate);
+    const { header, generate } = checkFields(v, n, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_FIELDS);
     resolved.generateKey = generate === true ? () => crypto.randomUUID() : generate || undefined;
-    return (header as string).toLowerCase();
+    return header;
   },
-  attemptHeaders: (v, n) => {
-    if (typeof v === 'boolean') return v ? ATTEMPT_HEADERS : undefined;
-    const { attempt = ATTEMPT_HEADERS.attempt, deadline = ATTEMPT_HEADERS.deadline } = fieldsOf(v, n, [
-      'attempt',
-      'deadline',
-    ]);
-    for (const [field, name] of [
-      ['attempt', attempt],
-      ['deadline', deadline],
-    ] as const) {
-      if (name !== false && !isToken(name)) fail(`${n}.${field}`, 'a header name or false', name);
-    }
-    return { attempt, deadline };
-  },
-  retryAfter: retryAfterRow,
+  attemptHeaders: (v, n) =>
+    typeof v === 'boolean'
+      ? v
+        ? ATTEMPT_HEADERS
+        : undefined
+      : checkFields(v, n, ATTEMPT_HEADERS, { attempt: headerOrFalse, deadline: headerOrFalse }),
+  // `true`: the defaults (or what was inherited), as the type's `false` suggests.
+  retryAfter: (v, n, { retryAfter }) =>
+    v !== false && checkFields(v === true ? {} : v, n, retryAfter || DEFAULTS.retryAfter, RETRY_AFTER_FIELDS),
   deadlineMs: number(0),
   attemptTimeoutMs: number(1),
   bufferStreamMaxBytes: number(0),
@@ -159,16 +159,21 @@ const ROWS: Readonly<Record<string, Row>> = {
 
 /** The options a route rule or a call may override. */
 const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle'];
-const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
+export const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
-/** Keys of a route rule (`match` and `name` are the rule's own). */
-export const ROUTE_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, 'retry', 'match', 'name']);
 /** Keys of a call's own overrides (a call cannot hedge: a percentile needs the latencies a policy shares). */
 export const CALL_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE.filter((key) => key !== 'hedge'));
 
-/** The defaults, resolved (a policy gets its own budget on top). */
+/**
+ * The defaults, resolved (a policy gets its own budget on top). Every option is a field from the
+ * start (`undefined` when unset), so that the options of every policy, route and call have one shape.
+ */
 const DEFAULT_OPTIONS: ResolvedOptions = {
+  ...(Object.fromEntries(Object.keys(ROWS).map((key) => [key, undefined])) as Record<
+    keyof ResolvedOptions,
+    undefined
+  >),
   ...DEFAULTS,
   retry: true,
   disabledBy: 'route-disabled',
@@ -179,22 +184,10 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   errorCodes: new Set(DEFAULTS.errorCodes),
   idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
   generateKey: undefined,
-  attemptHeaders: undefined,
-  deadlineMs: undefined,
-  attemptTimeoutMs: undefined,
-  budget: undefined,
-  pacer: undefined,
-  throttle: undefined,
-  hedge: undefined,
   resume: undefined,
   progress: { answers: 0 },
   features: [],
   observing: false,
-  shouldRetry: undefined,
-  onRetry: undefined,
-  onGiveUp: undefined,
-  onFinish: undefined,
-  beforeRetry: undefined,
   random: Math.random,
   sleep,
   now: Date.now,
@@ -207,15 +200,10 @@ const FEATURE_KEYS: ReadonlySet<string> = new Set(['pacer', 'budget', 'throttle'
  * The features of `o`, as layers, outermost first: the pacer holds an attempt before the throttle
  * counts it, and sees the decision last (once the throttle and the budget have reviewed it).
  */
-const layers = (o: ResolvedOptions): RunFeature[] => {
-  const features: RunFeature[] = [];
-  const pacer = o.pacer;
-  if (pacer) features.push(pacer);
-  if (o.budget) features.push(budgetFeature(o.budget));
-  if (o.throttle) features.push(o.throttle);
-  if (o.hedge) features.push(o.hedge);
-  return features;
-};
+const layers = (o: ResolvedOptions): RunFeature[] =>
+  [o.pacer, o.budget && budgetFeature(o.budget), o.throttle, o.hedge].filter(
+    (feature) => feature !== undefined,
+  );
 
 /**
  * Validates `source` (a policy's options, a route rule, a call's overrides) and lays it over `base`

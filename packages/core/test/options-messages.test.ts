@@ -7,9 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { createRetryPolicy } from '@jitterbug/core';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { ROUTE_KEYS } from '../src/create-retry-policy.ts';
 import { closestOption, editDistance } from '../src/messages/closest.ts';
 import * as short from '../src/messages/short.ts';
-import { CALL_KEYS, POLICY_KEYS, ROUTE_KEYS } from '../src/validate.ts';
+import { CALL_KEYS, POLICY_KEYS } from '../src/validate.ts';
 
 const messageOf = (call: () => unknown): string => {
   try {

@@ -21,7 +21,7 @@
  *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×.
  */
 import type { AttemptOutcome, Decision, StopDecision } from '../decide.ts';
-import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
+import { checkFields, fail, numberCheck } from '../option-error.ts';
 import type { RunFeature } from './feature.ts';
 
 /** Options of {@link createRetryBudget}. */
@@ -48,6 +48,8 @@ export interface RetryBudget {
 /** Default budget settings. */
 export const DEFAULT_BUDGET = Object.freeze({ ratio: 0.1, burst: 10 });
 
+const BUDGET_FIELDS = { ratio: numberCheck(0, 1), burst: numberCheck(1, 1e9) };
+
 /**
  * Creates a retry budget.
  *
@@ -57,9 +59,12 @@ export const DEFAULT_BUDGET = Object.freeze({ ratio: 0.1, burst: 10 });
 export const createRetryBudget = (options: RetryBudgetOptions = {}, optionPath = 'budget'): RetryBudget => {
   if (typeof options !== 'object' || options === null)
     fail(optionPath, 'an object, false or a RetryBudget', options);
-  const fields = fieldsOf(options, optionPath, ['ratio', 'burst']);
-  const ratio = numberIn(given(fields.ratio, DEFAULT_BUDGET.ratio), `${optionPath}.ratio`, 0, 1);
-  const burst = numberIn(given(fields.burst, DEFAULT_BUDGET.burst), `${optionPath}.burst`, 1, 1e9);
+  const { ratio, burst } = checkFields(
+    options,
+    optionPath,
+    DEFAULT_BUDGET,
+    BUDGET_FIELDS,
+  ) as Required<RetryBudgetOptions>;
   let tokens = burst;
   return {
     get tokens() {

@@ -10,7 +10,8 @@
  * Reached through the `Hedging` that `createHedging` returns, so that a program that never hedges
  * does not carry it.
  */
-import type { AttemptResult } from '../run.ts';
+import { type EditableRequest, editAttempt } from '../attempt-edits.ts';
+import type { AttemptResult, RetryRun } from '../run.ts';
 import type { Hedging, HedgingRun } from './hedging.ts';
 
 /** One attempt's race: what has been sent, and whether a copy has won. */
@@ -93,6 +94,31 @@ export interface HedgedCopies<A> {
   /** The caller's cancellation, once they cancelled: their failure then ends the race. */
   cancellation(): unknown;
 }
+
+/**
+ * The copies of `run`'s hedged attempt, each after the first sent with what `beforeRetry` and the
+ * attempt headers set for it, through `request` (the adapter's); `copies` when nothing is to be set.
+ */
+export const editedCopies = <A>(
+  run: RetryRun,
+  copies: HedgedCopies<A>,
+  request: EditableRequest,
+): HedgedCopies<A> => {
+  if (!run.options.beforeRetry && !run.options.attemptHeaders) return copies;
+  let sent = 0;
+  return {
+    send: async (cancel) => {
+      if (sent++ > 0) {
+        const editing = editAttempt(run, request, 'hedge');
+        if (editing) await editing;
+      }
+      return copies.send(cancel);
+    },
+    result: (answer) => copies.result(answer),
+    discard: (answer, maxBytes) => copies.discard(answer, maxBytes),
+    cancellation: () => copies.cancellation(),
+  };
+};
 
 /** Why a losing copy is cancelled. */
 export const lost = (): Error => new Error('jitterbug: another copy of this hedged request answered first');

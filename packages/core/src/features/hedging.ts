@@ -5,12 +5,13 @@
  * a budget of their own so that a slow server under load is not hit harder.
  */
 import { channels, observed } from '#diagnostics';
+import type { EditableRequest } from '../attempt-edits.ts';
 import { methodAllowsRetry, retryableResult } from '../decide.ts';
 import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
 import type { AttemptResult, RetryRun } from '../run.ts';
 import { createRetryBudget, type RetryBudget } from './budget.ts';
 import { branded, isFeature, perRun, type RunFeature } from './feature.ts';
-import { type HedgedCopies, HedgeRace, raceCopies } from './hedge-race.ts';
+import { editedCopies, type HedgedCopies, HedgeRace, raceCopies } from './hedge-race.ts';
 import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 
 /**
@@ -70,9 +71,11 @@ export interface Hedging extends RunFeature {
   answered(run: HedgingRun, copy: number, latencyMs: number | undefined): void;
   /**
    * Sends `run`'s attempt as hedged copies (once, and timed for the percentile, when
-   * {@link Hedging.delayFor} gives no delay) and resolves with the winning copy's answer.
+   * {@link Hedging.delayFor} gives no delay) and resolves with the winning copy's answer. With
+   * `request` (the adapter's request, which the attempt loop gives), each copy after the first is
+   * sent with what `beforeRetry` and the attempt headers set for it.
    */
-  race<A>(run: HedgingRun, copies: HedgedCopies<A>): Promise<A>;
+  race<A>(run: HedgingRun, copies: HedgedCopies<A>, request?: EditableRequest): Promise<A>;
   /** The rules of one attempt's race, for a driver of its own (undici's callbacks). */
   startRace(run: HedgingRun): HedgeRace;
 }
@@ -145,7 +148,8 @@ export const createHedging = (options: HedgeOptions): Hedging => {
       if (counts) counts.winner = copy;
       if (latencyMs !== undefined) latencies.record(latencyMs);
     },
-    race: (run, copies) => raceCopies(hedging, run, copies),
+    race: (run, copies, request) =>
+      raceCopies(hedging, run, request ? editedCopies(run as RetryRun, copies, request) : copies),
     startRace: (run) => new HedgeRace(hedging, run),
     begin: () => budget.deposit(),
     finish(run, summary) {

@@ -26,7 +26,7 @@
  */
 import { type RandomSource, unitRandom } from '../backoff.ts';
 import type { StopDecision } from '../decide.ts';
-import { fieldsOf, given, numberIn } from '../option-error.ts';
+import { checkFields, numberCheck } from '../option-error.ts';
 import { branded, isFeature, type RunFeature } from './feature.ts';
 
 /** Options of {@link createAdaptiveThrottle}. */
@@ -89,15 +89,11 @@ const THROTTLED: StopDecision = Object.freeze({ retry: false, reason: 'throttled
  * @throws TypeError naming the option when a setting is invalid.
  */
 export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): AdaptiveThrottle => {
-  const fields = fieldsOf(options, 'throttle', ['k', 'windowMs', 'maxRejectProbability']);
-  const k = numberIn(given(fields.k, DEFAULT_THROTTLE.k), 'throttle.k', 1);
-  const windowMs = numberIn(given(fields.windowMs, DEFAULT_THROTTLE.windowMs), 'throttle.windowMs', 1);
-  const maxRejectProbability = numberIn(
-    given(fields.maxRejectProbability, DEFAULT_THROTTLE.maxRejectProbability),
-    'throttle.maxRejectProbability',
-    0,
-    1,
-  );
+  const { k, windowMs, maxRejectProbability } = checkFields(options, 'throttle', DEFAULT_THROTTLE, {
+    k: numberCheck(1),
+    windowMs: numberCheck(1),
+    maxRejectProbability: numberCheck(0, 1),
+  }) as Required<AdaptiveThrottleOptions>;
   const span = windowMs / BUCKETS;
   const requests = new Float64Array(BUCKETS);
   const accepts = new Float64Array(BUCKETS);
