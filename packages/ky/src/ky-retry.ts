@@ -123,12 +123,7 @@ export const kyRetry = (
       if (!run) {
         const overrides = given instanceof CallState ? given.overrides : given;
         run = policy.begin(
-          {
-            method: call.method,
-            url: call.url,
-            headers: call.headers,
-            body: call.body,
-          },
+          call,
           state ? overridesFor(overrides, state.timeLeftMs(), call.method, call.url) : overrides,
         );
         if (state) state.run = run;
