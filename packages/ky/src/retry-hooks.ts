@@ -37,16 +37,15 @@ const isStop = (value: unknown): boolean => typeof value === 'symbol' && value.d
 const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
   pending ? pending.catch(() => undefined) : undefined;
 
-/** The attempt about to be sent, as a `Request` a hook may change or copy (its body its own). */
+/**
+ * The attempt about to be sent, as a `Request` a hook may change or copy (its body its own). The call
+ * takes what the policy's hook set first, as the core would after the hooks: a `Request` sent to
+ * another URL then goes as its bytes (read once), as every attempt after it does.
+ */
 const nextRequest = async (call: Call, next: NextAttempt): Promise<Request> => {
+  await call.edit(next.url, next.headers);
   const [input, init] = call.attempt(undefined);
-  const headers = next.headers;
-  if (next.url === call.url) return new Request(input, { ...init, headers });
-  if (typeof input !== 'object' || !('bodyUsed' in input)) return new Request(next.url, { ...init, headers });
-  // The policy's hook sent a `Request` elsewhere: its body, read once, goes with it.
-  const body = call.body === 'none' ? null : await input.arrayBuffer();
-  const { method, signal, credentials, redirect } = input;
-  return new Request(next.url, { ...init, method, headers, body, signal, credentials, redirect });
+  return new Request(input, init);
 };
 
 /** What the hooks changed of the headers, set on the next attempt's (not what `Request` added itself). */
