@@ -1,8 +1,9 @@
 /**
- * One fetch call as the core sees it (method, URL, headers, how its body replays) and how each of
- * its attempts is sent. The caller's body is classified before fetch turns it into a stream: a
- * string, bytes, `Blob`, `FormData` or `URLSearchParams` in `init.body` is sent again as it is; a
- * `ReadableStream` (or an async iterable) only once, unless it was read into memory first.
+ * One fetch call's request as the core sees it (method, URL, headers, how its body replays) and what
+ * each of its attempts sends; `engine.ts` sends them. The caller's body is classified before fetch
+ * turns it into a stream: a string, bytes, `Blob`, `FormData` or `URLSearchParams` in `init.body` is
+ * sent again as it is; a `ReadableStream` (or an async iterable) only once, unless it was read into
+ * memory first.
  */
 import type { CallOverrides, HeaderGetter } from '@jitterbug/core';
 import type { BodyKind } from '@jitterbug/core/adapter';
@@ -53,15 +54,19 @@ const withoutOverrides = (init: FetchInit | undefined): RequestInit | undefined 
   return rest;
 };
 
-/** One call: the parts the core reads, and what each attempt sends. */
-export class Call {
+/**
+ * One call's request: the parts the core reads (the call describes itself to `policy.begin`), and
+ * what each attempt sends. The engine's `Call` is this, and sends it.
+ */
+export class RequestParts {
   declare input: FetchInput;
   /** The caller's init without `jitterbug`. */
   declare init: RequestInit | undefined;
   declare readonly method: string;
   /** Where the attempts go (the caller's URL, or what `beforeRetry` set). */
   declare url: string;
-  declare readonly signal: AbortSignal | null | undefined;
+  /** The caller's signal. */
+  declare readonly callerSignal: AbortSignal | undefined;
   declare body: BodyKind;
   declare private replay: Replay;
   declare private bytes: Uint8Array<ArrayBuffer> | undefined;
@@ -82,7 +87,7 @@ export class Call {
     const request = isRequest(input) ? input : undefined;
     this.method = init?.method ?? request?.method ?? 'GET';
     this.url = typeof input === 'string' ? input : request ? request.url : (input as URL).href;
-    this.signal = init?.signal ?? request?.signal;
+    this.callerSignal = init?.signal ?? request?.signal ?? undefined;
     this.headerSource = init?.headers ?? request?.headers;
     this.edited = false;
     this.replay = 'as-is';
@@ -185,7 +190,7 @@ export class Call {
     const kept: Record<string, unknown> = {};
     // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
     for (const key in init) if (!(key in request)) kept[key] = init[key];
-    if (this.signal) kept.signal = this.signal;
+    if (this.callerSignal) kept.signal = this.callerSignal;
     this.input = request;
     this.init = kept as RequestInit;
     this.url = request.url;

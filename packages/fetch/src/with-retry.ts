@@ -3,8 +3,8 @@
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
 import { asLayer, asRetryLayer, fail, isRetryLayer, marking, toRetryPolicy } from '@jitterbug/core/adapter';
-import { Call, type FetchFunction, type FetchInit } from './call.ts';
-import { execute } from './engine.ts';
+import type { FetchFunction, FetchInit } from './call.ts';
+import { Call, execute } from './engine.ts';
 
 /** What `withRetry` returns: the given fetch's signature, and a `jitterbug` field in `init`. */
 export type RetryingFetch<F extends (input: never, init?: never) => Promise<unknown>> = (

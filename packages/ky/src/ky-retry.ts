@@ -105,7 +105,7 @@ export const kyRetry = (
       );
     const hooked: EngineSettings = {
       finalError,
-      beforeRetry: (next, sent, ran) => runUserRetryHooks(state, next, sent, ran),
+      beforeRetry: (next, sent) => runUserRetryHooks(state, next, sent),
     };
     return execute(isRetryLayer(send) ? asRetryLayer(keeping) : keeping, call, run, hooked).finally(() =>
       state.dropCopy(),

@@ -83,13 +83,9 @@ const exit = async (
  * Runs the user's `beforeRetry` hooks before a retry (not before a hedged copy or a resume: ky's
  * hooks are for retries), as the fetch engine's `beforeRetry` setting.
  */
-export const runUserRetryHooks = async (
-  state: CallState,
-  next: NextAttempt,
-  call: Call,
-  run: RetryRun,
-): Promise<void> => {
+export const runUserRetryHooks = async (state: CallState, next: NextAttempt, call: Call): Promise<void> => {
   if (next.kind !== 'retry') return;
+  const { run } = call;
   const request = await nextRequest(call, next);
   const before = new Map(request.headers);
   const unsent = (): void => void request.body?.cancel().catch(() => undefined);
