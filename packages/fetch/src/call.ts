@@ -62,11 +62,11 @@ export class RequestParts {
   declare input: FetchInput;
   /** The caller's init without `jitterbug`. */
   declare init: RequestInit | undefined;
-  declare readonly method: string;
+  declare method: string;
   /** Where the attempts go (the caller's URL, or what `beforeRetry` set). */
   declare url: string;
   /** The caller's signal. */
-  declare readonly callerSignal: AbortSignal | undefined;
+  declare callerSignal: AbortSignal | undefined;
   declare body: BodyKind;
   declare private replay: Replay;
   declare private bytes: Uint8Array<ArrayBuffer> | undefined;
@@ -80,8 +80,13 @@ export class RequestParts {
    *   knows the body it put into its `Request`).
    */
   constructor(input: FetchInput, init: FetchInit | undefined, bodyHint?: BodyKind) {
+    this.use(input, withoutOverrides(init), bodyHint);
+  }
+
+  /** Takes `input` and `init` as the request (the caller's, or a whole new one: {@link replace}). */
+  private use(input: FetchInput, init: RequestInit | undefined, bodyHint: BodyKind | undefined): void {
     this.input = input;
-    this.init = withoutOverrides(init);
+    this.init = init;
     this.bytes = undefined;
     this.headerCache = undefined;
     const request = isRequest(input) ? input : undefined;
@@ -119,14 +124,12 @@ export class RequestParts {
     return this.headerCache.get(name);
   };
 
-  /** The stream body to read into memory, if the body is one. */
+  /** The stream body to read into memory, if the body is one: the init's, else the `Request`'s. */
   streamBody(): AsyncIterable<unknown> | undefined {
     if (this.body !== 'stream') return undefined;
-    const init = this.init?.body;
-    if (init != null) return init as unknown as AsyncIterable<unknown>;
-    return isRequest(this.input)
-      ? ((this.input.body ?? undefined) as AsyncIterable<unknown> | undefined)
-      : undefined;
+    return (this.init?.body ?? (this.input as Request).body ?? undefined) as
+      | AsyncIterable<unknown>
+      | undefined;
   }
 
   /** A copy of the headers the next attempt sends. */
@@ -186,23 +189,12 @@ export class RequestParts {
    * is read into bytes (the promise returned) so that every attempt after it can send it again.
    */
   replace(request: Request): Promise<void> | undefined {
+    // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
     const init = this.init as Record<string, unknown> | undefined;
     const kept: Record<string, unknown> = {};
-    // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
     for (const key in init) if (!(key in request)) kept[key] = init[key];
     if (this.callerSignal) kept.signal = this.callerSignal;
-    this.input = request;
-    this.init = kept as RequestInit;
-    this.url = request.url;
-    this.headerSource = request.headers;
-    this.headerCache = undefined;
-    this.edited = false;
-    this.bytes = undefined;
-    const hasBody = requestBodiesAreStreams
-      ? request.body !== null
-      : request.method !== 'GET' && request.method !== 'HEAD';
-    this.body = hasBody ? 'replayable' : 'none';
-    this.replay = hasBody ? 'request' : 'as-is';
+    this.use(request, kept, 'replayable');
     return this.readRequestBody();
   }
 
