@@ -78,9 +78,10 @@ export class AxiosTransport implements Transport<Attempt, AxiosResponse>, Reques
       run.options.bufferStreamMaxBytes,
       signal,
     ).then(
-      (prepared) => {
-        if (prepared.replayable) run.body = 'replayable';
-        this.data = prepared.data;
+      (data) => {
+        // Bytes are sent again as they are; a longer body's stream (what was read, then the rest) once.
+        if (data instanceof Uint8Array) run.body = 'replayable';
+        this.data = data;
       },
       (cause: unknown) => {
         // The caller's cancellation, as axios rejects with it; else what axios rejects with when a
