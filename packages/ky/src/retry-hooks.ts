@@ -10,6 +10,7 @@ import type { NextAttempt } from '@jitterbug/core';
 import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import type { Call } from '@jitterbug/fetch/engine';
 import type { CallState } from './call-state.ts';
+import { isRequest, isResponse } from './hook-args.ts';
 import { kyErrorFor } from './ky-errors.ts';
 
 /**
@@ -26,11 +27,6 @@ export class KyExit extends Error {
   }
 }
 
-const tag = Object.prototype.toString;
-const isRequest = (value: unknown): value is Request =>
-  value instanceof Request || tag.call(value) === '[object Request]';
-const isResponse = (value: unknown): value is Response =>
-  value instanceof Response || tag.call(value) === '[object Response]';
 /** `ky.stop`, from whichever copy of ky the hook imported. */
 const isStop = (value: unknown): boolean => typeof value === 'symbol' && value.description === 'stop';
 
@@ -48,20 +44,21 @@ const nextRequest = async (call: Call, next: NextAttempt): Promise<Request> => {
   return new Request(input, init);
 };
 
-/** What the hooks changed of the headers, set on the next attempt's (not what `Request` added itself). */
-const applyHeaderChanges = (before: ReadonlyMap<string, string>, after: Headers, target: Headers): void => {
-  after.forEach((value, name) => {
-    if (before.get(name) !== value) target.set(name, value);
-  });
-  for (const name of before.keys()) if (!after.has(name)) target.delete(name);
+/**
+ * The next attempts send `request`'s headers: what the hooks left on the one they were shown (made
+ * with the call's headers and its body as bytes, so the `Request` added none of its own), or what
+ * one they returned holds.
+ */
+const sendHeadersOf = (request: Request, next: NextAttempt): void => {
+  for (const name of [...next.headers.keys()]) next.headers.delete(name);
+  for (const [name, value] of request.headers) next.headers.append(name, value);
 };
 
 /** The next attempts send `request` whole: its URL and headers are what the core applies next. */
 const adopt = async (request: Request, call: Call, next: NextAttempt): Promise<void> => {
   await call.replace(request);
   next.url = request.url;
-  for (const name of [...next.headers.keys()]) next.headers.delete(name);
-  for (const [name, value] of request.headers) next.headers.append(name, value);
+  sendHeadersOf(request, next);
 };
 
 /**
@@ -87,7 +84,6 @@ export const runUserRetryHooks = async (state: CallState, next: NextAttempt, cal
   if (next.kind !== 'retry') return;
   const { run } = call;
   const request = await nextRequest(call, next);
-  const before = new Map(request.headers);
   const unsent = (): void => void request.body?.cancel().catch(() => undefined);
   try {
     const error = await kyErrorFor(state, next, call.method);
@@ -130,7 +126,7 @@ export const runUserRetryHooks = async (state: CallState, next: NextAttempt, cal
         return exit(run, ['should-retry', next.status, next.error, false], () => result);
       }
     }
-    applyHeaderChanges(before, request.headers, next.headers);
+    sendHeadersOf(request, next);
     unsent();
   } finally {
     state.dropCopy();

@@ -360,7 +360,7 @@ describe.each([
 });
 
 describe('ky 2 under kyRetry, with the policy’s beforeRetry too', () => {
-  it('your hooks see the Request the policy’s hook sent elsewhere, with its body, and that is what goes', async () => {
+  it('your hooks see the Request the policy’s hook sent elsewhere, with its body and headers, and what they leave is what goes', async () => {
     server.route('/moving', [{ status: 503 }]);
     server.route('/moved', [{ status: 200, body: 'ok' }]);
     const shown: string[] = [];
@@ -370,6 +370,8 @@ describe('ky 2 under kyRetry, with the policy’s beforeRetry too', () => {
       sleep: recordingSleep().sleep,
       beforeRetry: (next) => {
         next.url = url('/moved');
+        next.headers.set('x-policy', 'set');
+        next.headers.set('x-dropped', 'set');
       },
     });
     const api = ky.create({ ...kyRetry(policy), dispatcher: newAgent() } as Options).extend({
@@ -377,16 +379,19 @@ describe('ky 2 under kyRetry, with the policy’s beforeRetry too', () => {
         beforeRetry: [
           async ({ request }) => {
             shown.push(`${request.method} ${request.url} ${await request.clone().text()}`);
+            shown.push(`${request.headers.get('x-policy')} ${request.headers.get('x-dropped')}`);
             request.headers.set('x-hook', 'yes');
+            request.headers.delete('x-dropped');
           },
         ],
       },
     });
     expect(await api.post(url('/moving'), { json: { n: 1 } }).text()).toBe('ok');
-    expect(shown).toEqual([`POST ${url('/moved')} {"n":1}`]);
+    expect(shown).toEqual([`POST ${url('/moved')} {"n":1}`, 'set set']);
     expect(server.seen('/moving').map((r) => r.body.toString())).toEqual(['{"n":1}']);
     const [moved] = server.seen('/moved');
-    expect(moved).toMatchObject({ method: 'POST', headers: { 'x-hook': 'yes' } });
+    expect(moved).toMatchObject({ method: 'POST', headers: { 'x-hook': 'yes', 'x-policy': 'set' } });
+    expect(moved!.headers['x-dropped']).toBeUndefined();
     expect(moved!.body.toString()).toBe('{"n":1}');
   });
 });
