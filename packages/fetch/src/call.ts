@@ -83,8 +83,12 @@ export class RequestParts {
     this.use(input, withoutOverrides(init), bodyHint);
   }
 
-  /** Takes `input` and `init` as the request (the caller's, or a whole new one: {@link replace}). */
-  private use(input: FetchInput, init: RequestInit | undefined, bodyHint: BodyKind | undefined): void {
+  /**
+   * Takes `input` and `init` as the request: the caller's, or one that replaces it whole for the next
+   * attempts (what a client's hook returned: ky's `beforeRetry`; its body then `'replayable'`, to be
+   * read into bytes by {@link readRequestBody}).
+   */
+  use(input: FetchInput, init: RequestInit | undefined, bodyHint: BodyKind | undefined): void {
     this.input = input;
     this.init = init;
     this.bytes = undefined;
@@ -180,22 +184,6 @@ export class RequestParts {
   readRequestBody(): Promise<void> | undefined {
     if (this.replay !== 'request') return undefined;
     return (this.input as Request).arrayBuffer().then((bytes) => this.useBytes(new Uint8Array(bytes)));
-  }
-
-  /**
-   * Sends the next attempts as `request`, whole (a client's hook returned it: ky's `beforeRetry`), as
-   * it is but for the call's signal (the caller's cancel and ky's timeout still end it). What the
-   * caller's init said of the old request is dropped; the rest of it (a `dispatcher`) stays. Its body
-   * is read into bytes (the promise returned) so that every attempt after it can send it again.
-   */
-  replace(request: Request): Promise<void> | undefined {
-    // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
-    const init = this.init as Record<string, unknown> | undefined;
-    const kept: Record<string, unknown> = {};
-    for (const key in init) if (!(key in request)) kept[key] = init[key];
-    if (this.callerSignal) kept.signal = this.callerSignal;
-    this.use(request, kept, 'replayable');
-    return this.readRequestBody();
   }
 
   /** The body was read into memory whole: every attempt sends these bytes. */

@@ -54,9 +54,20 @@ const sendHeadersOf = (request: Request, next: NextAttempt): void => {
   for (const [name, value] of request.headers) next.headers.append(name, value);
 };
 
-/** The next attempts send `request` whole: its URL and headers are what the core applies next. */
+/**
+ * The next attempts send `request` whole, as it is but for the call's signal (the caller's cancel and
+ * ky's timeout still end it): its URL and headers are what the core applies next. What the call's
+ * init said of the old request is dropped; the rest of it (a `dispatcher`) stays. Its body is read
+ * into bytes once, so that every attempt after it can send it again.
+ */
 const adopt = async (request: Request, call: Call, next: NextAttempt): Promise<void> => {
-  await call.replace(request);
+  // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
+  const init = call.init as Record<string, unknown> | undefined;
+  const kept: Record<string, unknown> = {};
+  for (const key in init) if (!(key in request)) kept[key] = init[key];
+  if (call.callerSignal) kept.signal = call.callerSignal;
+  call.use(request, kept, 'replayable');
+  await call.readRequestBody();
   next.url = request.url;
   sendHeadersOf(request, next);
 };
