@@ -5,4 +5,4 @@
  * @packageDocumentation
  */
 export { type FetchFunction, type FetchInit, type FetchInput, isStreamBody } from './call.ts';
-export { Call, type EngineSettings, execute } from './engine.ts';
+export { type Answer, Call, execute } from './engine.ts';

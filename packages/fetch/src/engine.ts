@@ -24,17 +24,6 @@ import { type FetchFunction, failuresProveUnsent, RequestParts } from './call.ts
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
 
-/** How a client on the engine differs from plain fetch. */
-export interface EngineSettings {
-  /** The error the caller gets for one the last attempt ended with (ky: its own `TimeoutError`). */
-  readonly finalError?: ((error: unknown, call: Call) => unknown) | undefined;
-  /**
-   * The client's own hooks for a retry (ky's `beforeRetry`), after the policy's `beforeRetry`: what
-   * they change of `call` is what the next attempts send.
-   */
-  readonly beforeRetry?: ((next: NextAttempt, call: Call) => unknown) | undefined;
-}
-
 /** An attempt that failed without a response, with the code the core should read when it has none. */
 class Failed {
   declare readonly error: unknown;
@@ -45,20 +34,22 @@ class Failed {
   }
 }
 
-type Answer = Response | Failed;
-
-const NO_SETTINGS: EngineSettings = {};
+/** An attempt's answer: the response, or how it failed. */
+export type Answer = Response | Failed;
 
 /**
- * One fetch call as the attempt loop sends it: its request's parts, and the fetch, run and client
- * settings that {@link execute} gives it. One object per call, which is its own transport.
+ * One fetch call as the attempt loop sends it: its request's parts, and the fetch and run that
+ * {@link execute} gives it. One object per call, which is its own transport. A client that differs
+ * from plain fetch extends it (ky: the error its caller gets) or sets its `beforeRetry`.
  */
 export class Call extends RequestParts implements Transport<Answer, Response> {
   declare fetch: FetchFunction;
   declare run: RetryRun;
-  declare settings: EngineSettings;
-  /** The client's own retry hooks, when it has some (see {@link EngineSettings.beforeRetry}). */
-  declare beforeRetry: ((next: NextAttempt) => unknown) | undefined;
+  /**
+   * The client's own hooks for a retry (ky's `beforeRetry`), after the policy's `beforeRetry`: what
+   * they change of the call is what the next attempts send. Set by the client, when it has some.
+   */
+  declare beforeRetry?: ((next: NextAttempt) => unknown) | undefined;
 
   signal(): AbortSignal | undefined {
     return this.callerSignal;
@@ -147,7 +138,7 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
   }
 
   deliver(answer: Answer): Response {
-    if (answer instanceof Failed) throw this.settings.finalError?.(answer.error, this) ?? answer.error;
+    if (answer instanceof Failed) throw answer.error;
     // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
     const resume = this.run.options.resume;
     if (!resume) {
@@ -180,16 +171,8 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
  * body drained within `discardBodyMaxBytes`, then cancelled); the waits are the run's, ended at once
  * by the caller's signal.
  */
-export const execute = (
-  fetch: FetchFunction,
-  call: Call,
-  run: RetryRun,
-  settings: EngineSettings = NO_SETTINGS,
-): Promise<Response> => {
+export const execute = (fetch: FetchFunction, call: Call, run: RetryRun): Promise<Response> => {
   call.fetch = fetch;
   call.run = run;
-  call.settings = settings;
-  const hook = settings.beforeRetry;
-  call.beforeRetry = hook && ((next) => hook(next, call));
   return runAttempts(run, call);
 };
