@@ -99,7 +99,7 @@ const errorData = async (
  */
 export const kyErrorFor = async (state: CallState, next: NextAttempt, method: string): Promise<unknown> => {
   const last: LastAttempt | undefined = state.last;
-  const request = requestOf(last?.input ?? next.url, last?.method ?? method);
+  const request = requestOf(last?.input ?? next.url, method);
   const response = last?.copy ?? last?.response;
   if (next.status === undefined || !response) {
     const failure = asKyTimeout(next.error, () => request);

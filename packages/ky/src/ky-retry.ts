@@ -95,12 +95,11 @@ export const kyRetry = (
     const keeping: FetchFunction = (input, init) =>
       send(input, init).then(
         (response) => {
-          const copy = response.ok || typeof response.clone !== 'function' ? undefined : response.clone();
-          state.keep({ input, method: call.method, response, copy });
+          state.keep(input, response);
           return response;
         },
         (error: unknown) => {
-          state.keep({ input, method: call.method, response: undefined, copy: undefined });
+          state.keep(input);
           throw error;
         },
       );
