@@ -13,16 +13,6 @@ export interface Linked {
   dispose(): void;
 }
 
-/** Calls `onAbort` when `signal` aborts (at once if it has); returns the clean-up. */
-export const listen = (signal: GenericSignal, onAbort: () => void): (() => void) => {
-  if (signal.aborted) {
-    onAbort();
-    return () => {};
-  }
-  signal.addEventListener?.('abort', onAbort);
-  return () => signal.removeEventListener?.('abort', onAbort);
-};
-
 /**
  * Gives an axios `CanceledError` the caller's abort reason as its `cause` (axios itself drops it),
  * non-enumerable like a native `cause`. Other errors and errors with a cause are left alone.
@@ -50,17 +40,17 @@ export const callerCancellation = (config: InternalAxiosRequestConfig): Linked |
   if (!signal && !cancelToken) return undefined;
   const controller = new AbortController();
   const onCancel = (reason: unknown): void => controller.abort(reason);
-  // A token already cancelled calls `onCancel` at once: the signal is then not listened to.
+  const onAbort = (): void => controller.abort(canceledError(config));
+  // A token already cancelled calls `onCancel` at once: the controller keeps that reason, as a
+  // second abort changes nothing.
   cancelToken?.subscribe(onCancel);
-  const unlisten =
-    signal && !controller.signal.aborted
-      ? listen(signal, () => controller.abort(canceledError(config)))
-      : undefined;
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener?.('abort', onAbort);
   return {
     signal: controller.signal,
     dispose: () => {
       cancelToken?.unsubscribe(onCancel);
-      unlisten?.();
+      signal?.removeEventListener?.('abort', onAbort);
     },
   };
 };

@@ -11,13 +11,14 @@ import { AxiosError, AxiosHeaders, isCancel } from './axios-values.ts';
 import { type AttemptFieldValue, overrideAttemptFields, restoreFields } from './config-fields.ts';
 import { errorResult, isStatusRejection, statusResult } from './outcome.ts';
 
-/** One request's state. */
+/** One request's state (the request's transport holds it). */
 export interface RequestContext {
   readonly config: InternalAxiosRequestConfig;
   /** The real adapter. */
   readonly adapter: AxiosAdapter;
   readonly run: RetryRun;
-  readonly requestHeaders: HeaderGetter;
+  /** The request's headers, as the core reads them. */
+  readonly headers: HeaderGetter;
   /** The body to send on every attempt (a buffered stream's bytes, or `config.data`). */
   readonly data: unknown;
   /**

@@ -5,15 +5,12 @@
  * differs by runtime (the kind of stream a longer body is sent as) is in `#platform`.
  */
 
-/** The body to send on every attempt, and whether it can be sent more than once. */
-export interface PreparedBody {
-  readonly data: unknown;
-  readonly replayable: boolean;
-}
-
-/** Reads a stream body into memory when it has at most `maxBytes` (see `bufferRequestStream`). */
+/**
+ * Reads a stream body into memory when it has at most `maxBytes`: the body as bytes (a `Uint8Array`,
+ * which can be sent more than once), or else as a stream of what was read and the unread rest.
+ */
 export type BufferRequestStream = (
   stream: AsyncIterable<unknown>,
   maxBytes: number,
   signal?: AbortSignal,
-) => Promise<PreparedBody>;
+) => Promise<unknown>;

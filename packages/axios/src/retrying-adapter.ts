@@ -2,18 +2,17 @@
  * The adapter that jitterbug puts in front of the real one. axios calls it after the request
  * interceptors and `transformRequest`, and hands its result to `transformResponse` and the response
  * interceptors, so retries happen below everything the user plugged in: each of those runs once
- * per request, as without retries. This file sets a request up; `transport.ts` runs it.
+ * per request, as without retries. This file sets a request up; `transport.ts` sends it.
  */
 import type { RetryPolicy } from '@jitterbug/core';
-import { bodyKind } from '@jitterbug/core/adapter';
+import { bodyKind, runAttempts } from '@jitterbug/core/adapter';
 import type { AxiosAdapter, AxiosRequestConfig, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpAdapter } from '#platform';
 import axios from './axios-values.ts';
 import type { DiscardedBodyCap } from './capped-bodies.ts';
-import type { RequestContext } from './in-flight.ts';
 import { headersOf } from './outcome.ts';
 import { requestUrl } from './request-url.ts';
-import { runRequest } from './transport.ts';
+import { AxiosTransport } from './transport.ts';
 
 /** What `config.adapter` may hold. */
 export type AdapterSetting = AxiosRequestConfig['adapter'];
@@ -34,7 +33,7 @@ const settingCopy = <T extends AdapterSetting>(setting: T): T =>
 /**
  * Makes the adapter that runs the real one (the `adapter` setting it stands in for, or axios'
  * default) as many times as the policy decides. One is made per setting, not per request: the
- * request's own state lives in its {@link RequestContext}.
+ * request's own state lives in its transport (`transport.ts`).
  */
 const retryingAdapter = (
   policy: RetryPolicy,
@@ -57,16 +56,9 @@ const retryingAdapter = (
         { method: config.method ?? 'get', url, headers: requestHeaders, body: bodyKind(data) },
         config.jitterbug,
       );
-      const ctx: RequestContext = {
-        config,
-        adapter: real,
-        run,
-        requestHeaders,
-        data,
-        // A `data:` URL is answered without a request: nothing to cap.
-        streamMode: cap && !url.startsWith('data:') ? cap.modeOf(real, config) : undefined,
-      };
-      return runRequest(ctx);
+      // A `data:` URL is answered without a request: nothing to cap.
+      const streamMode = cap && !url.startsWith('data:') ? cap.modeOf(real, config) : undefined;
+      return runAttempts(run, new AxiosTransport(config, real, run, requestHeaders, data, streamMode));
     } catch (error) {
       return Promise.reject(error);
     }

@@ -4,62 +4,84 @@
  * throws or rejects fails the request with its error; the caller's cancel ends a wait or a hold at
  * once.
  */
+import type { HeaderGetter } from '@jitterbug/core';
 import {
   type AttemptResult,
   attemptMayRetry,
   maySendAgain,
-  runAttempts,
+  type RetryRun,
   setRetryInfo,
   type Transport,
 } from '@jitterbug/core/adapter';
-import type { AxiosResponse } from 'axios';
+import type { AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { bufferRequestStream } from '#platform';
 import { callerCancellation, cancellation, type Linked } from './abort.ts';
 import type { Attempt } from './attempt.ts';
 import { AxiosError, AxiosHeaders } from './axios-values.ts';
-import { type RequestContext, sendCopy } from './in-flight.ts';
+import { type RequestContext, type StreamMode, sendCopy } from './in-flight.ts';
 import { requestUrl } from './request-url.ts';
 
-/** One request as the attempt loop sends it. */
-class AxiosTransport implements Transport<Attempt, AxiosResponse> {
-  declare private ctx: RequestContext;
+/**
+ * One request as the attempt loop sends it (`runAttempts(run, transport)`: it resolves or rejects
+ * with what the caller gets, carrying the summary), and its own context for the attempts: one object
+ * per request. `data` is the body to send, `streamMode` how a response's body is read.
+ */
+export class AxiosTransport implements Transport<Attempt, AxiosResponse>, RequestContext {
+  declare readonly config: InternalAxiosRequestConfig;
+  declare readonly adapter: AxiosAdapter;
+  declare readonly run: RetryRun;
+  declare readonly headers: HeaderGetter;
+  declare data: unknown;
+  declare readonly streamMode: StreamMode | undefined;
   /** The caller's cancellation as one signal, made on first use (a wait, a hold, a read-ahead). */
   declare private linked: Linked | undefined;
 
-  constructor(ctx: RequestContext) {
-    this.ctx = ctx;
+  constructor(
+    config: InternalAxiosRequestConfig,
+    adapter: AxiosAdapter,
+    run: RetryRun,
+    headers: HeaderGetter,
+    data: unknown,
+    streamMode: StreamMode | undefined,
+  ) {
+    this.config = config;
+    this.adapter = adapter;
+    this.run = run;
+    this.headers = headers;
+    this.data = data;
+    this.streamMode = streamMode;
     this.linked = undefined;
   }
 
   signal(): AbortSignal | undefined {
-    this.linked ??= callerCancellation(this.ctx.config);
+    this.linked ??= callerCancellation(this.config);
     return this.linked?.signal;
   }
 
   cancellation(): unknown {
-    return cancellation(this.ctx.config);
+    return cancellation(this.config);
   }
 
   /** Buffers a stream request body that fits `bufferStreamMaxBytes`, so that it can be sent again. */
   prepare(): Promise<void> | undefined {
-    const { ctx } = this;
-    const { run, config } = ctx;
+    const { run, config } = this;
     if (
       run.body !== 'stream' ||
       run.options.bufferStreamMaxBytes <= 0 ||
-      !maySendAgain(run.options, run.method, ctx.requestHeaders)
+      !maySendAgain(run.options, run.method, this.headers)
     ) {
       return undefined;
     }
     const signal = this.signal();
     return bufferRequestStream(
-      ctx.data as AsyncIterable<unknown>,
+      this.data as AsyncIterable<unknown>,
       run.options.bufferStreamMaxBytes,
       signal,
     ).then(
-      (prepared) => {
-        if (prepared.replayable) run.body = 'replayable';
-        this.ctx = { ...ctx, data: prepared.data };
+      (data) => {
+        // Bytes are sent again as they are; a longer body's stream (what was read, then the rest) once.
+        if (data instanceof Uint8Array) run.body = 'replayable';
+        this.data = data;
       },
       (cause: unknown) => {
         // The caller's cancellation, as axios rejects with it; else what axios rejects with when a
@@ -70,24 +92,24 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
   }
 
   /** Only an attempt that could be retried is read in stream mode; any other is axios' own, untouched. */
-  private streamMode(): RequestContext['streamMode'] {
-    const { ctx } = this;
-    return ctx.streamMode && attemptMayRetry(ctx.run, ctx.requestHeaders) ? ctx.streamMode : undefined;
+  private attemptMode(): StreamMode | undefined {
+    const mode = this.streamMode;
+    return mode && attemptMayRetry(this.run, this.headers) ? mode : undefined;
   }
 
   // An attempt read in stream mode is sent once, not hedged.
   sendOnce(): boolean {
-    return this.streamMode() !== undefined;
+    return this.attemptMode() !== undefined;
   }
 
   send(cancel?: AbortSignal): Promise<Attempt> {
-    return cancel ? sendCopy(this.ctx, undefined, cancel) : sendCopy(this.ctx, this.streamMode());
+    return cancel ? sendCopy(this, undefined, cancel) : sendCopy(this, this.attemptMode());
   }
 
   /** The request's headers as the next attempt sends them (values as axios would write them). */
   requestHeaders(): Headers {
     const headers = new Headers();
-    const fields = AxiosHeaders.from(this.ctx.config.headers).toJSON(true) as Record<string, unknown>;
+    const fields = AxiosHeaders.from(this.config.headers).toJSON(true) as Record<string, unknown>;
     for (const name of Object.keys(fields)) {
       const value = fields[name];
       if (value != null && value !== false) headers.set(name, String(value));
@@ -96,7 +118,7 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
   }
 
   requestUrl(): string {
-    return requestUrl(this.ctx.config);
+    return requestUrl(this.config);
   }
 
   /**
@@ -104,7 +126,7 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
    * every reader of its headers sees them), the URL whole (no `baseURL` or `params` to add again).
    */
   edit(url: string, headers: Headers): void {
-    const { config } = this.ctx;
+    const { config } = this;
     const own = AxiosHeaders.from(config.headers);
     own.clear();
     headers.forEach((value, name) => {
@@ -137,7 +159,7 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
    * the request's config (axios adds none): then the response gets the summary itself.
    */
   private readonly tagResponse = (response: AxiosResponse): AxiosResponse => {
-    const { run, config } = this.ctx;
+    const { run, config } = this;
     const summary = run.summary;
     if (summary) {
       setRetryInfo(config, summary);
@@ -152,7 +174,7 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
 
   /** An error the caller gets carries the summary, and so does its config. */
   tag(error: unknown): void {
-    const summary = this.ctx.run.summary;
+    const summary = this.run.summary;
     if (!summary) return;
     setRetryInfo(error, summary);
     const config = (error as { config?: unknown } | null)?.config;
@@ -163,7 +185,3 @@ class AxiosTransport implements Transport<Attempt, AxiosResponse> {
     this.linked?.dispose();
   }
 }
-
-/** Sends until the run stops; resolves or rejects with what the caller gets, carrying the summary. */
-export const runRequest = (ctx: RequestContext): Promise<AxiosResponse> =>
-  runAttempts(ctx.run, new AxiosTransport(ctx));

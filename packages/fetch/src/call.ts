@@ -1,8 +1,9 @@
 /**
- * One fetch call as the core sees it (method, URL, headers, how its body replays) and how each of
- * its attempts is sent. The caller's body is classified before fetch turns it into a stream: a
- * string, bytes, `Blob`, `FormData` or `URLSearchParams` in `init.body` is sent again as it is; a
- * `ReadableStream` (or an async iterable) only once, unless it was read into memory first.
+ * One fetch call's request as the core sees it (method, URL, headers, how its body replays) and what
+ * each of its attempts sends; `engine.ts` sends them. The caller's body is classified before fetch
+ * turns it into a stream: a string, bytes, `Blob`, `FormData` or `URLSearchParams` in `init.body` is
+ * sent again as it is; a `ReadableStream` (or an async iterable) only once, unless it was read into
+ * memory first.
  */
 import type { CallOverrides, HeaderGetter } from '@jitterbug/core';
 import type { BodyKind } from '@jitterbug/core/adapter';
@@ -53,15 +54,19 @@ const withoutOverrides = (init: FetchInit | undefined): RequestInit | undefined 
   return rest;
 };
 
-/** One call: the parts the core reads, and what each attempt sends. */
-export class Call {
+/**
+ * One call's request: the parts the core reads (the call describes itself to `policy.begin`), and
+ * what each attempt sends. The engine's `Call` is this, and sends it.
+ */
+export class RequestParts {
   declare input: FetchInput;
   /** The caller's init without `jitterbug`. */
   declare init: RequestInit | undefined;
-  declare readonly method: string;
+  declare method: string;
   /** Where the attempts go (the caller's URL, or what `beforeRetry` set). */
   declare url: string;
-  declare readonly signal: AbortSignal | null | undefined;
+  /** The caller's signal. */
+  declare callerSignal: AbortSignal | undefined;
   declare body: BodyKind;
   declare private replay: Replay;
   declare private bytes: Uint8Array<ArrayBuffer> | undefined;
@@ -75,14 +80,23 @@ export class Call {
    *   knows the body it put into its `Request`).
    */
   constructor(input: FetchInput, init: FetchInit | undefined, bodyHint?: BodyKind) {
+    this.use(input, withoutOverrides(init), bodyHint);
+  }
+
+  /**
+   * Takes `input` and `init` as the request: the caller's, or one that replaces it whole for the next
+   * attempts (what a client's hook returned: ky's `beforeRetry`; its body then `'replayable'`, to be
+   * read into bytes by {@link readRequestBody}).
+   */
+  use(input: FetchInput, init: RequestInit | undefined, bodyHint: BodyKind | undefined): void {
     this.input = input;
-    this.init = withoutOverrides(init);
+    this.init = init;
     this.bytes = undefined;
     this.headerCache = undefined;
     const request = isRequest(input) ? input : undefined;
     this.method = init?.method ?? request?.method ?? 'GET';
     this.url = typeof input === 'string' ? input : request ? request.url : (input as URL).href;
-    this.signal = init?.signal ?? request?.signal;
+    this.callerSignal = init?.signal ?? request?.signal ?? undefined;
     this.headerSource = init?.headers ?? request?.headers;
     this.edited = false;
     this.replay = 'as-is';
@@ -114,14 +128,12 @@ export class Call {
     return this.headerCache.get(name);
   };
 
-  /** The stream body to read into memory, if the body is one. */
+  /** The stream body to read into memory, if the body is one: the init's, else the `Request`'s. */
   streamBody(): AsyncIterable<unknown> | undefined {
     if (this.body !== 'stream') return undefined;
-    const init = this.init?.body;
-    if (init != null) return init as unknown as AsyncIterable<unknown>;
-    return isRequest(this.input)
-      ? ((this.input.body ?? undefined) as AsyncIterable<unknown> | undefined)
-      : undefined;
+    return (this.init?.body ?? (this.input as Request).body ?? undefined) as
+      | AsyncIterable<unknown>
+      | undefined;
   }
 
   /** A copy of the headers the next attempt sends. */
@@ -172,33 +184,6 @@ export class Call {
   readRequestBody(): Promise<void> | undefined {
     if (this.replay !== 'request') return undefined;
     return (this.input as Request).arrayBuffer().then((bytes) => this.useBytes(new Uint8Array(bytes)));
-  }
-
-  /**
-   * Sends the next attempts as `request`, whole (a client's hook returned it: ky's `beforeRetry`), as
-   * it is but for the call's signal (the caller's cancel and ky's timeout still end it). What the
-   * caller's init said of the old request is dropped; the rest of it (a `dispatcher`) stays. Its body
-   * is read into bytes (the promise returned) so that every attempt after it can send it again.
-   */
-  replace(request: Request): Promise<void> | undefined {
-    const init = this.init as Record<string, unknown> | undefined;
-    const kept: Record<string, unknown> = {};
-    // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
-    for (const key in init) if (!(key in request)) kept[key] = init[key];
-    if (this.signal) kept.signal = this.signal;
-    this.input = request;
-    this.init = kept as RequestInit;
-    this.url = request.url;
-    this.headerSource = request.headers;
-    this.headerCache = undefined;
-    this.edited = false;
-    this.bytes = undefined;
-    const hasBody = requestBodiesAreStreams
-      ? request.body !== null
-      : request.method !== 'GET' && request.method !== 'HEAD';
-    this.body = hasBody ? 'replayable' : 'none';
-    this.replay = hasBody ? 'request' : 'as-is';
-    return this.readRequestBody();
   }
 
   /** The body was read into memory whole: every attempt sends these bytes. */

@@ -4,5 +4,5 @@
  *
  * @packageDocumentation
  */
-export { Call, type FetchFunction, type FetchInit, type FetchInput, isStreamBody } from './call.ts';
-export { type EngineSettings, execute } from './engine.ts';
+export { type FetchFunction, type FetchInit, type FetchInput, isStreamBody } from './call.ts';
+export { type Answer, Call, execute } from './engine.ts';

@@ -20,20 +20,9 @@ import {
   setRetryInfo,
   type Transport,
 } from '@jitterbug/core/adapter';
-import { type Call, type FetchFunction, failuresProveUnsent } from './call.ts';
+import { type FetchFunction, failuresProveUnsent, RequestParts } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
-
-/** How a client on the engine differs from plain fetch. */
-export interface EngineSettings {
-  /** The error the caller gets for one the last attempt ended with (ky: its own `TimeoutError`). */
-  readonly finalError?: ((error: unknown, call: Call) => unknown) | undefined;
-  /**
-   * The client's own hooks for a retry (ky's `beforeRetry`), after the policy's `beforeRetry`: what
-   * they change of `call` is what the next attempts send.
-   */
-  readonly beforeRetry?: ((next: NextAttempt, call: Call, run: RetryRun) => unknown) | undefined;
-}
 
 /** An attempt that failed without a response, with the code the core should read when it has none. */
 class Failed {
@@ -45,34 +34,29 @@ class Failed {
   }
 }
 
-type Answer = Response | Failed;
+/** An attempt's answer: the response, or how it failed. */
+export type Answer = Response | Failed;
 
-const NO_SETTINGS: EngineSettings = {};
-
-/** One fetch call as the attempt loop sends it. */
-class FetchTransport implements Transport<Answer, Response> {
-  declare private readonly fetch: FetchFunction;
-  declare private readonly call: Call;
-  declare private readonly run: RetryRun;
-  declare private readonly settings: EngineSettings;
-  /** The client's own retry hooks, when it has some (see {@link EngineSettings.beforeRetry}). */
-  declare readonly beforeRetry: ((next: NextAttempt) => unknown) | undefined;
-
-  constructor(fetch: FetchFunction, call: Call, run: RetryRun, settings: EngineSettings) {
-    this.fetch = fetch;
-    this.call = call;
-    this.run = run;
-    this.settings = settings;
-    const hook = settings.beforeRetry;
-    this.beforeRetry = hook && ((next) => hook(next, call, run));
-  }
+/**
+ * One fetch call as the attempt loop sends it: its request's parts, and the fetch and run that
+ * {@link execute} gives it. One object per call, which is its own transport. A client that differs
+ * from plain fetch extends it (ky: the error its caller gets) or sets its `beforeRetry`.
+ */
+export class Call extends RequestParts implements Transport<Answer, Response> {
+  declare fetch: FetchFunction;
+  declare run: RetryRun;
+  /**
+   * The client's own hooks for a retry (ky's `beforeRetry`), after the policy's `beforeRetry`: what
+   * they change of the call is what the next attempts send. Set by the client, when it has some.
+   */
+  declare beforeRetry?: ((next: NextAttempt) => unknown) | undefined;
 
   signal(): AbortSignal | undefined {
-    return this.call.signal ?? undefined;
+    return this.callerSignal;
   }
 
   cancellation(): unknown {
-    const signal = this.call.signal;
+    const signal = this.callerSignal;
     return signal?.aborted ? signal.reason : undefined;
   }
 
@@ -84,26 +68,26 @@ class FetchTransport implements Transport<Answer, Response> {
    * A request sent once is sent as it is, with no copy (in a browser, a `Request`'s body as bytes).
    */
   prepare(): Promise<void> | undefined {
-    const { call, run } = this;
+    const { run } = this;
     const { options } = run;
     // Asked first: a header fetch would refuse (read here for a POST's key) fails the request
     // before any attempt.
-    const again = (failuresProveUnsent ? maySendAgain : mayRetry)(options, run.method, call.headers);
-    if (call.body === 'none') return undefined;
+    const again = (failuresProveUnsent ? maySendAgain : mayRetry)(options, run.method, this.headers);
+    if (this.body === 'none') return undefined;
     // In a browser, a `Request`'s body is read even for one attempt: Chromium leaves pending the
     // upload of a `Request` whose body was cloned by anyone (ky clones each request while its own
     // retry limit is above 0, as with `forcedRetries`), never an upload of bytes.
-    const reading = again || !failuresProveUnsent ? call.readRequestBody() : undefined;
+    const reading = again || !failuresProveUnsent ? this.readRequestBody() : undefined;
     if (reading) return reading;
-    const stream = call.streamBody();
+    const stream = this.streamBody();
     const max = options.bufferStreamMaxBytes;
     if (!again || !stream || max <= 0) return undefined;
-    return bufferWebStream(stream, max, call.signal ?? undefined).then((read) => {
+    return bufferWebStream(stream, max, this.callerSignal).then((read) => {
       if (read instanceof Uint8Array) {
-        call.useBytes(read);
+        this.useBytes(read);
         run.body = 'replayable';
       } else {
-        call.useStream(read);
+        this.useStream(read);
       }
     });
   }
@@ -113,15 +97,15 @@ class FetchTransport implements Transport<Answer, Response> {
    * hedged copy, with the race's cancel); never rejects.
    */
   async send(cancel?: AbortSignal, extra?: Readonly<Record<string, string>>): Promise<Answer> {
-    const { call, run } = this;
-    const timeoutMs = run.options.attemptTimeoutMs;
-    const timer = timeoutMs === undefined ? undefined : attemptTimer(timeoutMs, call.signal);
+    const callerSignal = this.callerSignal;
+    const timeoutMs = this.run.options.attemptTimeoutMs;
+    const timer = timeoutMs === undefined ? undefined : attemptTimer(timeoutMs, callerSignal);
     let signal = timer?.signal;
     if (cancel) {
-      const own = signal ?? call.signal;
+      const own = signal ?? callerSignal;
       signal = own ? AbortSignal.any([own, cancel]) : cancel;
     }
-    const [input, init] = call.attempt(signal, extra);
+    const [input, init] = this.attempt(signal, extra);
     // Called as a plain function: a browser's fetch throws "Illegal invocation" on another `this`.
     const send = this.fetch;
     try {
@@ -135,16 +119,8 @@ class FetchTransport implements Transport<Answer, Response> {
     }
   }
 
-  requestHeaders(): Headers {
-    return this.call.requestHeaders();
-  }
-
   requestUrl(): string {
-    return this.call.url;
-  }
-
-  edit(url: string, headers: Headers): void | Promise<void> {
-    return this.call.edit(url, headers);
+    return this.url;
   }
 
   status(answer: Answer): number | undefined {
@@ -154,7 +130,7 @@ class FetchTransport implements Transport<Answer, Response> {
   result(answer: Answer): AttemptResult {
     if (answer instanceof Failed) {
       const { error } = answer;
-      const aborted = this.call.signal?.aborted === true;
+      const aborted = this.callerSignal?.aborted === true;
       const code = aborted ? undefined : answer.code;
       return code ? { error, code } : { error, aborted };
     }
@@ -162,7 +138,7 @@ class FetchTransport implements Transport<Answer, Response> {
   }
 
   deliver(answer: Answer): Response {
-    if (answer instanceof Failed) throw this.settings.finalError?.(answer.error, this.call) ?? answer.error;
+    if (answer instanceof Failed) throw answer.error;
     // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
     const resume = this.run.options.resume;
     if (!resume) {
@@ -170,13 +146,13 @@ class FetchTransport implements Transport<Answer, Response> {
       return answer;
     }
     return resume.response(answer, this.run, {
-      signal: this.call.signal ?? undefined,
+      signal: this.callerSignal,
       send: (headers, signal) => this.send(signal, headers),
       discard: discardBody,
       codeOf: networkCode,
-      requestHeaders: () => this.call.requestHeaders(),
-      requestUrl: () => this.call.url,
-      edit: (url, headers) => this.call.edit(url, headers),
+      requestHeaders: () => this.requestHeaders(),
+      requestUrl: () => this.url,
+      edit: (url, headers) => this.edit(url, headers),
     });
   }
 
@@ -195,9 +171,8 @@ class FetchTransport implements Transport<Answer, Response> {
  * body drained within `discardBodyMaxBytes`, then cancelled); the waits are the run's, ended at once
  * by the caller's signal.
  */
-export const execute = (
-  fetch: FetchFunction,
-  call: Call,
-  run: RetryRun,
-  settings: EngineSettings = NO_SETTINGS,
-): Promise<Response> => runAttempts(run, new FetchTransport(fetch, call, run, settings));
+export const execute = (fetch: FetchFunction, call: Call, run: RetryRun): Promise<Response> => {
+  call.fetch = fetch;
+  call.run = run;
+  return runAttempts(run, call);
+};

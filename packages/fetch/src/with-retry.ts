@@ -3,8 +3,8 @@
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
 import { asLayer, asRetryLayer, fail, isRetryLayer, marking, toRetryPolicy } from '@jitterbug/core/adapter';
-import { Call, type FetchFunction, type FetchInit } from './call.ts';
-import { execute } from './engine.ts';
+import type { FetchFunction, FetchInit } from './call.ts';
+import { Call, execute } from './engine.ts';
 
 /** What `withRetry` returns: the given fetch's signature, and a `jitterbug` field in `init`. */
 export type RetryingFetch<F extends (input: never, init?: never) => Promise<unknown>> = (
@@ -50,14 +50,10 @@ export const withRetry = <F extends (input: never, init?: never) => Promise<unkn
     // An outer jitterbug layer decides: this one sends the attempt once, as it is, still marked for
     // an interceptor below.
     if (isRetryLayer(init)) return marking() ? asLayer(() => send(input, init)) : send(input, init);
-    let call: Call;
     try {
-      call = new Call(input, init);
-      const run = policy.begin(
-        { method: call.method, url: call.url, headers: call.headers, body: call.body },
-        init?.jitterbug,
-      );
-      return execute(send, call, run);
+      const call = new Call(input, init);
+      // The call describes itself to the policy (its method, URL, headers and body kind).
+      return execute(send, call, policy.begin(call, init?.jitterbug));
     } catch (error) {
       return Promise.reject(error);
     }

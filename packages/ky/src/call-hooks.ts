@@ -30,20 +30,18 @@ const without = (hooks: unknown[], hook: unknown): void => {
 };
 
 /**
- * The retry count a `beforeError` hook of the user's is shown: the retries jitterbug sent (ky counts
- * none of them, only what passed its own retry path: a `Response` a `beforeRetry` hook returned, a
- * forced retry), once the call's run began.
+ * A `beforeError` hook of the user's, shown jitterbug's retry count: the retries jitterbug sent (ky
+ * counts none of them, only what passed its own retry path: a `Response` a `beforeRetry` hook
+ * returned, a forced retry), once the call's run began.
  */
-const retryCountOf = (state: CallState, kyCount: number): number => {
-  const run = state.run;
-  return run ? Math.max(kyCount, (run.summary?.attempts ?? run.attempts) - 1) : kyCount;
-};
-
-/** A `beforeError` hook of the user's, shown jitterbug's retry count. */
 const withRetryCount =
   (hook: UserHook, state: CallState): UserHook =>
-  (shown) =>
-    hook({ ...shown, retryCount: retryCountOf(state, (shown as { retryCount: number }).retryCount) });
+  (shown) => {
+    const kyCount = (shown as { retryCount: number }).retryCount;
+    const run = state.run;
+    const retryCount = run ? Math.max(kyCount, (run.summary?.attempts ?? run.attempts) - 1) : kyCount;
+    return hook({ ...shown, retryCount });
+  };
 
 export interface CallHooks {
   readonly init: (options: KyInitOptions) => void;

@@ -14,8 +14,8 @@ export type UserHook = (state: object) => unknown;
 
 /** What the last attempt of a call with `beforeRetry` hooks of the user's sent and got. */
 export interface LastAttempt {
+  /** What it sent (with the call's method: the one a later hook is shown). */
   readonly input: Request | URL | string;
-  readonly method: string;
   readonly response: Response | undefined;
   /** A copy of a failed response's body, read for `HTTPError.data` if the attempt is retried. */
   readonly copy: Response | undefined;
@@ -69,10 +69,15 @@ export class CallState {
     return timeout === undefined ? left : Math.min(timeout, left);
   }
 
-  /** Keeps what an attempt sent and got, and drops the copy of the attempt before it. */
-  keep(last: LastAttempt): void {
+  /**
+   * Keeps what an attempt sent and got (with a copy of a failed response's body, for `HTTPError.data`),
+   * and drops the copy of the attempt before it.
+   */
+  keep(input: LastAttempt['input'], response?: Response): void {
     this.dropCopy();
-    this.last = last;
+    const copy =
+      !response || response.ok || typeof response.clone !== 'function' ? undefined : response.clone();
+    this.last = { input, response, copy };
   }
 
   /** Cancels the copy of a failed response's body, unless it was read. */

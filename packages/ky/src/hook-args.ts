@@ -39,8 +39,13 @@ export interface KyInitOptions extends KyOptionsView {
   };
 }
 
-const isRequest = (value: unknown): value is Request =>
-  value instanceof Request || Object.prototype.toString.call(value) === '[object Request]';
+const tag = Object.prototype.toString;
+
+/** A `Request` or a `Response`, from this realm or another (a test's, a worker's). */
+export const isRequest = (value: unknown): value is Request =>
+  value instanceof Request || tag.call(value) === '[object Request]';
+export const isResponse = (value: unknown): value is Response =>
+  value instanceof Response || tag.call(value) === '[object Response]';
 
 /** `beforeRequest`: ky 1 `(request, options, state)`, ky 2 `({ request, options })`. */
 export const beforeRequestArgs = (args: readonly unknown[]): { request: Request; options: KyOptionsView } =>

@@ -48,28 +48,32 @@ const decoderFor = (contentType: string): TextDecoder => {
   }
 };
 
-/** The body as text, as ky 2 reads an error body: `undefined` past 10 MiB, on a failure or past `ms`. */
-const readText = (response: Response, ms: number): Promise<string | undefined> =>
+/**
+ * The body as text, as ky 2 reads an error body (decoded by the charset `contentType` names):
+ * `undefined` past 10 MiB, on a failure or past `ms`.
+ */
+const readText = (response: Response, contentType: string, ms: number): Promise<string | undefined> =>
   within(ms, async (expired) => {
     const reader = response.body?.getReader();
     if (!reader) return response.text().catch(() => undefined);
-    void expired.then(() => reader.cancel().catch(() => undefined));
-    const decoder = decoderFor(response.headers.get('content-type') ?? '');
-    const parts: string[] = [];
+    const cancel = (): void => void reader.cancel().catch(() => undefined);
+    void expired.then(cancel);
+    const decoder = decoderFor(contentType);
+    let text = '';
     let size = 0;
     try {
       for (let read = await reader.read(); !read.done; read = await reader.read()) {
         size += read.value.byteLength;
         if (size > MAX_ERROR_BODY_BYTES) {
-          void reader.cancel().catch(() => undefined);
+          cancel();
           return undefined;
         }
-        parts.push(decoder.decode(read.value, { stream: true }));
+        text += decoder.decode(read.value, { stream: true });
       }
     } catch {
       return undefined;
     }
-    return parts.join('') + decoder.decode();
+    return text + decoder.decode();
   });
 
 /** `HTTPError.data` as ky 2 fills it: JSON parsed (with `parseJson` if given), else the text. */
@@ -79,9 +83,10 @@ const errorData = async (
   parseJson: KyInitOptions['parseJson'],
   ms: number,
 ): Promise<unknown> => {
-  const text = await readText(response, ms);
+  const contentType = response.headers.get('content-type') ?? '';
+  const text = await readText(response, contentType, ms);
   if (!text) return undefined;
-  const mediaType = (response.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
   if (!JSON_MEDIA_TYPE.test(mediaType)) return text;
   return within(ms, async () => {
     try {
@@ -99,7 +104,7 @@ const errorData = async (
  */
 export const kyErrorFor = async (state: CallState, next: NextAttempt, method: string): Promise<unknown> => {
   const last: LastAttempt | undefined = state.last;
-  const request = requestOf(last?.input ?? next.url, last?.method ?? method);
+  const request = requestOf(last?.input ?? next.url, method);
   const response = last?.copy ?? last?.response;
   if (next.status === undefined || !response) {
     const failure = asKyTimeout(next.error, () => request);

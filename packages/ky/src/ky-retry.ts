@@ -8,13 +8,7 @@
  */
 import type { RetryPolicyOrOptions } from '@jitterbug/core';
 import { asRetryLayer, checkOptions, fail, isRetryLayer, type RetryRun } from '@jitterbug/core/adapter';
-import {
-  Call,
-  type EngineSettings,
-  execute,
-  type FetchFunction,
-  type FetchInit,
-} from '@jitterbug/fetch/engine';
+import { type Answer, Call, execute, type FetchFunction, type FetchInit } from '@jitterbug/fetch/engine';
 import type { Options } from 'ky';
 import { callHooks } from './call-hooks.ts';
 import { byRequest, CallState } from './call-state.ts';
@@ -59,6 +53,17 @@ const ADAPTER_OPTIONS = {
         : fail(n, 'false or what createForcedRetries() returns', v),
 };
 
+/** A ky call on the fetch engine: an attempt that timed out ends it with ky's own `TimeoutError`. */
+class KyCall extends Call {
+  override deliver(answer: Answer): Response {
+    try {
+      return super.deliver(answer);
+    } catch (error) {
+      throw asKyTimeout(error, () => requestOf(this.input, this.method));
+    }
+  }
+}
+
 /**
  * ky options that retry with jitterbug: backoff with jitter, `Retry-After`, a retry budget, per-route
  * rules (give a policy from `createRetryPolicy`), in every runtime ky runs in. Spread them into
@@ -82,10 +87,6 @@ export const kyRetry = (
   const { policy, overridesFor } = kyDeadlines(optionsOrPolicy);
   const { fetch: inner, forcedRetries: forced } = checkOptions(adapterOptions, ADAPTER_OPTIONS, 'kyRetry');
   const send: FetchFunction = inner ?? ((input, init) => globalThis.fetch(input, init));
-  const finalError = (error: unknown, call: Call): unknown =>
-    asKyTimeout(error, () => requestOf(call.input, call.method));
-  const settings: EngineSettings = { finalError };
-
   /**
    * A call with `beforeRetry` hooks of the user's: each attempt's input and response are kept (with
    * a copy of a failed response's body, for `HTTPError.data`), and the hooks run before each retry.
@@ -94,20 +95,16 @@ export const kyRetry = (
     const keeping: FetchFunction = (input, init) =>
       send(input, init).then(
         (response) => {
-          const copy = response.ok || typeof response.clone !== 'function' ? undefined : response.clone();
-          state.keep({ input, method: call.method, response, copy });
+          state.keep(input, response);
           return response;
         },
         (error: unknown) => {
-          state.keep({ input, method: call.method, response: undefined, copy: undefined });
+          state.keep(input);
           throw error;
         },
       );
-    const hooked: EngineSettings = {
-      finalError,
-      beforeRetry: (next, sent, ran) => runUserRetryHooks(state, next, sent, ran),
-    };
-    return execute(isRetryLayer(send) ? asRetryLayer(keeping) : keeping, call, run, hooked).finally(() =>
+    call.beforeRetry = (next) => runUserRetryHooks(state, next, call);
+    return execute(isRetryLayer(send) ? asRetryLayer(keeping) : keeping, call, run).finally(() =>
       state.dropCopy(),
     );
   };
@@ -118,22 +115,17 @@ export const kyRetry = (
       // ky 2: the call's state is its `jitterbug` option (the init hook put it there); ky 1: its Request.
       const state =
         given instanceof CallState ? given : typeof input === 'object' ? byRequest.get(input) : undefined;
-      const call = new Call(input, init, state?.body);
+      const call = new KyCall(input, init, state?.body);
       let run = state?.run;
       if (!run) {
         const overrides = given instanceof CallState ? given.overrides : given;
         run = policy.begin(
-          {
-            method: call.method,
-            url: call.url,
-            headers: call.headers,
-            body: call.body,
-          },
+          call,
           state ? overridesFor(overrides, state.timeLeftMs(), call.method, call.url) : overrides,
         );
         if (state) state.run = run;
       }
-      return state?.hooks ? withUserHooks(state, call, run) : execute(send, call, run, settings);
+      return state?.hooks ? withUserHooks(state, call, run) : execute(send, call, run);
     } catch (error) {
       return Promise.reject(error);
     }

@@ -10,6 +10,7 @@ import type { NextAttempt } from '@jitterbug/core';
 import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import type { Call } from '@jitterbug/fetch/engine';
 import type { CallState } from './call-state.ts';
+import { isRequest, isResponse } from './hook-args.ts';
 import { kyErrorFor } from './ky-errors.ts';
 
 /**
@@ -26,43 +27,49 @@ export class KyExit extends Error {
   }
 }
 
-const tag = Object.prototype.toString;
-const isRequest = (value: unknown): value is Request =>
-  value instanceof Request || tag.call(value) === '[object Request]';
-const isResponse = (value: unknown): value is Response =>
-  value instanceof Response || tag.call(value) === '[object Response]';
 /** `ky.stop`, from whichever copy of ky the hook imported. */
 const isStop = (value: unknown): boolean => typeof value === 'symbol' && value.description === 'stop';
 
 const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
   pending ? pending.catch(() => undefined) : undefined;
 
-/** The attempt about to be sent, as a `Request` a hook may change or copy (its body its own). */
+/**
+ * The attempt about to be sent, as a `Request` a hook may change or copy (its body its own). The call
+ * takes what the policy's hook set first, as the core would after the hooks: a `Request` sent to
+ * another URL then goes as its bytes (read once), as every attempt after it does.
+ */
 const nextRequest = async (call: Call, next: NextAttempt): Promise<Request> => {
+  await call.edit(next.url, next.headers);
   const [input, init] = call.attempt(undefined);
-  const headers = next.headers;
-  if (next.url === call.url) return new Request(input, { ...init, headers });
-  if (typeof input !== 'object' || !('bodyUsed' in input)) return new Request(next.url, { ...init, headers });
-  // The policy's hook sent a `Request` elsewhere: its body, read once, goes with it.
-  const body = call.body === 'none' ? null : await input.arrayBuffer();
-  const { method, signal, credentials, redirect } = input;
-  return new Request(next.url, { ...init, method, headers, body, signal, credentials, redirect });
+  return new Request(input, init);
 };
 
-/** What the hooks changed of the headers, set on the next attempt's (not what `Request` added itself). */
-const applyHeaderChanges = (before: ReadonlyMap<string, string>, after: Headers, target: Headers): void => {
-  after.forEach((value, name) => {
-    if (before.get(name) !== value) target.set(name, value);
-  });
-  for (const name of before.keys()) if (!after.has(name)) target.delete(name);
-};
-
-/** The next attempts send `request` whole: its URL and headers are what the core applies next. */
-const adopt = async (request: Request, call: Call, next: NextAttempt): Promise<void> => {
-  await call.replace(request);
-  next.url = request.url;
+/**
+ * The next attempts send `request`'s headers: what the hooks left on the one they were shown (made
+ * with the call's headers and its body as bytes, so the `Request` added none of its own), or what
+ * one they returned holds.
+ */
+const sendHeadersOf = (request: Request, next: NextAttempt): void => {
   for (const name of [...next.headers.keys()]) next.headers.delete(name);
   for (const [name, value] of request.headers) next.headers.append(name, value);
+};
+
+/**
+ * The next attempts send `request` whole, as it is but for the call's signal (the caller's cancel and
+ * ky's timeout still end it): its URL and headers are what the core applies next. What the call's
+ * init said of the old request is dropped; the rest of it (a `dispatcher`) stays. Its body is read
+ * into bytes once, so that every attempt after it can send it again.
+ */
+const adopt = async (request: Request, call: Call, next: NextAttempt): Promise<void> => {
+  // What a `Request` holds itself (method, headers, body, credentials, …) is the new one's.
+  const init = call.init as Record<string, unknown> | undefined;
+  const kept: Record<string, unknown> = {};
+  for (const key in init) if (!(key in request)) kept[key] = init[key];
+  if (call.callerSignal) kept.signal = call.callerSignal;
+  call.use(request, kept, 'replayable');
+  await call.readRequestBody();
+  next.url = request.url;
+  sendHeadersOf(request, next);
 };
 
 /**
@@ -84,15 +91,10 @@ const exit = async (
  * Runs the user's `beforeRetry` hooks before a retry (not before a hedged copy or a resume: ky's
  * hooks are for retries), as the fetch engine's `beforeRetry` setting.
  */
-export const runUserRetryHooks = async (
-  state: CallState,
-  next: NextAttempt,
-  call: Call,
-  run: RetryRun,
-): Promise<void> => {
+export const runUserRetryHooks = async (state: CallState, next: NextAttempt, call: Call): Promise<void> => {
   if (next.kind !== 'retry') return;
+  const { run } = call;
   const request = await nextRequest(call, next);
-  const before = new Map(request.headers);
   const unsent = (): void => void request.body?.cancel().catch(() => undefined);
   try {
     const error = await kyErrorFor(state, next, call.method);
@@ -135,7 +137,7 @@ export const runUserRetryHooks = async (
         return exit(run, ['should-retry', next.status, next.error, false], () => result);
       }
     }
-    applyHeaderChanges(before, request.headers, next.headers);
+    sendHeadersOf(request, next);
     unsent();
   } finally {
     state.dropCopy();

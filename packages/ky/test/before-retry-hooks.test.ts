@@ -359,6 +359,43 @@ describe.each([
   });
 });
 
+describe('ky 2 under kyRetry, with the policy’s beforeRetry too', () => {
+  it('your hooks see the Request the policy’s hook sent elsewhere, with its body and headers, and what they leave is what goes', async () => {
+    server.route('/moving', [{ status: 503 }]);
+    server.route('/moved', [{ status: 200, body: 'ok' }]);
+    const shown: string[] = [];
+    const policy = createRetryPolicy({
+      maxAttempts: 3,
+      methods: ['POST'],
+      sleep: recordingSleep().sleep,
+      beforeRetry: (next) => {
+        next.url = url('/moved');
+        next.headers.set('x-policy', 'set');
+        next.headers.set('x-dropped', 'set');
+      },
+    });
+    const api = ky.create({ ...kyRetry(policy), dispatcher: newAgent() } as Options).extend({
+      hooks: {
+        beforeRetry: [
+          async ({ request }) => {
+            shown.push(`${request.method} ${request.url} ${await request.clone().text()}`);
+            shown.push(`${request.headers.get('x-policy')} ${request.headers.get('x-dropped')}`);
+            request.headers.set('x-hook', 'yes');
+            request.headers.delete('x-dropped');
+          },
+        ],
+      },
+    });
+    expect(await api.post(url('/moving'), { json: { n: 1 } }).text()).toBe('ok');
+    expect(shown).toEqual([`POST ${url('/moved')} {"n":1}`, 'set set']);
+    expect(server.seen('/moving').map((r) => r.body.toString())).toEqual(['{"n":1}']);
+    const [moved] = server.seen('/moved');
+    expect(moved).toMatchObject({ method: 'POST', headers: { 'x-hook': 'yes', 'x-policy': 'set' } });
+    expect(moved!.headers['x-dropped']).toBeUndefined();
+    expect(moved!.body.toString()).toBe('{"n":1}');
+  });
+});
+
 describe('ky 1 under kyRetry', () => {
   it('shows a call’s hooks to no hook of kyRetry’s: your beforeRetry hooks see no retry of jitterbug’s', async () => {
     server.route('/ky1', [{ status: 503 }, { status: 200, body: 'ok' }]);

@@ -26,9 +26,6 @@ async function* replay(
  */
 export const bufferRequestStream: BufferRequestStream = async (stream, maxBytes, signal) => {
   const buffered = await bufferStream(stream, maxBytes, signal);
-  if (buffered.complete) return { data: Buffer.concat(buffered.chunks), replayable: true };
-  return {
-    data: Readable.from(replay(buffered.chunks, buffered.rest), { objectMode: false }),
-    replayable: false,
-  };
+  if (buffered.complete) return Buffer.concat(buffered.chunks);
+  return Readable.from(replay(buffered.chunks, buffered.rest), { objectMode: false });
 };

@@ -22,7 +22,4 @@ export const destroyBody = cancelWebBody;
  * core's `bufferWebStream`, as the fetch engine's). When `signal` aborts, rejects at once with its
  * reason and closes the source.
  */
-export const bufferRequestStream: BufferRequestStream = async (stream, maxBytes, signal) => {
-  const data = await bufferWebStream(stream, maxBytes, signal);
-  return { data, replayable: data instanceof Uint8Array };
-};
+export const bufferRequestStream: BufferRequestStream = bufferWebStream;
