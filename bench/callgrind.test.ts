@@ -1,4 +1,4 @@
-/** The dump reader: `node --conditions=@jitterbug/source --test bench/callgrind.test.ts` (not in `make test`). */
+/** The dump reader (not in `make test`): node --conditions=@jitterbug/source --test bench/callgrind.test.ts */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readDump } from './callgrind.ts';
@@ -19,6 +19,18 @@ test('the total, and the cost of calls into the GC and the compilers from outsid
   // 300 + 200 + 40: neither the lambda inside the GC (50) nor the GC the compiler called (80,
   // already in the compiler's 200) counts again.
   assert.deepEqual(readDump(DUMP), { total: 1000, gcAndJit: 540 });
+});
+
+test("a collection under a compile, named after its callers, is in the compile's cost already", () => {
+  const nested = `${GC}'v8::internal::HeapAllocator::CollectGarbage()'${TURBOFAN}'Builtins_CEntry`;
+  const dump = ['fn=(1) Builtins_CEntry', `cfn=(2) ${TURBOFAN}`, 'calls=1 0', '0 900'];
+  const inner = [
+    'fn=(3) v8::internal::HeapAllocator::CollectGarbage()',
+    `cfn=(4) ${nested}`,
+    'calls=1 0',
+    '0 400',
+  ];
+  assert.deepEqual(readDump([...dump, ...inner, 'totals: 1000'].join('\n')), { total: 1000, gcAndJit: 900 });
 });
 
 test('a dump without totals is an error', () => {

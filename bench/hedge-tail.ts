@@ -11,14 +11,12 @@
  * Node's fetch alone answered 1.4 % of requests after more than 10 ms at 16 in flight on 2 CPUs; a
  * 10 ms hedge would copy the client's own hiccups.
  */
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { createHedging, getRetryInfo, type HedgeOptions, withRetry } from '@jitterbug/fetch';
 import { retryInterceptor } from '@jitterbug/undici';
 import { Agent, request } from 'undici';
+import { converse } from './spawn.ts';
 import { table } from './table.ts';
 
 const [SLOW_SHARE, SLOW_MS, HEDGE_MS, IN_FLIGHT, WARMUP, REQUESTS] = [0.02, 200, 20, 8, 500, 5000];
@@ -32,7 +30,7 @@ const serve = (): void => {
   });
   server.keepAliveTimeout = 60_000;
   server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
-  process.on('message', (message) => (message === 'count' ? process.send?.({ received }) : process.exit(0)));
+  process.on('message', (message) => (message === 'count' ? process.send?.(received) : process.exit(0)));
 };
 
 /** Sends one GET, reads its body, and says whether a hedged copy went out for it. */
@@ -62,15 +60,12 @@ const VARIANTS = [
 ] as const satisfies readonly (readonly ['fetch' | 'undici', string, HedgeOptions?])[];
 
 const measure = async (): Promise<{ note: string; table: string }> => {
-  const server = fork(fileURLToPath(import.meta.url), ['--server'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const [{ port }] = (await once(server, 'message')) as [{ port: number }];
+  const server = converse('hedge-tail.ts', ['--server'], 'server');
+  const { port } = (await server.ready) as { port: number };
   const received = async (): Promise<number> => {
     // Copies still on their way when the last answer came in reach the server a moment later.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    server.send('count');
-    return ((await once(server, 'message')) as [{ received: number }])[0].received;
+    return server.ask<number>('count');
   };
   const drive = async (send: (url: string) => Promise<boolean>, count: number) => {
     const [latencies, hedged] = [new Float64Array(count), new Uint8Array(count)];
@@ -103,7 +98,7 @@ const measure = async (): Promise<{ note: string; table: string }> => {
       rows.push([name, label, at(0.5), at(0.99), at(0.999), load, String(count), fixed ? String(late) : '—']);
     }
   } finally {
-    server.send('stop');
+    await server.end('stop');
   }
   const note =
     `${REQUESTS.toLocaleString('en')} GETs per variant, ${IN_FLIGHT} in flight, after ${WARMUP} warm-up requests; the server answers ` +

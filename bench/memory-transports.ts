@@ -18,8 +18,12 @@ const wireOf = ({ status, body }: Answer) => {
     ...{ Date: 'Wed, 25 Nov 2026 10:58:36 GMT', Connection: 'keep-alive', 'Keep-Alive': 'timeout=60' },
   });
   const raw = headers.flatMap(([name, value]) => [Buffer.from(name), Buffer.from(value)]);
-  // As a parser hands them over (undici's, Node's `IncomingMessage`): lower-case names, a new object each time.
-  const object = () => Object.fromEntries(headers.map(([name, value]) => [name.toLowerCase(), value]));
+  // As a parser hands them over (undici's, Node's `IncomingMessage`): a new object, lower-case names.
+  const object = (): Record<string, string> => {
+    const o: Record<string, string> = {};
+    for (const [name, value] of headers) o[name.toLowerCase()] = value;
+    return o;
+  };
   return { statusText: status === 200 ? 'OK' : 'Service Unavailable', headers, raw, object };
 };
 /** Made once per answer, so that the transports' own work stays small and fixed. */

@@ -1,8 +1,7 @@
 /**
- * Memory runs: each client with jitterbug sends many requests over loopback, 16 in flight, every
- * fifth one retried once (`/flaky`); heap and RSS after forced collections after a warm-up, half-way
- * and at the end; then the client is closed, and no socket or timer may be left. A child per client
- * (`--expose-gc`), argument: JSON `{ client, origin, requests }`.
+ * Memory runs, a child per client with jitterbug: requests over loopback, 16 in flight, every fifth
+ * retried once; heap and RSS after forced collections after a warm-up, half-way and at the end; then
+ * the client is closed, and no socket or timer may be left.
  */
 import { CLIENT_NAMES, type ClientName, makeClient } from './clients.ts';
 import { runChild } from './spawn.ts';

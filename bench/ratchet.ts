@@ -67,10 +67,11 @@ const pool = async <T>(jobs: readonly (() => Promise<T>)[]): Promise<(T | Error)
   return results;
 };
 
+/** What is counted is the packages: the last commit that changed them, and whether they changed since. */
 const commit = (): string => {
   const git = (...args: string[]): string => execFileSync('git', args, { encoding: 'utf8' }).trim();
-  const dirty = git('status', '--porcelain', '--', 'packages') ? ' with changes in packages/' : '';
-  return `${git('rev-parse', '--short', 'HEAD')}${dirty}`;
+  const dirty = git('status', '--porcelain', '--', 'packages') ? ' with changes' : '';
+  return `packages at ${git('log', '-1', '--format=%h', '--', 'packages')}${dirty}`;
 };
 
 const takeBaseline = async (): Promise<string> => {
@@ -97,21 +98,14 @@ const takeBaseline = async (): Promise<string> => {
 const row = (client: ClientName, path: CountBlock, before: Block | undefined, now: Counted | Error) => {
   if (now instanceof Error || !before) {
     const why = now instanceof Error ? now.message : 'no baseline';
-    return {
-      rose: path === 'success' && `${client}: ${why}`,
-      cells: [client, path, int(before?.figure ?? Number.NaN), why],
-    };
+    const cells = [client, path, int(before?.figure ?? Number.NaN), why];
+    return { rose: path === 'success' && `${client}: ${why}`, cells };
   }
   const { figure, windows } = now[path];
   const [change, noise] = [figure / before.figure - 1, before.noise ?? 0];
   const rose = change > noise && path === 'success' && `${client} ${pct(change, 2)}`;
-  const verdict = rose
-    ? '**rose**'
-    : change > noise
-      ? 'rose (not guarded)'
-      : change < -noise
-        ? 'fell'
-        : 'within the noise';
+  const verdict =
+    Math.abs(change) <= noise ? 'within the noise' : change < 0 ? 'fell' : rose ? '**rose**' : 'rose';
   const nowCell = `${int(figure)} (…${int(Math.max(...windows))})`;
   const changeCells = [int(figure - before.figure, true), pct(change, 2), `±${pct(noise, 2).slice(1)}`];
   return { rose, cells: [client, path, int(before.figure), nowCell, ...changeCells, verdict] };
@@ -128,16 +122,16 @@ export const runRatchet = async (clients: readonly ClientName[] = CLIENT_NAMES) 
   const failures = rows.flatMap((r) => (r.rose ? [r.rose] : []));
   const header = 'client|path|baseline|now (…dearest window)|Δ instructions|Δ|noise (A/A)|verdict'.split('|');
   const text = [
-    `Instructions per request with jitterbug, in memory: baseline ${base.commit} (${base.node}, ${base.taken.slice(0, 10)}),`,
-    `now ${commit()} (${process.version}, ${version}); ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+    `Instructions per request with jitterbug, in memory: baseline: ${base.commit} (${base.node}, ${base.taken.slice(0, 10)}),`,
+    `now: ${commit()} (${process.version}, ${version}); ${((performance.now() - started) / 1000).toFixed(0)} s.`,
     base.node === process.version ? '' : `**Node is not the baseline's (${base.node}): not comparable.**`,
     failures.length ? `**The ratchet fails:** ${failures.join('; ')}.` : 'The ratchet holds.',
   ];
-  const report = `${table(
-    header,
-    rows.map((r) => r.cells),
-  )}\n\n${text.filter(Boolean).join(' ')}`;
-  return { ok: failures.length === 0, report };
+  const cells = rows.map((r) => r.cells);
+  return {
+    ok: failures.length === 0,
+    report: `${table(header, cells)}\n\n${text.filter(Boolean).join(' ')}`,
+  };
 };
 
 if (import.meta.main) {

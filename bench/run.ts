@@ -1,9 +1,7 @@
 /**
- * `make bench`: the overhead sessions over loopback (`sessions.ts`) and hedging against a slow tail;
- * then, once nothing is timed any more, the instruction-count ratchet
- * (valgrind keeps the CPUs busy; counts do not depend on load) beside the memory runs and the
- * bundle sizes. Prints the report, writes bench/RESULTS.md, exits 1 when the ratchet fails.
- * `BENCH_SCALE=0.4`: fewer sessions and requests, for a quick try.
+ * `make bench`: the sessions and the hedge tail, then, once nothing is timed, the ratchet (valgrind
+ * fills the CPUs; counts do not depend on load) beside the memory runs and the sizes. Writes
+ * bench/RESULTS.md; exits 1 when the ratchet fails. `BENCH_SCALE=0.4`: a quick try.
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';

@@ -1,11 +1,9 @@
 /**
- * The overhead sessions: each client against its peer and the raw client over loopback, with A/A
- * pairs that show the method's own noise. On this shared VM a client's CPU per request drifts by
- * tens of per cent within minutes, and processes run side by side disturb each other; so a session
- * starts every variant twice (the twins are the A/A pairs), warms them up one at a time, then lets
- * them take turns: in each cycle every process runs one block of about 50 ms of CPU, alone on the
- * clients' CPU, in an order that rotates. Blocks that are compared ran a fraction of a second apart.
- * The figures are CPU outside GC pauses: one 20–90 ms pause in a 50 ms block doubles it.
+ * The overhead sessions, over loopback. On this shared VM a client's CPU per request drifts by tens
+ * of per cent within minutes, and processes side by side disturb each other; so a session starts
+ * every variant twice (the twins: A/A pairs), warms them up one at a time, then lets them take turns,
+ * a block of about 50 ms of CPU each, alone on the clients' CPU, in an order that rotates. Figures are
+ * CPU outside GC pauses: one 20–90 ms pause in a 50 ms block doubles it.
  */
 import { type ClientName, LABELS, type VariantKind } from './clients.ts';
 import type { BlockResult } from './session-client.ts';
@@ -19,13 +17,7 @@ export const SESSIONS = Math.max(1, Math.round(3 * Number(process.env['BENCH_SCA
 /** Cycles kept, after 2 run and not kept (they cost up to half as much again, for every variant). */
 const [CYCLES, SETTLE, WARMUP] = [8, 2, 2500];
 /** Client CPU per request (µs) on the machine this was written on: it only sizes the blocks. */
-const ESTIMATED_US: Record<ClientName, number> = {
-  'undici-request': 20,
-  'undici-fetch': 95,
-  axios: 210,
-  ky: 230,
-  fetch: 130,
-};
+const US = { 'undici-request': 20, 'undici-fetch': 95, axios: 210, ky: 230, fetch: 130 };
 
 /** Per kept cycle, each slot's µs of CPU per request outside GC pauses, and of the pauses. */
 export interface Session {
@@ -49,15 +41,15 @@ export const runSession = async (client: ClientName, origin: string): Promise<Se
   };
   const ask = async (slot: string, n: number): Promise<BlockResult | undefined> => {
     const r = await live
-      .get(slot)!
-      .ask<BlockResult>(n)
+      .get(slot)
+      ?.ask<BlockResult>(n)
       .catch((e: Error) => fail(slot, e));
     return r?.failures ? fail(slot, new Error(`${r.failures} of ${n} requests did not end in 200`)) : r;
   };
   // One at a time: warmed up together on one CPU, V8 sized their heaps for a slower pace.
   for (const slot of SLOTS)
     if (await live.get(slot)!.ready.catch((e: Error) => fail(slot, e))) await ask(slot, WARMUP);
-  const n = Math.max(20, Math.round(50_000 / ESTIMATED_US[client]));
+  const n = Math.max(20, Math.round(50_000 / US[client]));
   const cycles: Session['cycles'] = [];
   for (let cycle = -SETTLE; cycle < CYCLES; cycle++) {
     const row: Session['cycles'][number] = new Map();

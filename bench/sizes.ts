@@ -1,17 +1,13 @@
 /**
- * Bundle sizes for a browser: what each entry point adds to a web app, minified and gzipped (level
- * 9), with the HTTP client it plugs into left out, beside the peers'. esbuild bundles each one-line
- * entry (`platform: 'browser'`, ESM, minified, tree-shaken); jitterbug's packages from their
- * TypeScript source, so the figures follow the working tree without a build. `test/size/size.test.ts`
- * holds them to ceilings.
- *
- *   node --conditions=@jitterbug/source bench/sizes.ts
+ * Bundle sizes for a browser beside the peers', the HTTP client left out: esbuild bundles a one-line
+ * entry (`platform: 'browser'`, minified, tree-shaken), jitterbug from its TypeScript source, gzip -9.
+ * `test/size/size.test.ts` holds them to ceilings. `node --conditions=@jitterbug/source bench/sizes.ts`.
  */
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { table } from './table.ts';
 
-/** jitterbug's entries (an export and its package), then the peers' (a default export), and the client left out. */
+/** jitterbug's entries (an export, its package), the peers' (a default export), and the client left out. */
 const ENTRIES: readonly (readonly [id: string, from: string, external?: string])[] = [
   ['withRetry', '@jitterbug/fetch'],
   ['kyRetry', '@jitterbug/ky', 'ky'],

@@ -31,7 +31,7 @@ const works = (command: string[]): boolean => {
 };
 const SAME_LAYOUT = ['setarch', process.arch === 'x64' ? 'x86_64' : process.arch, '-R'];
 export const LAYOUT_FIXED = works(SAME_LAYOUT);
-/** The server on CPU 0, the clients on the others, from their first instruction (`BENCH_PIN=0`: not pinned). */
+/** The server on CPU 0, the clients on the others, from their first instruction (`BENCH_PIN=0`: not). */
 const cpus = availableParallelism();
 export const PINNING =
   cpus >= 2 && process.env['BENCH_PIN'] !== '0' && works(['taskset', '-c', '0'])

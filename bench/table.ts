@@ -1,4 +1,4 @@
-/** The bench's one table helper: a Markdown table, printed to the terminal and written to RESULTS.md as it is. */
+/** The bench's one table helper: a Markdown table, for the terminal and RESULTS.md alike. */
 export const table = (header: readonly string[], rows: readonly (readonly string[])[]): string => {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
