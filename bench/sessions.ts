@@ -13,7 +13,7 @@ import { pct, table } from './table.ts';
 
 const KINDS = ['raw', 'jitterbug', 'peer'] as const;
 const SLOTS = KINDS.flatMap((kind) => [`${kind}1`, `${kind}2`]);
-export const SESSIONS = Math.max(1, Math.round(3 * Number(process.env['BENCH_SCALE'] ?? 1)));
+export const SESSIONS = Math.max(1, Math.round(2 * Number(process.env['BENCH_SCALE'] ?? 1)));
 /** Cycles kept, after 2 run and not kept (they cost up to half as much again, for every variant). */
 const [CYCLES, SETTLE, WARMUP] = [8, 2, 2500];
 /** Client CPU per request (µs) on the machine this was written on: it only sizes the blocks. */
