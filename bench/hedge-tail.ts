@@ -1,15 +1,10 @@
 /**
- * Hedged requests against a slow tail, over loopback: the real hedging of `@jitterbug/fetch`
- * (`withRetry` over Node's fetch) and `@jitterbug/undici` (`retryInterceptor`, `request()`), with and
- * without the `hedge` option. A check that hedging cuts the tail, not a timing test.
- *
- *   node --conditions=@jitterbug/source bench/hedge-tail.ts [--json]
- *
- * The server, in a process of its own so that its work does not delay the client's timers, answers
- * 2 % of the requests it receives (a seeded draw) after 200 ms, the others after 1 ms (a timer: no
- * CPU, nothing queues), and counts them: losing copies are extra load. Why 20 ms and 8 in flight:
- * Node's fetch alone answered 1.4 % of requests after more than 10 ms at 16 in flight on 2 CPUs; a
- * 10 ms hedge would copy the client's own hiccups.
+ * Hedged requests against a slow tail over loopback, with `withRetry` and undici's `retryInterceptor`
+ * (`node --conditions=@jitterbug/source bench/hedge-tail.ts [--json]`): a check that hedging cuts the
+ * tail, not a timing test. The server, in its own process so as not to delay the client's timers,
+ * answers 2 % of requests (a seeded draw) after 200 ms, the rest after 1 ms, and counts them (losing
+ * copies are extra load). 20 ms and 8 in flight: Node's fetch alone answered 1.4 % of requests after
+ * more than 10 ms at 16 in flight on 2 CPUs, and a 10 ms hedge would copy the client's own hiccups.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -100,11 +95,7 @@ const measure = async (): Promise<{ note: string; table: string }> => {
   } finally {
     await server.end('stop');
   }
-  const note =
-    `${REQUESTS.toLocaleString('en')} GETs per variant, ${IN_FLIGHT} in flight, after ${WARMUP} warm-up requests; the server answers ` +
-    `${SLOW_SHARE * 100} % after ${SLOW_MS} ms, the rest after 1 ms (\`bench/hedge-tail.ts\`). "${HEDGE_MS} ms": \`createHedging({ delayMs: ${HEDGE_MS} })\`, ` +
-    'hedge budget ratio 0.05; "ratio 1": the most the option allows; "p95": the 95th percentile of the latency window. "Late, not hedged": ' +
-    'slower than the fixed delay + 10 ms with no copy sent, the hedge budget empty (hedges come together when several requests stall at once).';
+  const note = `${REQUESTS} GETs per variant, ${IN_FLIGHT} in flight, after ${WARMUP}; ${SLOW_SHARE * 100} % answered after ${SLOW_MS} ms, the rest after 1 ms. "${HEDGE_MS} ms": \`createHedging({ delayMs: ${HEDGE_MS} })\` (hedge budget ratio 0.05); "ratio 1": the most allowed; "p95": the latency window's 95th percentile. "Late, not hedged": slower than the delay + 10 ms with no copy, the budget empty (hedges come together when requests stall at once).`;
   const header = 'client|hedge|p50 ms|p99 ms|p99.9 ms|extra requests|hedged|late, not hedged'.split('|');
   return { note, table: table(header, rows) };
 };

@@ -68,21 +68,20 @@ export const runSession = async (client: ClientName, origin: string): Promise<Se
 /**
  * `a` against `b`: per cycle the log-ratio of CPU per request (a pair by the geometric mean of its
  * twins; an A/A sets twin 2 against twin 1), the median over all cycles of all sessions with a 95 %
- * interval from a two-level bootstrap (`stats.ts`), as a ratio.
+ * interval from a two-level bootstrap (`stats.ts`).
  */
 const compare = (sessions: readonly Session[], a: VariantKind, b: VariantKind): Estimate => {
   const [ta, tb] = a === b ? ['2', '1'] : ['12', '12'];
   const side = (row: Session['cycles'][number], kind: string, twins: string): number =>
     [...twins].reduce((sum, t) => sum + Math.log(row.get(kind + t)?.cpu ?? Number.NaN), 0) / twins.length;
-  const e = medianWithInterval(
+  return medianWithInterval(
     sessions.map((s) => s.cycles.map((row) => side(row, a, ta) - side(row, b, tb)).filter(Number.isFinite)),
   );
-  return { n: e.n, value: Math.exp(e.value), lo: Math.exp(e.lo), hi: Math.exp(e.hi) };
 };
 
 const us = (sessions: readonly Session[], kind: VariantKind): string => {
   const blocks = sessions.flatMap((s) =>
-    s.cycles.flatMap((row) => ['1', '2'].flatMap((t) => row.get(kind + t) ?? [])),
+    s.cycles.flatMap((row) => [1, 2].flatMap((t) => row.get(kind + t) ?? [])),
   );
   if (blocks.length === 0) return '—';
   // The pauses are rare and long: their mean, where the CPU outside them is a median.
@@ -90,23 +89,19 @@ const us = (sessions: readonly Session[], kind: VariantKind): string => {
   return `${median(blocks.map((b) => b.cpu)).toFixed(1)} + ${gc.toFixed(1)}`;
 };
 
-const show = (e: Estimate, spread?: number): string =>
-  e.n === 0
-    ? '—'
-    : `${pct(e.value - 1)} (${pct(e.lo - 1)} … ${pct(e.hi - 1)})${spread !== undefined && Math.abs(e.value - 1) > spread ? ' ◆' : ''}`;
+const ratio = (log: number): string => pct(Math.exp(log) - 1);
+const show = ({ n, value, lo, hi }: Estimate, spread = Number.POSITIVE_INFINITY): string =>
+  n === 0 ? '—' : `${ratio(value)} (${ratio(lo)} … ${ratio(hi)})${Math.abs(value) > spread ? ' ◆' : ''}`;
 
 /** One row per client; ◆: a difference wider than the widest A/A interval of its client. */
 export const sessionTable = (all: readonly Session[][]): string => {
   const rows = all.map((sessions) => {
     const client = sessions[0]!.client;
     const aa = KINDS.map((k) => compare(sessions, k, k));
-    const spread = Math.max(
-      ...aa.flatMap((e) => [Math.abs(e.lo - 1), Math.abs(e.hi - 1)]).filter(Number.isFinite),
-    );
-    const cycles = sessions.reduce((sum, s) => sum + s.cycles.length, 0);
+    const spread = Math.max(...aa.flatMap((e) => [Math.abs(e.lo), Math.abs(e.hi)]).filter(Number.isFinite));
     return [
       `${client} (${LABELS[client].jitterbug})`,
-      `${sessions.length} × ${cycles / sessions.length}`,
+      `${sessions.length} × ${CYCLES}`,
       ...KINDS.map((k) => us(sessions, k)),
       ...aa.map((e) => show(e)),
       show(compare(sessions, 'jitterbug', 'raw'), spread),
@@ -114,9 +109,7 @@ export const sessionTable = (all: readonly Session[][]): string => {
       show(compare(sessions, 'jitterbug', 'peer'), spread),
     ];
   });
-  const header = 'client|sessions × cycles|raw µs|jitterbug µs|peer µs|A/A raw|A/A jitterbug|A/A peer'.split(
-    '|',
-  );
+  const header = 'client|sessions × cycles|raw µs|jitterbug µs|peer µs|A/A raw|A/A jitterbug|A/A peer';
   const errors = all.flat().flatMap((s) => s.errors.map((e) => `\n- not run: ${s.client} ${e}`));
-  return `${table([...header, 'jitterbug vs raw', 'peer vs raw', 'jitterbug vs peer'], rows)}${errors.join('')}`;
+  return `${table(`${header}|jitterbug vs raw|peer vs raw|jitterbug vs peer`.split('|'), rows)}${errors.join('')}`;
 };

@@ -70,7 +70,7 @@ export const sizesTable = (rows: readonly SizeRow[]): string => {
   const largest = (file: string): number => Math.max(...ours.map((r) => bytesIn(r, file)));
   const files = [...new Set(ours.flatMap((r) => r.bytesByInput!.map(([input]) => input)))]
     .sort((a, b) => largest(b) - largest(a))
-    .slice(0, 8);
+    .slice(0, 6);
   const byFile = table(
     ['source file (minified bytes in the bundle)', ...ours.map((r) => r.id)],
     [

@@ -10,12 +10,7 @@ export const quantile = (values: readonly number[], q: number): number => {
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
 
 /** An estimate and its 95 % interval, from `n` values. */
-export interface Estimate {
-  readonly n: number;
-  readonly value: number;
-  readonly lo: number;
-  readonly hi: number;
-}
+export type Estimate = Readonly<Record<'n' | 'value' | 'lo' | 'hi', number>>;
 
 /**
  * The median of `groups` (sessions of per-cycle values), with a 95 % interval from a bootstrap that
