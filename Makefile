@@ -4,7 +4,7 @@ export PATH := $(CURDIR)/.tools/node_modules/.bin:$(CURDIR)/node_modules/.bin:$(
 NODE_SRC := node --conditions=@jitterbug/source
 NODE22 := $(CURDIR)/.tools/node_modules/node22/bin/node
 
-.PHONY: all setup install demo test typecheck lint build check-packages pack bench clean
+.PHONY: all setup install demo test typecheck lint build check-packages pack bench bench-counts clean
 
 all: test
 
@@ -42,8 +42,13 @@ pack: build
 test: install
 	@bash scripts/test.sh
 
+# The benchmarks (not part of `make test`; they need valgrind): bench/NOTES.md. `bench-counts` runs
+# only the instruction-count ratchet, which `bench` includes.
 bench: install
 	@pnpm run --silent bench
+
+bench-counts: install
+	@$(NODE_SRC) bench/ratchet.ts
 
 clean:
 	rm -rf node_modules packages/*/node_modules packages/*/dist examples/node_modules out

@@ -1,91 +1,82 @@
 /**
- * Memory run (a child process with `--expose-gc`): one client with jitterbug sends `requests`
- * requests, 16 in flight, every fifth one to `/flaky` (503 then 200: retried once). Heap and RSS are
- * read after a forced GC after a warm-up ("before"), half-way and at the end; then the client is
- * closed and the process's active resources are listed: no socket or timer may be left.
- * Argument: JSON `{ client, origin, requests }`. Prints one JSON line.
+ * Memory runs, a child per client with jitterbug: requests over loopback, 16 in flight, every fifth
+ * retried once; heap and RSS after forced collections after a warm-up, half-way and at the end; then
+ * the client is closed, and no socket or timer may be left.
  */
-import { CLIENTS } from './clients/index.ts';
-import type { ClientName, VariantKind } from './clients/types.ts';
-import { runRequests } from './load.ts';
+import { CLIENT_NAMES, type ClientName, makeClient } from './clients.ts';
+import { runChild } from './spawn.ts';
+import { table } from './table.ts';
 
-export interface MemorySample {
-  readonly label: string;
-  readonly requests: number;
-  readonly heapUsed: number;
-  readonly rss: number;
-  readonly external: number;
-}
-
-export interface MemoryOutput {
+export interface MemoryRun {
   readonly client: ClientName;
-  readonly kind: VariantKind;
-  readonly samples: readonly MemorySample[];
+  readonly requests: number;
+  /** Heap and RSS (bytes) after the warm-up, half-way, at the end. */
+  readonly heap: readonly number[];
+  readonly rss: readonly number[];
   readonly failures: number;
-  /** `process.getActiveResourcesInfo()` right after the run, before closing the client. */
-  readonly resourcesOpen: readonly string[];
-  /** The same after closing the client. */
-  readonly resourcesAfterClose: readonly string[];
-  readonly wallMs: number;
+  /** Sockets, timers and immediates still there once the client is closed. */
+  readonly left: readonly string[];
 }
 
-const {
-  client: name,
-  kind = 'jitterbug',
-  origin,
-  requests,
-} = JSON.parse(process.argv[2] ?? '{}') as {
-  client: ClientName;
-  kind?: VariantKind;
-  origin: string;
-  requests: number;
-};
-const gc = (globalThis as { gc?: () => void }).gc;
-if (!gc) throw new Error('run with --expose-gc');
-
-const settle = async (): Promise<void> => {
-  await new Promise((resolve) => setImmediate(resolve));
-  for (let i = 0; i < 3; i++) gc();
-};
-const samples: MemorySample[] = [];
-let sent = 0;
-// The least heap over three settles: one forced GC's heap moved by ±1.5 MB from sample to sample in
-// a 400,000-request ky run that was flat overall, enough to call half a run "NOT flat".
-const sample = async (label: string): Promise<void> => {
-  let m = process.memoryUsage();
-  for (let i = 0; i < 3; i++) {
-    await settle();
-    const now = process.memoryUsage();
-    if (i === 0 || now.heapUsed < m.heapUsed) m = now;
+const run = async (client: ClientName, origin: string, requests: number): Promise<MemoryRun> => {
+  const c = await makeClient(client, 'jitterbug', origin);
+  const out = { client, requests, heap: [] as number[], rss: [] as number[], failures: 0 };
+  let sent = 0;
+  for (const n of [5000, Math.floor(requests / 2), requests - Math.floor(requests / 2)]) {
+    const end = sent + n;
+    const worker = async (): Promise<void> => {
+      for (let i = sent++; i < end; i = sent++) {
+        if ((await c.get(i % 5 === 0 ? `/flaky?id=${process.pid}-${i}` : '/ok')) !== 200) out.failures++;
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    sent = end;
+    // The least heap of three settles: one forced GC's heap moved by ±1.5 MB from one to the next.
+    let least = { heapUsed: Number.POSITIVE_INFINITY, rss: 0 };
+    for (let i = 0; i < 9; i++) {
+      if (i % 3 === 0) await new Promise((resolve) => setImmediate(resolve));
+      (globalThis as unknown as { gc: () => void }).gc();
+      const m = process.memoryUsage();
+      if (m.heapUsed < least.heapUsed) least = m;
+    }
+    out.heap.push(least.heapUsed);
+    out.rss.push(least.rss);
   }
-  samples.push({ label, requests: sent, heapUsed: m.heapUsed, rss: m.rss, external: m.external });
+  await c.close();
+  await new Promise((resolve) => setImmediate(resolve));
+  return {
+    ...out,
+    left: process.getActiveResourcesInfo().filter((r) => /TCP|Timeout|Immediate|Timer/.test(r)),
+  };
 };
 
-const client = await CLIENTS[name](kind, origin);
-const pathOf = (i: number): string => (i % 5 === 0 ? `/flaky?id=${process.pid}-${sent + i}` : '/ok');
-const t0 = performance.now();
-let failures = await runRequests(client, 5000, 16, pathOf);
-sent += 5000;
-await sample('after 5,000 warm-up requests');
-const half = Math.floor(requests / 2);
-failures += await runRequests(client, half, 16, pathOf);
-sent += half;
-await sample('half-way');
-failures += await runRequests(client, requests - half, 16, pathOf);
-sent += requests - half;
-await sample('end');
-const wallMs = performance.now() - t0;
-const resourcesOpen = process.getActiveResourcesInfo();
-await client.close();
-await settle();
-const resourcesAfterClose = process.getActiveResourcesInfo();
-const output: MemoryOutput = {
-  client: name,
-  kind,
-  samples,
-  failures,
-  resourcesOpen,
-  resourcesAfterClose,
-  wallMs,
+/** One run per client, one after the other. */
+export const runMemory = async (origin: string, requests: number): Promise<(MemoryRun | Error)[]> => {
+  const runs: (MemoryRun | Error)[] = [];
+  for (const client of CLIENT_NAMES) {
+    const args = [JSON.stringify({ client, origin, requests })];
+    runs.push(await runChild<MemoryRun>('memory.ts', args).catch((e: Error) => e));
+  }
+  return runs;
 };
-process.stdout.write(`${JSON.stringify(output)}\n`);
+
+/** Flat: under 0.5 MB more heap over the second half, under 2 MB over the whole run. */
+export const memoryTable = (runs: readonly (MemoryRun | Error)[]): string => {
+  const mb = (bytes: readonly number[]): string => bytes.map((b) => (b / 2 ** 20).toFixed(1)).join(' → ');
+  const header = 'client|requests|heap MB: warm-up → half → end|RSS MB|heap|left after close|not 200'.split(
+    '|',
+  );
+  const rows = runs.map((m, i) => {
+    if (m instanceof Error) return [CLIENT_NAMES[i]!, `not run: ${m.message}`];
+    const [a, b, c] = m.heap as [number, number, number];
+    const flat = c - b < 0.5 * 2 ** 20 && c - a < 2 * 2 ** 20 ? 'flat' : '**not flat**';
+    const left = m.left.length ? `**${m.left.join(', ')}**` : 'nothing';
+    return [m.client, m.requests.toLocaleString('en'), mb(m.heap), mb(m.rss), flat, left, String(m.failures)];
+  });
+  return table(header, rows);
+};
+
+if (import.meta.main) {
+  const { client, origin, requests } = JSON.parse(process.argv[2] ?? '{}');
+  console.log(JSON.stringify(await run(client, origin, requests)));
+}

@@ -1,36 +1,45 @@
 /**
- * The loopback server the benchmark's clients talk to, run in its own process (`fork`): keep-alive,
- * JSON bodies, answered as `answers.ts` says (`/ok/<size>`; `/flaky?id=…` 503 then 200, so every
- * request through a retrying client is exactly one retry). Sends `{ port }` to the parent over IPC
- * once listening.
+ * The loopback server of the sessions and the memory runs, in a process of its own (keep-alive; it
+ * sends `{ port }` once listening, answers `stats` with the requests served, closes on `stop`), and
+ * its answers, which the in-memory transports give too: `/flaky?id=…` is 503 the first time an id is
+ * seen and 200 the second, so every request through a retrying client is one retry; anything else is
+ * 200 with a 46-byte JSON body.
  */
 import { createServer } from 'node:http';
-import { answerer } from './answers.ts';
+import type { AddressInfo } from 'node:net';
 
-const answers = answerer();
-let requests = 0;
+export interface Answer {
+  readonly status: number;
+  readonly body: Buffer;
+}
+const OK: Answer = { status: 200, body: Buffer.from('{"ok":true,"items":[1,2,3],"name":"jitterbug"}') };
+const UNAVAILABLE: Answer = { status: 503, body: Buffer.from('{"ok":false,"error":"unavailable"}') };
 
-const server = createServer((req, res) => {
-  requests++;
-  const { status, body } = answers.answer(req.url ?? '/');
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json');
-  res.setHeader('content-length', body.length);
-  res.end(body);
-});
-server.keepAliveTimeout = 60_000;
+export const answerer = (): ((path: string) => Answer) => {
+  const refused = new Set<string>();
+  return (path) => {
+    if (!path.startsWith('/flaky')) return OK;
+    const id = path.slice(path.indexOf('id=') + 3);
+    if (refused.delete(id)) return OK;
+    refused.add(id);
+    return UNAVAILABLE;
+  };
+};
 
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  process.send?.({ port });
-});
-
-// The parent asks for the count (a check that the clients really sent what they report), then exits.
-process.on('message', (message: unknown) => {
-  if (message === 'stats') process.send?.({ requests, pendingFlaky: answers.pendingFlaky });
-  if (message === 'stop') {
+if (import.meta.main) {
+  const answer = answerer();
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    const { status, body } = answer(req.url ?? '/');
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as AddressInfo).port }));
+  process.on('message', (message) => {
+    if (message === 'stats') process.send?.({ requests });
+    if (message !== 'stop') return;
     server.closeAllConnections();
     server.close(() => process.disconnect());
-  }
-});
+  });
+}

@@ -1,78 +1,115 @@
 /**
- * The client comparisons of `make bench`: for every client, round robin, {@link MIN_SESSIONS}
- * success-path sessions and as many retry-path sessions (`interleave.ts`); then, while the time
- * budget lasts, further passes: each gives one more session to every client whose A/A spread is
- * still wider than its goal ({@link SPREAD_GOAL}: the 50-byte success path, which carries the 2 %
- * target; the retry path, whose target is only "no dearer than the peer", to a coarser goal),
- * the widest first, as long as the next session fits.
- *
- * Passes rather than always the widest: what limits a client's spread is mostly the one set of
- * processes in ten that runs dearer for its whole life, and only more sessions average it out;
- * sending every spare session to the noisiest client (tried) left the others with two each.
+ * The overhead sessions, over loopback. On this shared VM a client's CPU per request drifts by tens
+ * of per cent within minutes, and processes side by side disturb each other; so a session starts
+ * every variant twice (the twins: A/A pairs), warms them up one at a time, then lets them take turns,
+ * a block of about 50 ms of CPU each, alone on the clients' CPU, in an order that rotates. Figures are
+ * CPU outside GC pauses: one 20–90 ms pause in a 50 ms block doubles it.
  */
-import { aaSpread, type ClientSessions } from './analyse.ts';
-import type { ClientName } from './clients/types.ts';
-import { runSession, type Session } from './interleave.ts';
-import { BUDGET_S, MIN_SESSIONS, retryPlan, successPlan } from './plan.ts';
+import { type ClientName, LABELS, type VariantKind } from './clients.ts';
+import type { BlockResult } from './session-client.ts';
+import { converse } from './spawn.ts';
+import { type Estimate, median, medianWithInterval } from './stats.ts';
+import { pct, table } from './table.ts';
 
-/** A/A spreads that resolve the targets with room to spare. */
-export const SPREAD_GOAL = { success: 0.005, retry: 0.02 } as const;
-type Path = keyof typeof SPREAD_GOAL;
+const KINDS = ['raw', 'jitterbug', 'peer'] as const;
+const SLOTS = KINDS.flatMap((kind) => [`${kind}1`, `${kind}2`]);
+export const SESSIONS = Math.max(1, Math.round(2 * Number(process.env['BENCH_SCALE'] ?? 1)));
+/** Cycles kept, after 2 run and not kept (they cost up to half as much again, for every variant). */
+const [CYCLES, SETTLE, WARMUP] = [8, 2, 2500];
+/** Client CPU per request (µs) on the machine this was written on: it only sizes the blocks. */
+const US = { 'undici-request': 20, 'undici-fetch': 95, axios: 210, ky: 230, fetch: 130 };
 
-interface Sessions {
+/** Per kept cycle, each slot's µs of CPU per request outside GC pauses, and of the pauses. */
+export interface Session {
   readonly client: ClientName;
-  readonly success: Session[];
-  readonly retry: Session[];
+  readonly cycles: Map<string, { cpu: number; gc: number }>[];
+  readonly errors: string[];
 }
 
-const spreadOf = (cs: ClientSessions, path: Path): number =>
-  aaSpread(cs, path === 'success' ? '50B' : 'retry');
-
-export const runSessions = async (
-  clients: readonly ClientName[],
-  origin: string,
-  log: (line: string) => void,
-): Promise<ClientSessions[]> => {
-  const started = performance.now();
-  const elapsed = (): number => (performance.now() - started) / 1000;
-  const all: Sessions[] = clients.map((client) => ({ client, success: [], retry: [] }));
-  const runOne = async (cs: Sessions, path: Path): Promise<void> => {
-    const plan = path === 'success' ? successPlan(cs.client) : retryPlan(cs.client);
-    const session = await runSession(cs.client, origin, plan);
-    cs[path].push(session);
-    const failed = Object.entries(session.errors).map(([slot, e]) => `${slot}: ${e.split('\n')[0]}`);
-    const spread = spreadOf(cs, path);
-    log(
-      `${cs.client}: ${path} session ${cs[path].length} took ${session.seconds.toFixed(0)} s; ` +
-        `A/A spread ${Number.isFinite(spread) ? `±${(spread * 100).toFixed(1)} %` : '—'}` +
-        (failed.length ? `; not run: ${failed.join('; ')}` : ''),
-    );
+export const runSession = async (client: ClientName, origin: string): Promise<Session> => {
+  const errors: string[] = [];
+  const live = new Map(
+    SLOTS.map((slot) => {
+      const setup = JSON.stringify({ client, kind: slot.slice(0, -1), origin });
+      return [slot, converse('session-client.ts', [setup], 'client')] as const;
+    }),
+  );
+  const fail = (slot: string, error: Error): undefined => {
+    errors.push(`${slot}: ${error.message}`);
+    void live.get(slot)?.end('stop');
+    live.delete(slot);
   };
-  for (let round = 0; round < MIN_SESSIONS; round++) {
-    for (const cs of all) {
-      await runOne(cs, 'success');
-      await runOne(cs, 'retry');
+  const ask = async (slot: string, n: number): Promise<BlockResult | undefined> => {
+    const r = await live
+      .get(slot)
+      ?.ask<BlockResult>(n)
+      .catch((e: Error) => fail(slot, e));
+    return r?.failures ? fail(slot, new Error(`${r.failures} of ${n} requests did not end in 200`)) : r;
+  };
+  // One at a time: warmed up together on one CPU, V8 sized their heaps for a slower pace.
+  for (const slot of SLOTS)
+    if (await live.get(slot)!.ready.catch((e: Error) => fail(slot, e))) await ask(slot, WARMUP);
+  const n = Math.max(20, Math.round(50_000 / US[client]));
+  const cycles: Session['cycles'] = [];
+  for (let cycle = -SETTLE; cycle < CYCLES; cycle++) {
+    const row: Session['cycles'][number] = new Map();
+    for (const slot of SLOTS.map((_, i) => SLOTS[(i + cycle + SETTLE) % SLOTS.length]!)) {
+      const r = live.has(slot) ? await ask(slot, n) : undefined;
+      // A pause is wall time: with the CPU shared it can outlast the CPU the process got. Such a
+      // block measures the machine, not the client.
+      if (r && r.cpuUs > r.gcUs) row.set(slot, { cpu: (r.cpuUs - r.gcUs) / n, gc: r.gcUs / n });
     }
+    if (cycle >= 0) cycles.push(row);
   }
-  // A session takes about as long as the client's last one of its kind.
-  const fits = (cs: Sessions, path: Path): boolean => elapsed() + (cs[path].at(-1)?.seconds ?? 0) <= BUDGET_S;
-  // Only where jitterbug and an A/A pair ran: more sessions do not help a variant that fails.
-  const measurable = (cs: Sessions, path: Path): boolean =>
-    Number.isFinite(spreadOf(cs, path)) && cs[path].some((s) => s.blocks.some((b) => b.slot === 'jitterbug'));
-  for (let ran = true; ran; ) {
-    ran = false;
-    const pass = all
-      .flatMap((cs) => (['success', 'retry'] as const).map((path) => ({ cs, path })))
-      .filter(({ cs, path }) => measurable(cs, path))
-      .map((w) => ({ ...w, need: spreadOf(w.cs, w.path) / SPREAD_GOAL[w.path] }))
-      .filter((w) => w.need > 1)
-      .sort((a, b) => b.need - a.need);
-    for (const { cs, path } of pass) {
-      if (!fits(cs, path)) continue;
-      await runOne(cs, path);
-      ran = true;
-    }
-  }
-  log(`client sessions: ${elapsed().toFixed(0)} s of a ${BUDGET_S.toFixed(0)} s budget`);
-  return all;
+  await Promise.all([...live.values()].map((p) => p.end('stop')));
+  return { client, cycles, errors };
+};
+
+/**
+ * `a` against `b`: per cycle the log-ratio of CPU per request (a pair by the geometric mean of its
+ * twins; an A/A sets twin 2 against twin 1), the median over all cycles of all sessions with a 95 %
+ * interval from a two-level bootstrap (`stats.ts`).
+ */
+const compare = (sessions: readonly Session[], a: VariantKind, b: VariantKind): Estimate => {
+  const [ta, tb] = a === b ? ['2', '1'] : ['12', '12'];
+  const side = (row: Session['cycles'][number], kind: string, twins: string): number =>
+    [...twins].reduce((sum, t) => sum + Math.log(row.get(kind + t)?.cpu ?? Number.NaN), 0) / twins.length;
+  return medianWithInterval(
+    sessions.map((s) => s.cycles.map((row) => side(row, a, ta) - side(row, b, tb)).filter(Number.isFinite)),
+  );
+};
+
+const us = (sessions: readonly Session[], kind: VariantKind): string => {
+  const blocks = sessions.flatMap((s) =>
+    s.cycles.flatMap((row) => [1, 2].flatMap((t) => row.get(kind + t) ?? [])),
+  );
+  if (blocks.length === 0) return '—';
+  // The pauses are rare and long: their mean, where the CPU outside them is a median.
+  const gc = blocks.reduce((sum, b) => sum + b.gc, 0) / blocks.length;
+  return `${median(blocks.map((b) => b.cpu)).toFixed(1)} + ${gc.toFixed(1)}`;
+};
+
+const ratio = (log: number): string => pct(Math.exp(log) - 1);
+const show = ({ n, value, lo, hi }: Estimate, spread = Number.POSITIVE_INFINITY): string =>
+  n === 0 ? '—' : `${ratio(value)} (${ratio(lo)} … ${ratio(hi)})${Math.abs(value) > spread ? ' ◆' : ''}`;
+
+/** One row per client; ◆: a difference wider than the widest A/A interval of its client. */
+export const sessionTable = (all: readonly Session[][]): string => {
+  const rows = all.map((sessions) => {
+    const client = sessions[0]!.client;
+    const aa = KINDS.map((k) => compare(sessions, k, k));
+    const spread = Math.max(...aa.flatMap((e) => [Math.abs(e.lo), Math.abs(e.hi)]).filter(Number.isFinite));
+    return [
+      `${client} (${LABELS[client].jitterbug})`,
+      `${sessions.length} × ${CYCLES}`,
+      ...KINDS.map((k) => us(sessions, k)),
+      ...aa.map((e) => show(e)),
+      show(compare(sessions, 'jitterbug', 'raw'), spread),
+      show(compare(sessions, 'peer', 'raw'), spread),
+      show(compare(sessions, 'jitterbug', 'peer'), spread),
+    ];
+  });
+  const header = 'client|sessions × cycles|raw µs|jitterbug µs|peer µs|A/A raw|A/A jitterbug|A/A peer';
+  const errors = all.flat().flatMap((s) => s.errors.map((e) => `\n- not run: ${s.client} ${e}`));
+  return `${table(`${header}|jitterbug vs raw|peer vs raw|jitterbug vs peer`.split('|'), rows)}${errors.join('')}`;
 };
