@@ -12,7 +12,7 @@ import type { Controller, HeaderRecord, NewHandler } from './types.ts';
 /**
  * The first attempt is the {@link RetryingRequest} itself (one object and one call fewer on every
  * request's success path, which runs with cold caches in a real client and pays for every object and
- * call it touches: `bench/profiling.md`); each retry gets an {@link AttemptHandler}.
+ * call it touches: `bench/NOTES.md`); each retry gets an {@link AttemptHandler}.
  */
 export abstract class Attempt implements NewHandler {
   /** The request these events are for. */

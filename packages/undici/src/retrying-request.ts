@@ -6,7 +6,8 @@
  * 1. check the caller: an attempt the caller gave up on before it was sent is not counted;
  * 2. take the attempt's turn (`run.beforeAttempt`): a feature may hold it; then what it carries
  *    (`editAttempt`: the attempt headers, a generated idempotency key, `beforeRetry`'s changes);
- * 3. send: one dispatch (`attempt.ts`), or hedged copies (`hedged-attempt.ts`);
+ * 3. send (`outgoing-request.ts`): one dispatch (`attempt.ts`), or hedged copies
+ *    (`hedged-attempt.ts`);
  * 4. let the run decide, on the response's head (`responseStart`) or the failure (`decideOnError`);
  * 5. hand over (`decided`): the body streams straight to the caller (`caller-side.ts`); or
  * 6. discard (`drain.ts`) and wait, then step 1 again.
@@ -20,19 +21,19 @@ import type { AttemptTimeoutError } from '@jitterbug/core';
 import {
   type AttemptKind,
   type Decision,
-  type EditableRequest,
   editAttempt,
   type RetryRun,
   type StopDecision,
 } from '@jitterbug/core/adapter';
-import { Attempt, AttemptHandler } from './attempt.ts';
+import { AttemptHandler } from './attempt.ts';
 import type { BodyReader } from './body.ts';
 import { callerScope, decideInScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { Drain, type DrainOwner } from './drain.ts';
 import { type HedgedAttempt, sendHedged } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
-import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
+import { OutgoingRequest } from './outgoing-request.ts';
+import { responseHeaderGetter } from './request-info.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
 
@@ -47,31 +48,21 @@ type State =
 
 /**
  * The state machine of one request, and the handler of its first attempt (one object fewer on every
- * request's success path). Its fields are assigned in the constructor in one order, not `#private`
- * with initialisers: with a real client's cold caches those cost about 0.6 µs more per request
- * (`bench/profiling.md`). `tagHeaders`: `false` for a legacy caller, handed raw headers instead of
+ * request's success path). Its fields, and its bases', are assigned in the constructor in one order,
+ * not `#private` with initialisers: with a real client's cold caches those cost about 0.6 µs more
+ * per request (`bench/NOTES.md`). `tagHeaders`: `false` for a legacy caller, handed raw headers instead of
  * the headers object a summary goes on; `scope`: the caller's context, when captured already.
  */
-export class RetryingRequest
-  extends Attempt
-  implements CallerSideOwner, DrainOwner, HeldFor, EditableRequest
-{
+export class RetryingRequest extends OutgoingRequest implements CallerSideOwner, DrainOwner, HeldFor {
   /** The caller's handler, in the current API (the resume handler, when `resume` is on). */
   declare readonly caller: NewHandler;
   declare readonly run: RetryRun;
   /** What the caller sees, and the controller it holds. */
   declare readonly outer: CallerSide;
-  /** The current attempt: this request for the first one (`undefined` between attempts). */
-  declare current: Attempt | undefined;
   /** Where the current answer's body goes: the caller, a drain, or a hold while a hook decides. */
   declare sink: BodySink | undefined;
   /** The copies of the attempt in flight, while it is hedged and none has won. */
   declare hedge: HedgedAttempt | undefined;
-  /** The options every attempt is dispatched with, once known (after a stream body was read ahead). */
-  declare opts: DispatchOpts | undefined;
-  /** Inside undici's dispatch call: a failure reported now is the request's, not a connection's. */
-  declare sending: boolean;
-  declare private readonly dispatch: NextDispatch;
   declare private readonly scope: AsyncResource | undefined;
   declare private state: State;
   /** Whether the first attempt was dispatched (with this request as its handler). */
@@ -81,8 +72,6 @@ export class RetryingRequest
   declare private pendingAbort: AbortController | undefined;
   /** What follows a discarded answer: the wait before the next attempt, or the error the request fails with. */
   declare private next: number | Error;
-  /** Where the attempts go once `beforeRetry` sent them elsewhere (else the run's URL). */
-  declare private url: string | undefined;
 
   constructor(
     dispatch: NextDispatch,
@@ -181,42 +170,9 @@ export class RetryingRequest
     return this.sendAttempt(attempt);
   }
 
-  /** Sends `attempt`, now the current one, with its `attemptTimeoutMs` timer. */
-  sendAttempt(attempt: Attempt): boolean {
-    this.current = attempt;
-    attempt.time(this.run.options.attemptTimeoutMs);
-    return this.send(attempt);
-  }
-
-  /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
-  send(attempt: Attempt): boolean {
-    this.sending = true;
-    try {
-      return this.dispatch(this.opts!, attempt);
-    } catch (error) {
-      attempt.onResponseError(null, error as Error);
-      return true;
-    } finally {
-      this.sending = false;
-    }
-  }
-
   /** What the attempt about to be sent is (a request for the rest says it is a resume). */
   protected kind(): AttemptKind {
     return this.run.attempts > 0 ? 'retry' : 'first';
-  }
-
-  requestHeaders(): Headers {
-    return headersObject(this.opts!.headers);
-  }
-
-  requestUrl(): string {
-    return this.url ?? this.run.url;
-  }
-
-  edit(url: string, headers: Headers): void {
-    this.url = url;
-    this.opts = editedOpts(this.opts!, url, headers);
   }
 
   /** The signal a feature's hold listens to (asked for by the run only when an attempt is held). */
@@ -231,11 +187,6 @@ export class RetryingRequest
       () => (this.state === 'wait' ? inScope(this.scope, () => this.attempt()) : undefined),
       (reason: unknown) => this.fail(reason as Error),
     );
-  }
-
-  /** The current attempt's controller, once undici started it (the caller's pause and resume go there). */
-  get inner(): Controller | null {
-    return this.current?.controller ?? null;
   }
 
   /** The caller's `onRequestStart`, once: as an attempt (or a hedged copy) starts, with undici's `context`. */

@@ -1,0 +1,64 @@
+/**
+ * How a request's attempts go out: undici's options, as the attempt's edits left them (`editAttempt`
+ * in `@jitterbug/core/adapter`: the attempt headers, a generated idempotency key, `beforeRetry`'s
+ * headers and URL), the dispatch that sends each attempt or hedged copy, and the current attempt.
+ *
+ * The base of {@link RetryingRequest}, not an object of its own: the request is its first attempt's
+ * handler too, one object per request on the success path (`bench/NOTES.md`). Its fields are
+ * assigned in that class's constructor, in one order with the others.
+ */
+import type { EditableRequest, RetryRun } from '@jitterbug/core/adapter';
+import { Attempt } from './attempt.ts';
+import { editedOpts, headersObject } from './request-info.ts';
+import type { Controller, DispatchOpts, NextDispatch } from './types.ts';
+
+export abstract class OutgoingRequest extends Attempt implements EditableRequest {
+  declare readonly run: RetryRun;
+  /** The options every attempt is dispatched with, once known (after a stream body was read ahead). */
+  declare opts: DispatchOpts | undefined;
+  /** Inside undici's dispatch call: a failure reported now is the request's, not a connection's. */
+  declare sending: boolean;
+  declare protected dispatch: NextDispatch;
+  /** The current attempt: this request for the first one (`undefined` between attempts). */
+  declare current: Attempt | undefined;
+  /** Where the attempts go once `beforeRetry` sent them elsewhere (else the run's URL). */
+  declare protected url: string | undefined;
+
+  /** Sends `attempt`, now the current one, with its `attemptTimeoutMs` timer. */
+  sendAttempt(attempt: Attempt): boolean {
+    this.current = attempt;
+    attempt.time(this.run.options.attemptTimeoutMs);
+    return this.send(attempt);
+  }
+
+  /** The current attempt's controller, once undici started it (the caller's pause and resume go there). */
+  get inner(): Controller | null {
+    return this.current?.controller ?? null;
+  }
+
+  /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
+  send(attempt: Attempt): boolean {
+    this.sending = true;
+    try {
+      return this.dispatch(this.opts!, attempt);
+    } catch (error) {
+      attempt.onResponseError(null, error as Error);
+      return true;
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  requestHeaders(): Headers {
+    return headersObject(this.opts!.headers);
+  }
+
+  requestUrl(): string {
+    return this.url ?? this.run.url;
+  }
+
+  edit(url: string, headers: Headers): void {
+    this.url = url;
+    this.opts = editedOpts(this.opts!, url, headers);
+  }
+}
