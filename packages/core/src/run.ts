@@ -67,7 +67,9 @@ export type AttemptResult =
       readonly unprocessed?: boolean;
     };
 
-export const NO_HEADERS: HeaderGetter = () => undefined;
+const nothing = (): undefined => undefined;
+
+export const NO_HEADERS: HeaderGetter = nothing;
 const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -76,8 +78,6 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
 /** `f(value)`, after `value` settles when it is a thenable (then as a real `Promise`). */
 export const after = <T, U>(value: MaybePromise<T>, f: (value: T) => U | Promise<U>): U | Promise<U> =>
   isThenable(value) ? Promise.resolve(value).then(f) : f(value as T);
-
-const nothing = (): undefined => undefined;
 
 /** A finished run's `onFinish` promise, if any, with its rejection dropped: the caller's error wins. */
 export const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
@@ -265,7 +265,10 @@ export class RetryRun {
   outcome(result: AttemptResult): AttemptOutcome {
     const o = this.options;
     const nowMs = o.now();
-    const hasStatus = 'status' in result;
+    // Either kind's fields, read off one view: what the other kind lacks reads as `undefined`.
+    const r = result as Partial<
+      Extract<AttemptResult, { status: number }> & Extract<AttemptResult, { error: unknown }>
+    >;
     return {
       method: this.method,
       url: this.url,
@@ -275,12 +278,12 @@ export class RetryRun {
       elapsedMs: Math.max(0, nowMs - this.startMs),
       nowMs,
       backoffState: this.backoffState,
-      status: hasStatus ? result.status : undefined,
-      responseHeaders: hasStatus ? (result.headers ?? NO_HEADERS) : undefined,
-      error: hasStatus ? undefined : result.error,
-      code: hasStatus ? undefined : result.code,
-      aborted: hasStatus ? false : result.aborted === true,
-      unprocessed: hasStatus ? false : result.unprocessed === true,
+      status: r.status,
+      responseHeaders: r.status === undefined ? undefined : (r.headers ?? NO_HEADERS),
+      error: r.error,
+      code: r.code,
+      aborted: r.aborted === true,
+      unprocessed: r.unprocessed === true,
       transparentRetries: this.transparentRetries,
       stalledRetries: this.stalledRetries,
       progressed: o.progress.answers !== this.answersSeen,
@@ -360,11 +363,10 @@ export class RetryRun {
   ): void | Promise<void> {
     let told: unknown;
     if (gaveUp) {
-      const { method, url, attempts: attempt } = this;
       const event = {
-        method,
-        url,
-        attempt,
+        method: this.method,
+        url: this.url,
+        attempt: this.attempts,
         reason,
         status,
         error,
@@ -382,13 +384,9 @@ export class RetryRun {
    * Ends the run before an attempt that a feature refused (the pacer, the adaptive throttle: nothing
    * was sent), and rejects with the feature's error.
    */
-  private async refuse({
-    refuse,
-    error,
-    refusedDelayMs,
-  }: Extract<Turn, { refuse: StopReason }>): Promise<never> {
-    await this.stop(refuse, true, undefined, error, false, refusedDelayMs);
-    throw error;
+  private async refuse(turn: Extract<Turn, { refuse: StopReason }>): Promise<never> {
+    await this.stop(turn.refuse, true, undefined, turn.error, false, turn.refusedDelayMs);
+    throw turn.error;
   }
 
   /**
