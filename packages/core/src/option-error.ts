@@ -33,14 +33,17 @@ export const numberIn = (
   value: unknown,
   name: string,
   min: number,
-  max = Number.MAX_VALUE,
-  integer = false,
+  max?: number,
+  integer?: boolean,
 ): number =>
-  typeof value === 'number' && value >= min && value <= max && (!integer || Number.isInteger(value))
+  typeof value === 'number' &&
+  value >= min &&
+  value <= (max ?? Number.MAX_VALUE) &&
+  (!integer || Number.isInteger(value))
     ? value
     : fail(
         name,
-        max === Number.MAX_VALUE
+        max === undefined
           ? `a finite number >= ${min}`
           : `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
         value,

@@ -193,9 +193,6 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   now: Date.now,
 };
 
-/** The options that are run-level features (see `features/feature.ts`). */
-const FEATURE_KEYS: ReadonlySet<string> = new Set(['pacer', 'budget', 'throttle', 'hedge']);
-
 /**
  * The features of `o`, as layers, outermost first: the pacer holds an attempt before the throttle
  * counts it, and sees the decision last (once the throttle and the budget have reviewed it).
@@ -221,20 +218,18 @@ export const resolveOptions = (
   if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
   const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget(), progress: { answers: 0 } };
   const resolved: Record<string, unknown> = { ...inherited };
-  let featuresChanged = base === undefined;
   for (const key of Object.keys(source)) {
     const value = source[key];
     if (!allowed.has(key)) unknownOption(path + key, allowed, value, POLICY_KEYS.has(key));
     const row = ROWS[key];
     if (value !== undefined && row) {
       resolved[key] = row(value, path + key, inherited, resolved);
-      if (FEATURE_KEYS.has(key)) featuresChanged = true;
     }
   }
-  if (featuresChanged) {
-    const features = layers(resolved as unknown as ResolvedOptions);
-    resolved.features = features;
-    resolved.observing = features.some((feature) => feature.observe !== undefined);
-  }
+  // Laid out again for every source, a route's or a call's too: the features are the same objects
+  // (the budget's layer a new wrapper of the same bucket), and no key needs telling apart for it.
+  const features = layers(resolved as unknown as ResolvedOptions);
+  resolved.features = features;
+  resolved.observing = features.some((feature) => feature.observe !== undefined);
   return resolved as unknown as ResolvedOptions;
 };
