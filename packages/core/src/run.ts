@@ -255,9 +255,8 @@ export class RetryRun {
       elapsedMs: outcome.elapsedMs,
     };
     const shouldRetry = o.shouldRetry;
-    return after(
-      this.hook(outcome.status, () => shouldRetry(info)),
-      (verdict) => this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
+    return after(this.hook(outcome.status, shouldRetry, info), (verdict) =>
+      this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
     );
   }
 
@@ -341,12 +340,7 @@ export class RetryRun {
     for (const feature of features) feature.retrying?.(this, event);
     if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
     const { onRetry } = o;
-    return onRetry
-      ? after(
-          this.hook(status, () => onRetry(event)),
-          () => decision,
-        )
-      : decision;
+    return onRetry ? after(this.hook(status, onRetry, event), () => decision) : decision;
   }
 
   /**
@@ -375,7 +369,7 @@ export class RetryRun {
       };
       if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
       const { onGiveUp } = this.options;
-      if (onGiveUp) told = this.hook(status, () => onGiveUp(event));
+      if (onGiveUp) told = this.hook(status, onGiveUp, event);
     }
     return after(told, () => this.finish(reason, status, error, success));
   }
@@ -390,19 +384,19 @@ export class RetryRun {
   }
 
   /**
-   * What a user hook returns; when it throws or rejects, the run is finished first (as
+   * What a user hook returns, given `arg`; when it throws or rejects, the run is finished first (as
    * `hook-failed`, with the hook's error and the attempt's `status`), so that `onFinish`, the summary
    * and `jitterbug:run:end` see every request, then the error goes on to the caller. For the run's
    * own hooks and the features' modules (a refusal's `onGiveUp`).
    */
-  hook<T>(status: number | undefined, call: () => T): T {
+  hook<A, T>(status: number | undefined, call: (arg: A) => T, arg: A): T {
     const failed = (error: unknown): never => {
       void quietly(this.finish('hook-failed', status, error, false));
       throw error;
     };
     let result: T;
     try {
-      result = call();
+      result = call(arg);
     } catch (error) {
       return failed(error);
     }
