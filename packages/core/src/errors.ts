@@ -54,15 +54,14 @@ export class AttemptTimeoutError extends Error {
   }
 }
 
-const MAX_CAUSE_DEPTH = 5;
-
 /**
  * The first string `code` found on an error or its `cause` chain (at most 5 deep), e.g.
  * `ECONNRESET` inside fetch's `TypeError: fetch failed`.
  */
 export const errorCode = (error: unknown): string | undefined => {
   let current: unknown = error;
-  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && typeof current === 'object' && current !== null; depth++) {
+  // At most 5 causes deep: a cycle of causes must end.
+  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && code !== '') return code;
     current = (current as { cause?: unknown }).cause;

@@ -13,7 +13,8 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
       return;
     }
     // Infinity waits as long as timers can (about 24.8 days, in steps); NaN and negatives do not wait.
-    let left = ms === Number.POSITIVE_INFINITY ? MAX_TIMER_MS : Number.isNaN(ms) ? 0 : Math.max(0, ms);
+    // biome-ignore lint/complexity/useMathMinMax: Math.max would keep a NaN, which must not wait.
+    let left = ms === Number.POSITIVE_INFINITY ? MAX_TIMER_MS : ms > 0 ? ms : 0;
     let timer: ReturnType<typeof setTimeout>;
     const onAbort = (): void => {
       clearTimeout(timer);
