@@ -225,14 +225,12 @@ const retryDelay = (
   };
 };
 
-const UNPROCESSED = new Set(UNPROCESSED_ERROR_CODES);
-
 /** Whether an attempt's failure proves the server never processed the request. */
 export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
   if (outcome.status !== undefined || outcome.aborted) return false;
   if (outcome.unprocessed) return true;
   const code = outcome.code ?? errorCode(outcome.error);
-  return code !== undefined && UNPROCESSED.has(code);
+  return code !== undefined && UNPROCESSED_ERROR_CODES.includes(code);
 };
 
 /**
