@@ -30,17 +30,13 @@ const digitsMs = (value: string | null | undefined, toMs: (n: number) => number)
   return Number.isFinite(n) ? clampMs(toMs(n)) : MAX_SERVER_DELAY_MS;
 };
 
-/** Epoch ms of a date's parts (strings as matched), or `undefined` for an impossible one. */
-const utc = (
-  year: number,
-  monthName: string,
-  day: string,
-  hours: string,
-  minutes: string,
-  seconds: string,
-): number | undefined => {
+/**
+ * Epoch ms of a date's parts (strings as matched; `clock`: hours, minutes, seconds), or `undefined`
+ * for an impossible one.
+ */
+const utc = (year: number, monthName: string, day: string, clock: string[]): number | undefined => {
   const month = MONTHS.indexOf(monthName);
-  const [d, h, m, s] = [day, hours, minutes, seconds].map(Number) as [number, number, number, number];
+  const [d, h, m, s] = [day, ...clock].map(Number) as [number, number, number, number];
   if (month % 3 !== 0 || d < 1 || d > 31 || h > 23 || m > 59 || s > 60) return undefined;
   // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear takes the year as written. A leap
   // second (:60, which RFC 9110 allows) is the instant after :59.
@@ -56,7 +52,7 @@ export const parseHttpDate = (value: string): number | undefined => {
   const text = value.trim().toLowerCase();
   const fix = FIXDATE.exec(text);
   if (fix) {
-    const [, day, month, written, h, m, s] = fix as unknown as string[];
+    const [, day, month, written] = fix as unknown as string[];
     let year = Number(written);
     // A comma after the weekday, an IMF year of four digits or an RFC 850 one of two.
     if (text.includes('-') !== (written!.length === 2)) return undefined;
@@ -65,10 +61,10 @@ export const parseHttpDate = (value: string): number | undefined => {
       year += 2000;
       if (year > new Date().getUTCFullYear() + 50) year -= 100;
     }
-    return utc(year, month!, day!, h!, m!, s!);
+    return utc(year, month!, day!, fix.slice(4));
   }
   const asc = ASCTIME.exec(text);
-  return asc ? utc(Number(asc[6]), asc[1]!, asc[2]!, asc[3]!, asc[4]!, asc[5]!) : undefined;
+  return asc ? utc(Number(asc[6]), asc[1]!, asc[2]!, asc.slice(3, 6)) : undefined;
 };
 
 /**
