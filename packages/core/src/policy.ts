@@ -74,7 +74,7 @@ export const createPolicy = (
     begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;
-      const routed = table ? forRequest(method, url) : base;
+      const routed = forRequest(method, url);
       return new RetryRun(
         overrides === undefined ? routed : overridden(routed, overrides),
         method,

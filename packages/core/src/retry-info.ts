@@ -14,7 +14,7 @@ import { privateSlot } from './private-slot.ts';
 type Reader = (target: object) => RetryInfo | undefined;
 
 const slot = privateSlot<RetryInfo>();
-const readOwn: Reader = (target) => slot.get(target);
+const readOwn: Reader = slot.get;
 
 const READERS = Symbol.for('jitterbug.retryInfo.readers');
 const registry = globalThis as { [READERS]?: Reader[] };
