@@ -47,30 +47,6 @@ export interface Transport<A, R> extends EditableRequest {
   close?(): void;
 }
 
-/** `run.beforeAttempt` asked until a feature's hold is over and the attempt may go. */
-const heldTurn = async (
-  run: RetryRun,
-  t: Transport<unknown, unknown>,
-  held: Promise<void>,
-): Promise<void> => {
-  for (let next: void | Promise<void> = held; next; next = run.beforeAttempt(t)) await next;
-};
-
-/** Reads the body ahead before the first attempt; a failure ends the run (nothing was sent). */
-const prepared = async (
-  run: RetryRun,
-  t: Transport<unknown, unknown>,
-  pending: Promise<void>,
-): Promise<void> => {
-  try {
-    await pending;
-  } catch (error) {
-    if (t.cancellation() !== undefined) await quietly(run.abort(error));
-    else await run.next({ error });
-    throw error;
-  }
-};
-
 /**
  * Sends the request until the run stops, and resolves with what the caller gets, or rejects with its
  * error, each carrying the run's summary. `waitFirstMs`: a retry was decided already (a broken body
@@ -83,7 +59,16 @@ export const runAttempts = async <A, R>(
 ): Promise<R> => {
   try {
     const preparing = t.prepare?.();
-    if (preparing) await prepared(run, t, preparing);
+    if (preparing) {
+      // The body read ahead before the first attempt: a failure ends the run (nothing was sent).
+      try {
+        await preparing;
+      } catch (error) {
+        if (t.cancellation() !== undefined) await quietly(run.abort(error));
+        else await run.next({ error });
+        throw error;
+      }
+    }
     if (waitFirstMs !== undefined) await run.wait(waitFirstMs, t.signal());
     for (;;) {
       // An attempt the caller gave up on before it was sent is not counted.
@@ -92,8 +77,8 @@ export const runAttempts = async <A, R>(
         await quietly(run.abort(cancelled));
         throw cancelled;
       }
-      const held = run.beforeAttempt(t);
-      if (held) await heldTurn(run, t, held);
+      // Asked again after each hold a feature makes, until the attempt may go.
+      for (let held = run.beforeAttempt(t); held; held = run.beforeAttempt(t)) await held;
       const kind: AttemptKind = t.resuming ? 'resume' : run.attempts > 0 ? 'retry' : 'first';
       const editing = editAttempt(run, t, kind);
       if (editing) await editing;
