@@ -115,15 +115,6 @@ export const decideByStatus = (
 };
 
 /**
- * What the server says about retrying its answer (`x-should-retry`, sent by the OpenAI and Anthropic
- * APIs): `true`, `false`, or `undefined` when it says nothing.
- */
-const serverSays = (headers: HeaderGetter | undefined): boolean | undefined => {
-  const said = headers?.('x-should-retry')?.trim().toLowerCase();
-  return said === 'true' ? true : said === 'false' ? false : undefined;
-};
-
-/**
  * Whether a status or an error is a failure that is retried (its status in `statusCodes`, unless the
  * server says `x-should-retry: false`, or any status >= 400 it says `x-should-retry: true` of; its
  * code in `errorCodes`), from the attempt's result alone: a hedged attempt waits for its other copies
@@ -140,9 +131,10 @@ export const retryableResult = (
 ): boolean => {
   const { status } = result;
   if (status !== undefined) {
-    return (
-      (status >= 400 ? serverSays(result.responseHeaders) : undefined) ?? options.statusCodes.has(status)
-    );
+    // What the server says about retrying its answer (`x-should-retry`, sent by the OpenAI and
+    // Anthropic APIs) decides, when it says `true` or `false`.
+    const said = status >= 400 ? result.responseHeaders?.('x-should-retry')?.trim().toLowerCase() : undefined;
+    return said === 'true' || (said !== 'false' && options.statusCodes.has(status));
   }
   const code = result.code ?? errorCode(result.error);
   return code !== undefined && options.errorCodes.has(code);

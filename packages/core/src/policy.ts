@@ -41,12 +41,6 @@ const POLICY_BRAND = Symbol.for('jitterbug.policy');
 /** The method in upper case; the common `GET` without a call to `toUpperCase`. */
 export const upperMethod = (method: string): string => (method === 'GET' ? method : method.toUpperCase());
 
-/** The options for a call with its own overrides (`false`: no retries). */
-const overridden = (base: ResolvedOptions, overrides: CallOverrides | false): ResolvedOptions =>
-  overrides === false
-    ? { ...base, retry: false, disabledBy: 'retry-disabled' }
-    : resolveOptions(overrides, CALL_KEYS, base, 'jitterbug.');
-
 /**
  * Creates a policy from options without per-route rules: what adapters do with the options they are
  * given. `routes` is taken only by `createRetryPolicy`, whose route compiler is passed here as
@@ -76,7 +70,12 @@ export const createPolicy = (
       const url = request.url;
       const routed = forRequest(method, url);
       return new RetryRun(
-        overrides === undefined ? routed : overridden(routed, overrides),
+        // A call's own overrides (`false`: no retries) over the route's options.
+        overrides === undefined
+          ? routed
+          : overrides === false
+            ? { ...routed, retry: false, disabledBy: 'retry-disabled' }
+            : resolveOptions(overrides, CALL_KEYS, routed, 'jitterbug.'),
         method,
         typeof url === 'string' ? url : url.href,
         request.headers ?? NO_HEADERS,

@@ -18,18 +18,16 @@ const readOwn: Reader = slot.get;
 
 const READERS = Symbol.for('jitterbug.retryInfo.readers');
 const registry = globalThis as { [READERS]?: Reader[] };
-const sharedReaders = (): Reader[] => {
-  const existing = registry[READERS];
-  if (existing) return existing;
+let readers = registry[READERS];
+if (!readers) {
   try {
     Object.defineProperty(registry, READERS, { value: [], configurable: false, enumerable: false });
-    return registry[READERS] as Reader[];
+    readers = registry[READERS] as Reader[];
   } catch {
     // A frozen global (SES lockdown): this copy reads its own summaries only.
-    return [];
+    readers = [];
   }
-};
-const readers = sharedReaders();
+}
 readers.push(readOwn);
 
 const isTaggable = (value: unknown): value is object =>

@@ -11,7 +11,7 @@ import {
   isRetryBudget,
   type RetryBudgetOptions,
 } from './features/budget.ts';
-import { type FeatureKind, isFeature, type RunFeature } from './features/feature.ts';
+import { type FeatureKind, isFeature } from './features/feature.ts';
 import {
   type Check,
   checkFields,
@@ -194,15 +194,6 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
 };
 
 /**
- * The features of `o`, as layers, outermost first: the pacer holds an attempt before the throttle
- * counts it, and sees the decision last (once the throttle and the budget have reviewed it).
- */
-const layers = (o: ResolvedOptions): RunFeature[] =>
-  [o.pacer, o.budget && budgetFeature(o.budget), o.throttle, o.hedge].filter(
-    (feature) => feature !== undefined,
-  );
-
-/**
  * Validates `source` (a policy's options, a route rule, a call's overrides) and lays it over `base`
  * (default: the defaults with a new budget). Only the keys present in `source` change; `path`
  * prefixes option names in error messages (`routes[0].`, `jitterbug.`).
@@ -226,9 +217,14 @@ export const resolveOptions = (
       resolved[key] = row(value, path + key, inherited, resolved);
     }
   }
-  // Laid out again for every source, a route's or a call's too: the features are the same objects
-  // (the budget's layer a new wrapper of the same bucket), and no key needs telling apart for it.
-  const features = layers(resolved as unknown as ResolvedOptions);
+  // The features, as layers, outermost first: the pacer holds an attempt before the throttle counts
+  // it, and sees the decision last (once the throttle and the budget have reviewed it). Laid out
+  // again for every source, a route's or a call's too: the features are the same objects (the
+  // budget's layer a new wrapper of the same bucket), and no key needs telling apart for it.
+  const o = resolved as unknown as ResolvedOptions;
+  const features = [o.pacer, o.budget && budgetFeature(o.budget), o.throttle, o.hedge].filter(
+    (feature) => feature !== undefined,
+  );
   resolved.features = features;
   resolved.observing = features.some((feature) => feature.observe !== undefined);
   return resolved as unknown as ResolvedOptions;
