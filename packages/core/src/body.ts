@@ -56,28 +56,6 @@ const toBytes = (chunk: unknown): Uint8Array => {
 };
 
 /**
- * Reads a stream chunk by chunk and closes it at once, even while a read is pending (an async
- * iterator's own `return()` waits for that read, which may never come): a web stream is read with a
- * reader, which `cancel()` interrupts; a Node stream is destroyed; any other async iterable returned.
- */
-const openSource = (
-  stream: AsyncIterable<unknown>,
-): { next(): Promise<IteratorResult<unknown>>; close(): Promise<unknown> } => {
-  const reader = (stream as Partial<ReadableStream<unknown>>).getReader?.();
-  const iterator = reader ? undefined : stream[Symbol.asyncIterator]();
-  const node = stream as { destroy?: () => void };
-  return {
-    next: () => (reader ? (reader.read() as Promise<IteratorResult<unknown>>) : iterator!.next()),
-    close: () =>
-      Promise.resolve()
-        .then((): unknown =>
-          reader ? reader.cancel() : node.destroy ? node.destroy() : iterator!.return?.(),
-        )
-        .catch(() => undefined),
-  };
-};
-
-/**
  * Reads a stream body into memory when it fits in `maxBytes`, so that it becomes replayable.
  * When it does not fit, nothing is lost: the chunks read so far and the unread rest are returned,
  * to be sent in order as one (non-replayable) stream.
@@ -90,11 +68,22 @@ export const bufferStream = async (
   maxBytes: number,
   signal?: AbortSignal,
 ): Promise<BufferedStream> => {
-  const source = openSource(stream);
+  // Read chunk by chunk and closed at once, even while a read is pending (an async iterator's own
+  // `return()` waits for that read, which may never come): a web stream is read with a reader,
+  // which `cancel()` interrupts; a Node stream is destroyed; any other async iterable returned.
+  const reader = (stream as Partial<ReadableStream<unknown>>).getReader?.();
+  const iterator = reader ? undefined : stream[Symbol.asyncIterator]();
+  const node = stream as { destroy?: () => void };
+  const read = (): Promise<IteratorResult<unknown>> =>
+    reader ? (reader.read() as Promise<IteratorResult<unknown>>) : iterator!.next();
+  const close = (): Promise<unknown> =>
+    Promise.resolve()
+      .then((): unknown => (reader ? reader.cancel() : node.destroy ? node.destroy() : iterator!.return?.()))
+      .catch(() => undefined);
   // The abort rejects the read in progress itself: the caller is released in the same turn.
   let failRead: ((reason: unknown) => void) | undefined;
   const onAbort = (): void => {
-    void source.close();
+    void close();
     failRead?.(signal!.reason);
   };
   if (signal?.aborted) {
@@ -108,7 +97,7 @@ export const bufferStream = async (
     for (;;) {
       const next = await new Promise<IteratorResult<unknown>>((resolve, reject) => {
         failRead = reject;
-        source.next().then(resolve, reject);
+        read().then(resolve, reject);
       });
       if (next.done) return { complete: true, chunks, bytes };
       const chunk = toBytes(next.value);
@@ -117,11 +106,11 @@ export const bufferStream = async (
       if (bytes > maxBytes) {
         const rest: AsyncIterator<Uint8Array> = {
           next: async () => {
-            const r = await source.next();
+            const r = await read();
             return r.done ? { done: true, value: undefined } : { done: false, value: toBytes(r.value) };
           },
           return: async () => {
-            await source.close();
+            await close();
             return { done: true, value: undefined };
           },
         };
