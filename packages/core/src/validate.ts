@@ -69,21 +69,13 @@ const strategy: Check = (v, n) =>
 
 const BACKOFF_FIELDS = { strategy, baseMs: number(0), capMs: number(0) };
 
-const backoffRow: Row = (v, n, { backoff }) => {
-  if (typeof v === 'function') return { ...backoff, strategy: v };
-  if (!isOptionObject(v)) return fail(n, 'an object or a function', v, 'backoff');
-  // A route's `{ capMs }` keeps the policy's strategy and base: only the fields given change. A base
-  // given above the inherited cap raises the cap with it; a cap given must be at least the base.
-  const b = checkFields(v, n, backoff, BACKOFF_FIELDS) as Mutable<ResolvedOptions['backoff']>;
-  if (v.capMs === undefined) b.capMs = Math.max(b.capMs, b.baseMs);
-  if (b.capMs < b.baseMs) fail(`${n}.capMs`, `>= ${n}.baseMs (${b.baseMs})`, b.capMs);
-  return b;
-};
-
-const whenLonger: Check = (v, n) => (v === 'give-up' || v === 'cap' ? v : fail(n, '"give-up" or "cap"', v));
-
 /** The fields of `retryAfter`, in the order of the defaults' (every resolved `retryAfter` has one shape). */
-const RETRY_AFTER_FIELDS = { maxMs: number(0), whenLonger, jitterRatio: number(0, 1) };
+const RETRY_AFTER_FIELDS = {
+  maxMs: number(0),
+  whenLonger: (v: unknown, n: string) =>
+    v === 'give-up' || v === 'cap' ? v : fail(n, '"give-up" or "cap"', v),
+  jitterRatio: number(0, 1),
+};
 
 /** The attempt headers' names for `attemptHeaders: true`. */
 const ATTEMPT_HEADERS = Object.freeze({
@@ -93,13 +85,9 @@ const ATTEMPT_HEADERS = Object.freeze({
 
 const headerOrFalse: Check = (v, n) => (v === false || isToken(v) ? v : fail(n, 'a header name or false', v));
 
-/** A header name, in lower case as the decision compares it. */
-const headerName: Check = (v, n) => (isToken(v) ? v.toLowerCase() : fail(n, 'a header name', v));
-
-/** The object form of `idempotencyKey`: its header is the default one unless given (not inherited). */
-const IDEMPOTENCY_KEY = { header: DEFAULTS.idempotencyKey, generate: undefined };
+/** The fields of `idempotencyKey`'s object form; its header is a name in lower case, as compared. */
 const IDEMPOTENCY_KEY_FIELDS = {
-  header: headerName,
+  header: (v: unknown, n: string) => (isToken(v) ? v.toLowerCase() : fail(n, 'a header name', v)),
   generate: (v: unknown, n: string) =>
     v === undefined || typeof v === 'boolean' || typeof v === 'function'
       ? v
@@ -109,7 +97,16 @@ const IDEMPOTENCY_KEY_FIELDS = {
 const ROWS: Readonly<Record<string, Row>> = {
   maxAttempts: number(1, 1000, true),
   transparentRetries: number(0, 10, true),
-  backoff: backoffRow,
+  backoff: (v, n, { backoff }) => {
+    if (typeof v === 'function') return { ...backoff, strategy: v };
+    if (!isOptionObject(v)) return fail(n, 'an object or a function', v, 'backoff');
+    // A route's `{ capMs }` keeps the policy's strategy and base: only the fields given change. A base
+    // given above the inherited cap raises the cap with it; a cap given must be at least the base.
+    const b = checkFields(v, n, backoff, BACKOFF_FIELDS) as Mutable<ResolvedOptions['backoff']>;
+    if (v.capMs === undefined) b.capMs = Math.max(b.capMs, b.baseMs);
+    if (b.capMs < b.baseMs) fail(`${n}.capMs`, `>= ${n}.baseMs (${b.baseMs})`, b.capMs);
+    return b;
+  },
   methods: setOf(isToken, 'HTTP method (a token)', 'HTTP methods (tokens)', (m: string) => m.toUpperCase()),
   statusCodes: setOf(
     (s) => Number.isInteger(s) && (s as number) >= 100 && (s as number) <= 599,
@@ -122,7 +119,13 @@ const ROWS: Readonly<Record<string, Row>> = {
     if (v === false) return v;
     if (isToken(v)) return v.toLowerCase();
     if (!isOptionObject(v)) return fail(n, 'a header name, false or { header, generate }', v);
-    const { header, generate } = checkFields(v, n, IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_FIELDS);
+    // Its header is the default one unless given (not inherited).
+    const { header, generate } = checkFields(
+      v,
+      n,
+      { header: DEFAULTS.idempotencyKey, generate: undefined },
+      IDEMPOTENCY_KEY_FIELDS,
+    );
     resolved.generateKey = generate === true ? () => crypto.randomUUID() : generate || undefined;
     return header;
   },
