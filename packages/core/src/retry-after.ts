@@ -84,11 +84,6 @@ export const parseRetryAfter = (
   return date === undefined ? undefined : clampMs(date - nowMs);
 };
 
-// Values above this are read as an epoch time, not a delta: 10^9 s is 2001, and no server asks a
-// client to wait 31 years.
-const EPOCH_SECONDS_THRESHOLD = 1e9;
-const EPOCH_MILLISECONDS_THRESHOLD = 1e12;
-
 /**
  * Parses `RateLimit-Reset` / `X-RateLimit-Reset`: delta-seconds (IETF draft, most APIs) or, for
  * values that can only be timestamps, epoch seconds (GitHub) or epoch milliseconds.
@@ -97,13 +92,9 @@ export const parseRateLimitReset = (
   value: string | null | undefined,
   nowMs: number = Date.now(),
 ): number | undefined =>
-  digitsMs(value, (n) =>
-    n >= EPOCH_MILLISECONDS_THRESHOLD
-      ? n - nowMs
-      : n >= EPOCH_SECONDS_THRESHOLD
-        ? n * 1000 - nowMs
-        : n * 1000,
-  );
+  // Values from 10^9 on are read as an epoch time, not a delta (10^9 s is 2001, and no server asks
+  // a client to wait 31 years); from 10^12 on, in milliseconds.
+  digitsMs(value, (n) => (n >= 1e12 ? n - nowMs : n >= 1e9 ? n * 1000 - nowMs : n * 1000));
 
 /** Where a server-given delay came from. */
 export type ServerDelaySource =

@@ -59,15 +59,17 @@ const setOf =
       ? new Set(v.map((item, i) => (valid(item) ? map(item as never) : fail(`${n}[${i}]`, expected, item))))
       : fail(n, `an array of ${plural}`, v);
 
-/** A built-in strategy's name resolves to the strategy. */
-const strategy: Check = (v, n) =>
-  typeof v === 'function'
-    ? v
-    : typeof v === 'string' && Object.hasOwn(backoffStrategies, v)
-      ? backoffStrategies[v as keyof typeof backoffStrategies]
-      : fail(n, `a function or one of ${Object.keys(backoffStrategies).join(', ')}`, v);
-
-const BACKOFF_FIELDS = { strategy, baseMs: number(0), capMs: number(0) };
+const BACKOFF_FIELDS = {
+  // A built-in strategy's name resolves to the strategy.
+  strategy: (v: unknown, n: string) =>
+    typeof v === 'function'
+      ? v
+      : typeof v === 'string' && Object.hasOwn(backoffStrategies, v)
+        ? backoffStrategies[v as keyof typeof backoffStrategies]
+        : fail(n, `a function or one of ${Object.keys(backoffStrategies).join(', ')}`, v),
+  baseMs: number(0),
+  capMs: number(0),
+};
 
 /** The fields of `retryAfter`, in the order of the defaults' (every resolved `retryAfter` has one shape). */
 const RETRY_AFTER_FIELDS = {

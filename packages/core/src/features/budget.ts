@@ -20,7 +20,7 @@
  *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
  *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×.
  */
-import type { AttemptOutcome, Decision, StopDecision } from '../decide.ts';
+import type { StopDecision } from '../decide.ts';
 import { checkFields, fail, numberCheck } from '../option-error.ts';
 import type { RunFeature } from './feature.ts';
 
@@ -93,19 +93,20 @@ export const isRetryBudget = (value: unknown): value is RetryBudget =>
 
 const EXHAUSTED: StopDecision = Object.freeze({ retry: false, reason: 'budget-exhausted', gaveUp: true });
 
-/** Whether a retry is free of the budget (see the module's comment). */
-const free = (outcome: AttemptOutcome, decision: Decision & { readonly retry: true }): boolean =>
-  decision.reason === 'unprocessed' ||
-  (outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced');
-
 /**
  * A budget as the run's feature: each request deposits as it begins, and each retry withdraws a
  * token or is refused. Made once per set of options, not per request.
  */
 export const budgetFeature = (budget: RetryBudget): RunFeature => ({
   begin: () => budget.deposit(),
+  // A stop, or a retry free of the budget (see the module's comment), takes no token.
   review: (_run, outcome, decision) =>
-    !decision.retry || free(outcome, decision) || budget.tryWithdraw() ? decision : EXHAUSTED,
+    !decision.retry ||
+    decision.reason === 'unprocessed' ||
+    (outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') ||
+    budget.tryWithdraw()
+      ? decision
+      : EXHAUSTED,
   retrying(_run, event) {
     event.budgetTokens = budget.tokens;
   },
