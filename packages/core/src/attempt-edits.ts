@@ -100,5 +100,5 @@ export const editAttempt = (
     }
     return request.edit(next.url, headers);
   };
-  return after(run.hook(last?.status, hook, next), () => run.hook(last?.status, apply, undefined));
+  return after(run.hook(last?.status, hook, next), () => run.hook(last?.status, apply, next));
 };
