@@ -260,14 +260,15 @@ export class RetryRun {
     );
   }
 
-  /** What the decision looks at, for `result` of the attempt just counted (for the features' modules). */
-  outcome(result: AttemptResult): AttemptOutcome {
+  /**
+   * What the decision looks at, for `result` of the attempt just counted (for the features' modules).
+   * Either kind of result is read as one: what the other kind lacks reads as `undefined`.
+   */
+  outcome(
+    r: Partial<Extract<AttemptResult, { status: number }> & Extract<AttemptResult, { error: unknown }>>,
+  ): AttemptOutcome {
     const o = this.options;
     const nowMs = o.now();
-    // Either kind's fields, read off one view: what the other kind lacks reads as `undefined`.
-    const r = result as Partial<
-      Extract<AttemptResult, { status: number }> & Extract<AttemptResult, { error: unknown }>
-    >;
     return {
       method: this.method,
       url: this.url,
@@ -298,12 +299,11 @@ export class RetryRun {
     const { features } = o;
     const { status, error } = outcome;
     this.lastOutcome = outcome;
-    let reviewed = decide(outcome, o);
+    let decision = decide(outcome, o);
     for (let i = features.length - 1; i >= 0; i--) {
       const review = features[i]!.review;
-      if (review) reviewed = review(this, outcome, reviewed);
+      if (review) decision = review(this, outcome, decision);
     }
-    const decision = reviewed;
     if (!decision.retry) {
       // A response the user asked to retry is not a success, whatever its status.
       const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
