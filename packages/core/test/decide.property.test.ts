@@ -2,6 +2,7 @@ import { type BackoffStrategyName, createRetryPolicy, seededRandom } from '@jitt
 import { backoffStrategies, decide } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { UNREAD_429_MS } from '../src/decide.ts';
 import { decided, headers, outcome } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;
@@ -23,7 +24,7 @@ const optionsArb = fc.record({
 });
 
 describe('decision properties', () => {
-  it('the delay is always finite, >= 0, and <= capMs (backoff) or <= retryAfter.maxMs (server delays)', () => {
+  it('the delay is always finite, >= 0, <= capMs (backoff; an unread 429 waits its floor, within retryAfter.maxMs) or <= retryAfter.maxMs (server delays)', () => {
     fc.assert(
       fc.property(
         optionsArb,
@@ -55,8 +56,13 @@ describe('decision properties', () => {
           }
           expect(Number.isFinite(d.delayMs)).toBe(true);
           expect(d.delayMs).toBeGreaterThanOrEqual(0);
-          if (d.delaySource === 'backoff') expect(d.delayMs).toBeLessThanOrEqual(o.baseMs + o.extraCap);
-          else expect(d.delayMs).toBeLessThanOrEqual(o.maxMs);
+          const cap = o.baseMs + o.extraCap;
+          if (d.delaySource !== 'backoff') expect(d.delayMs).toBeLessThanOrEqual(o.maxMs);
+          else if (status === 429 && d.serverDelayUnread) {
+            // A 429 that gave no readable delay waits at least UNREAD_429_MS, within retryAfter.maxMs.
+            expect(d.delayMs).toBeLessThanOrEqual(Math.max(cap, o.maxMs));
+            expect(d.delayMs).toBeGreaterThanOrEqual(Math.min(o.maxMs, UNREAD_429_MS));
+          } else expect(d.delayMs).toBeLessThanOrEqual(cap);
         },
       ),
     );
