@@ -103,10 +103,19 @@ describe.each(['http', 'fetch'] as const)("hedged requests, axios' %s adapter", 
 
 describe("hedged requests, responseType 'stream' (axios' http adapter)", () => {
   it("a dropped copy's stream body is destroyed; the winner's stream is the caller's", async () => {
-    server.route('/streamed', [
-      { status: 503, body: 'busy', delayMs: 100 },
-      { status: 200, body: 'ok', delayMs: 200 },
-    ]);
+    // In this order, whatever the machine's load: the hedged copy arrives, the first copy's 503 is
+    // written, then the copy's 200.
+    let copyArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (copyArrived = resolve));
+    server.route('/streamed', async ({ nth }) => {
+      if (nth === 0) {
+        await arrived;
+        return { status: 503, body: 'busy' };
+      }
+      copyArrived();
+      while (!server.responses.some((r) => r.path === '/streamed' && r.finished)) await realSleep(5);
+      return { status: 200, body: 'ok' };
+    });
     const { api } = makeClient('http');
     const response = await api.get('/streamed', { responseType: 'stream' });
     const chunks: Buffer[] = [];
