@@ -38,6 +38,19 @@ const requestBodiesAreStreams = typeof Request !== 'undefined' && 'body' in Requ
  */
 export const failuresProveUnsent = /^(Node\.js|Bun)\//.test(globalThis.navigator?.userAgent ?? '');
 
+/** What a `Request` sent to another URL keeps of itself, in the init that replaces it. */
+const REQUEST_FIELDS = [
+  'method',
+  'credentials',
+  'cache',
+  'redirect',
+  'referrer',
+  'referrerPolicy',
+  'integrity',
+  'keepalive',
+  'signal',
+] as const;
+
 const isRequest = (input: FetchInput): input is Request => typeof input === 'object' && 'bodyUsed' in input;
 
 /**
@@ -158,19 +171,10 @@ export class RequestParts {
       return undefined;
     }
     const read = this.readRequestBody();
+    const init: Record<string, unknown> = {};
+    for (const key of REQUEST_FIELDS) init[key] = input[key];
     this.input = url;
-    this.init = {
-      method: input.method,
-      credentials: input.credentials,
-      cache: input.cache,
-      redirect: input.redirect,
-      referrer: input.referrer,
-      referrerPolicy: input.referrerPolicy,
-      integrity: input.integrity,
-      keepalive: input.keepalive,
-      signal: input.signal,
-      ...this.init,
-    };
+    this.init = { ...init, ...this.init };
     return read;
   }
 
