@@ -141,14 +141,6 @@ export class RequestParts {
     return this.headerCache.get(name);
   };
 
-  /** The stream body to read into memory, if the body is one: the init's, else the `Request`'s. */
-  streamBody(): AsyncIterable<unknown> | undefined {
-    if (this.body !== 'stream') return undefined;
-    return (this.init?.body ?? (this.input as Request).body ?? undefined) as
-      | AsyncIterable<unknown>
-      | undefined;
-  }
-
   /** A copy of the headers the next attempt sends. */
   requestHeaders(): Headers {
     return new Headers(this.headerSource);
