@@ -10,7 +10,7 @@ import type { CallState, LastAttempt } from './call-state.ts';
 import type { KyInitOptions } from './hook-args.ts';
 
 /** ky 2 reads at most this much of an error body for `HTTPError.data`. */
-const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
+const MAX_ERROR_BODY_BYTES = 10 * 2 ** 20;
 /** ky 2's bound on reading an error body when the call has no timeout. */
 const NO_TIMEOUT_READ_MS = 10_000;
 const JSON_MEDIA_TYPE = /\/(?:.*[.+-])?json$/;
