@@ -115,10 +115,9 @@ export class RequestParts {
     this.replay = 'as-is';
     if (init?.body != null) {
       this.body = isStreamBody(init.body) ? 'stream' : 'replayable';
-    } else if (!request) {
-      this.body = 'none';
     } else if (
-      requestBodiesAreStreams ? request.body === null : this.method === 'GET' || this.method === 'HEAD'
+      !request ||
+      (requestBodiesAreStreams ? request.body === null : this.method === 'GET' || this.method === 'HEAD')
     ) {
       this.body = 'none';
     } else if (bodyHint === 'stream') {
@@ -187,12 +186,6 @@ export class RequestParts {
     this.bytes = bytes;
     this.body = 'replayable';
     this.replay = 'bytes';
-  }
-
-  /** The body was read only in part: the one attempt sends this stream (what was read, then the rest). */
-  useStream(stream: ReadableStream<Uint8Array>): void {
-    this.init = { ...this.init, body: stream, duplex: 'half' } as RequestInit;
-    this.replay = 'as-is';
   }
 
   /**

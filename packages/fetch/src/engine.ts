@@ -88,7 +88,9 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
         this.useBytes(read);
         run.body = 'replayable';
       } else {
-        this.useStream(read);
+        // Read only in part: the one attempt sends what was read, then the rest (the body was a
+        // stream, sent as it is: only its init changes).
+        this.init = { ...this.init, body: read, duplex: 'half' } as RequestInit;
       }
     });
   }
