@@ -51,7 +51,9 @@ const REQUEST_FIELDS = [
   'signal',
 ] as const;
 
-const isRequest = (input: FetchInput): input is Request => typeof input === 'object' && 'bodyUsed' in input;
+/** A `Request` (from any realm), not a URL. */
+export const isRequestInput = (input: FetchInput): input is Request =>
+  typeof input === 'object' && 'bodyUsed' in input;
 
 /**
  * A body fetch reads once: a `ReadableStream`, or an async iterable (Node, Deno and Bun take those).
@@ -106,7 +108,7 @@ export class RequestParts {
     this.init = init;
     this.bytes = undefined;
     this.headerCache = undefined;
-    const request = isRequest(input) ? input : undefined;
+    const request = isRequestInput(input) ? input : undefined;
     this.method = init?.method ?? request?.method ?? 'GET';
     this.url = typeof input === 'string' ? input : request ? request.url : (input as URL).href;
     this.callerSignal = init?.signal ?? request?.signal ?? undefined;
@@ -157,7 +159,7 @@ export class RequestParts {
     if (url === this.url) return undefined;
     this.url = url;
     const input = this.input;
-    if (!isRequest(input)) {
+    if (!isRequestInput(input)) {
       this.input = url;
       return undefined;
     }

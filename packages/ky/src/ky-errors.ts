@@ -4,6 +4,7 @@
  * or `NetworkError` of the attempt about to be retried.
  */
 import type { NextAttempt } from '@jitterbug/core';
+import { isRequestInput } from '@jitterbug/fetch/engine';
 import type { NormalizedOptions } from 'ky';
 import * as kyModule from 'ky';
 import type { CallState, LastAttempt } from './call-state.ts';
@@ -17,7 +18,7 @@ const JSON_MEDIA_TYPE = /\/(?:.*[.+-])?json$/;
 
 /** The `Request` an attempt sent, for an error's `request` (ky builds its messages from it). */
 export const requestOf = (input: Request | URL | string, method: string): Request =>
-  typeof input === 'object' && 'bodyUsed' in input ? input : new Request(input, { method });
+  isRequestInput(input) ? input : new Request(input, { method });
 
 const isAttemptTimeout = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT';
@@ -31,12 +32,16 @@ export const asKyTimeout = (error: unknown, request: () => Request): unknown => 
 };
 
 /** `operation`, or `undefined` when it takes longer than `ms`. */
-const within = <T>(ms: number, operation: (expired: Promise<void>) => Promise<T>): Promise<T | undefined> => {
+const within = <T>(
+  ms: number,
+  operation: (expired: Promise<undefined>) => Promise<T>,
+): Promise<T | undefined> => {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+  // The timer calls `resolve` with no argument: `expired` resolves with `undefined`.
+  const expired = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve as () => void, ms);
   });
-  return Promise.race([operation(expired), expired.then(() => undefined)]).finally(() => clearTimeout(timer));
+  return Promise.race([operation(expired), expired]).finally(() => clearTimeout(timer));
 };
 
 const decoderFor = (contentType: string): TextDecoder => {
