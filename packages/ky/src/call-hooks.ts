@@ -39,7 +39,7 @@ const withRetryCount =
   (shown) => {
     const kyCount = (shown as { retryCount: number }).retryCount;
     const run = state.run;
-    const retryCount = run ? Math.max(kyCount, (run.summary?.attempts ?? run.attempts) - 1) : kyCount;
+    const retryCount = Math.max(kyCount, run ? (run.summary?.attempts ?? run.attempts) - 1 : 0);
     return hook({ ...shown, retryCount });
   };
 
