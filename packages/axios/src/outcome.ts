@@ -60,10 +60,6 @@ export class AxiosTransportError extends Error {
   }
 }
 
-// The xhr adapter's ECONNABORTED when the browser aborted the request (a navigation, Firefox's
-// status 0): not a timeout. Every other ECONNABORTED of axios' adapters is its `timeout`.
-const BROWSER_ABORT = 'Request aborted';
-
 /**
  * The attempt ended with an error; `aborted` when the caller cancelled it. Only translations that
  * are honest are made: a body cut off mid-way is a reset connection; `ECONNABORTED` is axios'
@@ -78,7 +74,9 @@ export const errorResult = (error: unknown, cancelledByCaller: boolean): Attempt
   const translated =
     code === AxiosError.ERR_BAD_RESPONSE && message === 'stream has been aborted'
       ? 'ECONNRESET'
-      : code === AxiosError.ECONNABORTED && message !== BROWSER_ABORT
+      : // 'Request aborted': the xhr adapter's ECONNABORTED when the browser aborted the request (a
+        // navigation, Firefox's status 0), not a timeout. Every other ECONNABORTED is axios' `timeout`.
+        code === AxiosError.ECONNABORTED && message !== 'Request aborted'
         ? 'ETIMEDOUT'
         : // The fetch adapter keeps fetch's error (whose own cause holds the socket's code, e.g.
           // `UND_ERR_SOCKET`, `ECONNREFUSED`) as its cause; the xhr adapter and a browser's fetch have none.

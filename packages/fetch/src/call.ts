@@ -38,7 +38,22 @@ const requestBodiesAreStreams = typeof Request !== 'undefined' && 'body' in Requ
  */
 export const failuresProveUnsent = /^(Node\.js|Bun)\//.test(globalThis.navigator?.userAgent ?? '');
 
-const isRequest = (input: FetchInput): input is Request => typeof input === 'object' && 'bodyUsed' in input;
+/** What a `Request` sent to another URL keeps of itself, in the init that replaces it. */
+const REQUEST_FIELDS = [
+  'method',
+  'credentials',
+  'cache',
+  'redirect',
+  'referrer',
+  'referrerPolicy',
+  'integrity',
+  'keepalive',
+  'signal',
+] as const;
+
+/** A `Request` (from any realm), not a URL. */
+export const isRequestInput = (input: FetchInput): input is Request =>
+  typeof input === 'object' && 'bodyUsed' in input;
 
 /**
  * A body fetch reads once: a `ReadableStream`, or an async iterable (Node, Deno and Bun take those).
@@ -93,7 +108,7 @@ export class RequestParts {
     this.init = init;
     this.bytes = undefined;
     this.headerCache = undefined;
-    const request = isRequest(input) ? input : undefined;
+    const request = isRequestInput(input) ? input : undefined;
     this.method = init?.method ?? request?.method ?? 'GET';
     this.url = typeof input === 'string' ? input : request ? request.url : (input as URL).href;
     this.callerSignal = init?.signal ?? request?.signal ?? undefined;
@@ -102,10 +117,9 @@ export class RequestParts {
     this.replay = 'as-is';
     if (init?.body != null) {
       this.body = isStreamBody(init.body) ? 'stream' : 'replayable';
-    } else if (!request) {
-      this.body = 'none';
     } else if (
-      requestBodiesAreStreams ? request.body === null : this.method === 'GET' || this.method === 'HEAD'
+      !request ||
+      (requestBodiesAreStreams ? request.body === null : this.method === 'GET' || this.method === 'HEAD')
     ) {
       this.body = 'none';
     } else if (bodyHint === 'stream') {
@@ -128,14 +142,6 @@ export class RequestParts {
     return this.headerCache.get(name);
   };
 
-  /** The stream body to read into memory, if the body is one: the init's, else the `Request`'s. */
-  streamBody(): AsyncIterable<unknown> | undefined {
-    if (this.body !== 'stream') return undefined;
-    return (this.init?.body ?? (this.input as Request).body ?? undefined) as
-      | AsyncIterable<unknown>
-      | undefined;
-  }
-
   /** A copy of the headers the next attempt sends. */
   requestHeaders(): Headers {
     return new Headers(this.headerSource);
@@ -153,24 +159,15 @@ export class RequestParts {
     if (url === this.url) return undefined;
     this.url = url;
     const input = this.input;
-    if (!isRequest(input)) {
+    if (!isRequestInput(input)) {
       this.input = url;
       return undefined;
     }
     const read = this.readRequestBody();
+    const init: Record<string, unknown> = {};
+    for (const key of REQUEST_FIELDS) init[key] = input[key];
     this.input = url;
-    this.init = {
-      method: input.method,
-      credentials: input.credentials,
-      cache: input.cache,
-      redirect: input.redirect,
-      referrer: input.referrer,
-      referrerPolicy: input.referrerPolicy,
-      integrity: input.integrity,
-      keepalive: input.keepalive,
-      signal: input.signal,
-      ...this.init,
-    };
+    this.init = { ...init, ...this.init };
     return read;
   }
 
@@ -191,12 +188,6 @@ export class RequestParts {
     this.bytes = bytes;
     this.body = 'replayable';
     this.replay = 'bytes';
-  }
-
-  /** The body was read only in part: the one attempt sends this stream (what was read, then the rest). */
-  useStream(stream: ReadableStream<Uint8Array>): void {
-    this.init = { ...this.init, body: stream, duplex: 'half' } as RequestInit;
-    this.replay = 'as-is';
   }
 
   /**

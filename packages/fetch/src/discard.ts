@@ -6,17 +6,11 @@
 
 /** Reads and drops at most `maxBytes` of `response`'s body, then cancels the rest. Never rejects. */
 export const discardBody = async (response: Response, maxBytes: number): Promise<void> => {
-  let reader: ReadableStreamDefaultReader<Uint8Array>;
   try {
-    const body = response.body;
-    if (!body) return;
-    reader = body.getReader();
-  } catch {
-    // Locked or already read by someone else: theirs to finish.
-    return;
-  }
-  let read = 0;
-  try {
+    // Locked or already read by someone else (getReader throws): theirs to finish.
+    const reader = response.body?.getReader();
+    if (!reader) return;
+    let read = 0;
     while (read <= maxBytes) {
       const chunk = await reader.read();
       if (chunk.done) return;

@@ -4,5 +4,5 @@
  *
  * @packageDocumentation
  */
-export { type FetchFunction, type FetchInit, type FetchInput, isStreamBody } from './call.ts';
+export { type FetchFunction, type FetchInit, type FetchInput, isRequestInput, isStreamBody } from './call.ts';
 export { type Answer, Call, execute } from './engine.ts';

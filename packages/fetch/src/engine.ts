@@ -79,15 +79,18 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
     // retry limit is above 0, as with `forcedRetries`), never an upload of bytes.
     const reading = again || !failuresProveUnsent ? this.readRequestBody() : undefined;
     if (reading) return reading;
-    const stream = this.streamBody();
+    // The init's stream body, else the `Request`'s (none in Firefox, which has no `Request.body`).
+    const stream = this.body === 'stream' ? (this.init?.body ?? (this.input as Request).body) : undefined;
     const max = options.bufferStreamMaxBytes;
     if (!again || !stream || max <= 0) return undefined;
-    return bufferWebStream(stream, max, this.callerSignal).then((read) => {
+    return bufferWebStream(stream as AsyncIterable<unknown>, max, this.callerSignal).then((read) => {
       if (read instanceof Uint8Array) {
         this.useBytes(read);
         run.body = 'replayable';
       } else {
-        this.useStream(read);
+        // Read only in part: the one attempt sends what was read, then the rest (the body was a
+        // stream, sent as it is: only its init changes).
+        this.init = { ...this.init, body: read, duplex: 'half' } as RequestInit;
       }
     });
   }

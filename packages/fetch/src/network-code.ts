@@ -36,11 +36,11 @@ interface ErrorFields {
 export const networkCode = (error: unknown): string | undefined => {
   if (errorCode(error) !== undefined || typeof error !== 'object' || error === null) return undefined;
   const { name, message, cause, retryable } = error as ErrorFields;
-  // workerd's lost or refused connection: an `Error` it marks `retryable` (a KJ DISCONNECTED), and
-  // nothing else with that flag.
-  if (name === 'Error')
-    return retryable === true && message === 'Network connection lost.' ? 'ERR_NETWORK' : undefined;
-  if (name !== 'TypeError' || !NETWORK_FAILURES.has(message) || cause?.message === 'bad port')
-    return undefined;
-  return 'ERR_NETWORK';
+  const network =
+    name === 'Error'
+      ? // workerd's lost or refused connection: an `Error` it marks `retryable` (a KJ DISCONNECTED),
+        // and nothing else with that flag.
+        retryable === true && message === 'Network connection lost.'
+      : name === 'TypeError' && NETWORK_FAILURES.has(message) && cause?.message !== 'bad port';
+  return network ? 'ERR_NETWORK' : undefined;
 };

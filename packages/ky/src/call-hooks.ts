@@ -39,7 +39,7 @@ const withRetryCount =
   (shown) => {
     const kyCount = (shown as { retryCount: number }).retryCount;
     const run = state.run;
-    const retryCount = run ? Math.max(kyCount, (run.summary?.attempts ?? run.attempts) - 1) : kyCount;
+    const retryCount = Math.max(kyCount, run ? (run.summary?.attempts ?? run.attempts) - 1 : 0);
     return hook({ ...shown, retryCount });
   };
 
@@ -78,8 +78,7 @@ export const callHooks = (fetch: object, forced: ForcedRetries | undefined): Cal
     state.kyOptions = options;
     if (typeof options.totalTimeout === 'number') state.startedMs = performance.now();
     state.refused = options.fetch === fetch ? retrySetAgain(options.retry, isForced) : fetchSetAgain();
-    const retryHooks = hooks.beforeRetry;
-    const own = retryHooks.length === 0 ? retryHooks : retryHooks.filter((hook) => hook !== retryHook);
+    const own = hooks.beforeRetry.filter((hook) => hook !== retryHook);
     if (own.length > 0) {
       state.hooks = own as UserHook[];
       hooks.beforeRetry = [retryHook, ...own];

@@ -48,14 +48,7 @@ export class CallState {
   constructor(body: BodyKind | undefined, overrides: CallOverrides | false | undefined) {
     this.body = body;
     this.overrides = overrides;
-    this.run = undefined;
-    this.kyOptions = undefined;
     this.startedMs = 0;
-    this.timeoutMs = undefined;
-    this.refused = undefined;
-    this.hooks = undefined;
-    this.options = undefined;
-    this.last = undefined;
   }
 
   /** ky's timeout for what is left of the call (the run's deadline), in ms (`undefined`: none). */

@@ -4,20 +4,15 @@
  * or `NetworkError` of the attempt about to be retried.
  */
 import type { NextAttempt } from '@jitterbug/core';
+import { isRequestInput } from '@jitterbug/fetch/engine';
 import type { NormalizedOptions } from 'ky';
 import * as kyModule from 'ky';
 import type { CallState, LastAttempt } from './call-state.ts';
 import type { KyInitOptions } from './hook-args.ts';
 
-/** ky 2 reads at most this much of an error body for `HTTPError.data`. */
-const MAX_ERROR_BODY_BYTES = 10 * 1024 * 1024;
-/** ky 2's bound on reading an error body when the call has no timeout. */
-const NO_TIMEOUT_READ_MS = 10_000;
-const JSON_MEDIA_TYPE = /\/(?:.*[.+-])?json$/;
-
 /** The `Request` an attempt sent, for an error's `request` (ky builds its messages from it). */
 export const requestOf = (input: Request | URL | string, method: string): Request =>
-  typeof input === 'object' && 'bodyUsed' in input ? input : new Request(input, { method });
+  isRequestInput(input) ? input : new Request(input, { method });
 
 const isAttemptTimeout = (error: unknown): boolean =>
   (error as { code?: unknown } | null)?.code === 'ERR_JITTERBUG_ATTEMPT_TIMEOUT';
@@ -31,12 +26,16 @@ export const asKyTimeout = (error: unknown, request: () => Request): unknown => 
 };
 
 /** `operation`, or `undefined` when it takes longer than `ms`. */
-const within = <T>(ms: number, operation: (expired: Promise<void>) => Promise<T>): Promise<T | undefined> => {
+const within = <T>(
+  ms: number,
+  operation: (expired: Promise<undefined>) => Promise<T>,
+): Promise<T | undefined> => {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
+  // The timer calls `resolve` with no argument: `expired` resolves with `undefined`.
+  const expired = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve as () => void, ms);
   });
-  return Promise.race([operation(expired), expired.then(() => undefined)]).finally(() => clearTimeout(timer));
+  return Promise.race([operation(expired), expired]).finally(() => clearTimeout(timer));
 };
 
 const decoderFor = (contentType: string): TextDecoder => {
@@ -64,7 +63,9 @@ const readText = (response: Response, contentType: string, ms: number): Promise<
     try {
       for (let read = await reader.read(); !read.done; read = await reader.read()) {
         size += read.value.byteLength;
-        if (size > MAX_ERROR_BODY_BYTES) {
+        // ky 2 reads at most 10 MiB of an error body. (Its limits are written where they are read:
+        // esbuild keeps a module constant as a variable of its own in a bundle.)
+        if (size > 10 * 2 ** 20) {
           cancel();
           return undefined;
         }
@@ -87,7 +88,8 @@ const errorData = async (
   const text = await readText(response, contentType, ms);
   if (!text) return undefined;
   const mediaType = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  if (!JSON_MEDIA_TYPE.test(mediaType)) return text;
+  // A JSON media type, as ky 2 tells it: `application/json`, `…+json`, `…-json`, `….json`.
+  if (!/\/(?:.*[.+-])?json$/.test(mediaType)) return text;
   return within(ms, async () => {
     try {
       return await (parseJson ? parseJson(text, { request, response }) : JSON.parse(text));
@@ -114,7 +116,8 @@ export const kyErrorFor = async (state: CallState, next: NextAttempt, method: st
   const error = new kyModule.HTTPError(response, request, state.options as unknown as NormalizedOptions);
   if (last?.copy) {
     const parseJson = state.kyOptions?.parseJson;
-    error.data = await errorData(last.copy, request, parseJson, state.timeLeftMs() ?? NO_TIMEOUT_READ_MS);
+    // Without a timeout, ky 2 bounds the read at 10 s.
+    error.data = await errorData(last.copy, request, parseJson, state.timeLeftMs() ?? 10_000);
   }
   return error;
 };

@@ -137,9 +137,7 @@ export const kyRetry = (
   // run refuses the last one with its own reason), and no higher: hooks lost to a spread
   // (`{ ...kyRetry(), hooks }` replaces them) cannot make ky send a forced retry more than once
   // beyond what the policy allows. Otherwise 0, so that ky copies no request for a retry of its own.
-  const limit = forced
-    ? Math.max(policy.options.maxAttempts, ...policy.routeOptions.map((o) => o.maxAttempts))
-    : 0;
+  const limit = forced ? Math.max(...[policy.options, ...policy.routeOptions].map((o) => o.maxAttempts)) : 0;
   return {
     fetch: fetch as KyRetryOptions['fetch'],
     // Without forced retries a limit of 0: a number, which ky merges into each call at less cost than

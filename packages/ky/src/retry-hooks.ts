@@ -30,9 +30,6 @@ export class KyExit extends Error {
 /** `ky.stop`, from whichever copy of ky the hook imported. */
 const isStop = (value: unknown): boolean => typeof value === 'symbol' && value.description === 'stop';
 
-const quietly = (pending: void | Promise<void>): Promise<void> | undefined =>
-  pending ? pending.catch(() => undefined) : undefined;
-
 /**
  * The attempt about to be sent, as a `Request` a hook may change or copy (its body its own). The call
  * takes what the policy's hook set first, as the core would after the hooks: a `Request` sent to
@@ -82,7 +79,7 @@ const exit = async (
   settle: (() => unknown) | undefined,
   tagged?: unknown,
 ): Promise<never> => {
-  await quietly(run.finish(...outcome));
+  await (run.finish(...outcome) as Promise<void> | undefined)?.catch(() => undefined);
   if (tagged !== undefined && run.summary) setRetryInfo(tagged, run.summary);
   throw settle ? new KyExit(settle) : tagged;
 };
@@ -108,14 +105,14 @@ export const runUserRetryHooks = async (state: CallState, next: NextAttempt, cal
         // The error it was shown, thrown again: the call fails with it as with ky's own retry, where
         // ky's beforeError hooks see it (ky's retry path passes it on). Any other error goes on as it
         // is, past them.
-        if (hookError === error)
-          return exit(run, ['hook-failed', next.status, error, false], undefined, error);
         return exit(
           run,
           ['hook-failed', next.status, hookError, false],
-          () => {
-            throw hookError;
-          },
+          hookError === error
+            ? undefined
+            : () => {
+                throw hookError;
+              },
           hookError,
         );
       }
