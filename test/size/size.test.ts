@@ -3,25 +3,25 @@
  * platform, minified, gzip -9, the HTTP client external), held to ceilings, and what tree-shaking
  * must leave out of each bundle.
  *
- * The ceilings are today's sizes plus 3 %: a ratchet that fails a change which makes a bundle
- * noticeably bigger, to be lowered as the bundles shrink. They are not the 4 KB the "Everywhere"
- * issue asks for: every entry is 8.7-9.7 KB today, and that target stays open. Hedging, the pacer,
- * the adaptive throttle and resumed downloads are factories a program imports (`createHedging`, …),
- * and must stay out of a bundle that does not. `make bench` prints the sizes beside the peers'.
+ * The ceilings are today's sizes plus 1 %: a ratchet that fails a change which makes a bundle
+ * noticeably bigger, to be lowered as the bundles shrink. They are not issue 25's budgets, which
+ * stay open (see below). Hedging, the pacer, the adaptive throttle and resumed downloads are
+ * factories a program imports (`createHedging`, …), and must stay out of a bundle that does not. `make bench` prints the sizes beside the peers'.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { measureSizes, type SizeRow } from '../../bench/sizes.ts';
 
 const CEILINGS: Readonly<Record<string, number>> = {
-  // 10 798, 13 792, 11 538 and 8 832 with issue 24's, 26's and 28's defaults (server signals, free
-  // retries, beforeRetry and the attempt edits, nested layers, runtime network messages, a 429's
-  // unread delay), issue 27's option checker and ky's own hooks and timeout, plus 1 %: a ceiling for
-  // the steps in between, to come down to issue 25's budgets (withRetry 7.0 KB, kyRetry and
-  // attachRetry 7.5 KB) in the size pass.
-  withRetry: 10_906,
-  kyRetry: 13_930,
-  attachRetry: 11_654,
-  createRetryPolicy: 8_921,
+  // 9 898, 12 734, 10 834 and 8 417 after the size pass, plus 1 %. Issue 25's budgets (withRetry
+  // 7.0 KB, kyRetry and attachRetry 7.5 KB) were set for a87c7a9's defaults (8 718, 9 534, 9 648);
+  // the defaults issues 24, 26, 27 and 28 added since (server signals, free retries, beforeRetry and
+  // the attempt edits, nested layers, the option checker, a 429's unread delay, ky's own hooks and
+  // timeout) took them to 10 798, 13 792, 11 538 before the pass. Reaching the budgets needs a
+  // decision on those defaults (the closing note of stop 30 lists what each would save).
+  withRetry: 9_997,
+  kyRetry: 12_861,
+  attachRetry: 10_942,
+  createRetryPolicy: 8_501,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
