@@ -7,9 +7,18 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { table } from './table.ts';
 
-/** jitterbug's entries (an export, its package), the peers' (a default export), and the client left out. */
-const ENTRIES: readonly (readonly [id: string, from: string, external?: string])[] = [
+/**
+ * jitterbug's entries (an export, its package), the peers' (a default export), the client left out,
+ * and the export conditions over `browser` (Vite and webpack resolve `production` in production builds).
+ */
+const ENTRIES: readonly (readonly [
+  id: string,
+  from: string,
+  external?: string | undefined,
+  conditions?: string[],
+])[] = [
   ['withRetry', '@jitterbug/fetch'],
+  ['withRetry (production)', '@jitterbug/fetch', undefined, ['production']],
   ['kyRetry', '@jitterbug/ky', 'ky'],
   ['attachRetry', '@jitterbug/axios', 'axios'],
   ['createRetryPolicy', '@jitterbug/core'],
@@ -31,15 +40,21 @@ export interface SizeRow {
   readonly bytesByInput?: readonly (readonly [input: string, bytes: number])[];
 }
 
-const bundle = async ([id, from, external]: (typeof ENTRIES)[number]): Promise<SizeRow> => {
+const bundle = async ([id, from, external, conditions = []]: (typeof ENTRIES)[number]): Promise<SizeRow> => {
   const what = from.startsWith('@jitterbug/') ? 'jitterbug' : 'peer';
-  const name = what === 'jitterbug' ? `\`${id}\` (\`${from}\`)` : from;
-  const contents = `export { ${what === 'jitterbug' ? id : 'default'} } from '${from}';`;
+  const [exported = id, condition] = id.split(' ');
+  const name =
+    what === 'jitterbug' ? `\`${exported}\` (\`${from}\`)${condition ? ` ${condition}` : ''}` : from;
+  const contents = `export { ${what === 'jitterbug' ? exported : 'default'} } from '${from}';`;
   try {
     const { outputFiles, metafile } = await build({
       stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
       ...{ bundle: true, write: false, platform: 'browser', format: 'esm', minify: true, metafile: true },
-      ...{ conditions: ['@jitterbug/source'], external: external ? [external] : [], logLevel: 'silent' },
+      ...{
+        conditions: ['@jitterbug/source', ...conditions],
+        external: external ? [external] : [],
+        logLevel: 'silent',
+      },
     });
     const code = outputFiles[0]!.contents;
     const inputs = Object.entries(Object.values(metafile.outputs)[0]?.inputs ?? {});

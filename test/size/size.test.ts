@@ -19,6 +19,9 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // timeout) took them to 10 798, 13 792, 11 538 before the pass. Reaching the budgets needs a
   // decision on those defaults (the closing note of stop 30 lists what each would save).
   withRetry: 9_997,
+  // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
+  // browser build already has, so the same size today.
+  'withRetry (production)': 9_997,
   kyRetry: 12_861,
   attachRetry: 10_942,
   createRetryPolicy: 8_501,
