@@ -95,9 +95,14 @@ export const methodAllowsRetry = (
   return typeof key === 'string' && key.trim() !== '';
 };
 
-// Shared by every request they end: the run hands them to its adapter, never to a user.
-const SUCCESS: StopDecision = { retry: false, reason: 'success', gaveUp: false };
-const NOT_RETRYABLE: StopDecision = { retry: false, reason: 'status-not-retryable', gaveUp: false };
+// Shared by every request they end, and handed to its adapter (the README's own loop among them):
+// frozen, so that one adapter writing to a decision cannot change it for every later request.
+const SUCCESS: StopDecision = Object.freeze({ retry: false, reason: 'success', gaveUp: false });
+const NOT_RETRYABLE: StopDecision = Object.freeze({
+  retry: false,
+  reason: 'status-not-retryable',
+  gaveUp: false,
+});
 
 /**
  * The decision for a status that settles the request by itself: a success (below 400, not in

@@ -83,6 +83,19 @@ describe('decideByStatus: the short cut for statuses that settle a request', () 
     expect(decideByStatus(200, off)).toEqual({ retry: false, reason: 'success', gaveUp: false });
     expect(decideByStatus(200, off)).toEqual(decide(outcome({ status: 200 }), off));
   });
+
+  it('hands every request the same success and not-retryable decisions, which an adapter cannot change', () => {
+    const o = resolved();
+    const success = decideByStatus(200, o)!;
+    const notRetryable = decide(outcome({ status: 404 }), o);
+    // An adapter writing to one (the core README's own loop holds them) would change them for every
+    // later request in the process: their reason, and the summary's.
+    for (const shared of [success, notRetryable]) {
+      expect(() => Object.assign(shared, { reason: 'changed' })).toThrow(TypeError);
+    }
+    expect(decideByStatus(204, o)).toEqual({ retry: false, reason: 'success', gaveUp: false });
+    expect(decide(outcome({ status: 400 }), o)).toMatchObject({ reason: 'status-not-retryable' });
+  });
 });
 
 describe('decide: statuses', () => {
