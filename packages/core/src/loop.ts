@@ -79,9 +79,11 @@ export const runAttempts = async <A, R>(
       }
       // Asked again after each hold a feature makes, until the attempt may go.
       for (let held = run.beforeAttempt(t); held; held = run.beforeAttempt(t)) await held;
-      const kind: AttemptKind = t.resuming ? 'resume' : run.attempts > 0 ? 'retry' : 'first';
-      const editing = editAttempt(run, t, kind);
-      if (editing) await editing;
+      if (run.edits()) {
+        const kind: AttemptKind = t.resuming ? 'resume' : run.attempts > 0 ? 'retry' : 'first';
+        const editing = editAttempt(run, t, kind);
+        if (editing) await editing;
+      }
       const hedging = run.options.hedge;
       const answer = hedging && !t.sendOnce?.() ? await hedging.race(run, t, t) : await t.send();
       let decision: Decision;

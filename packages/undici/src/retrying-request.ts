@@ -143,7 +143,7 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
       return true;
     }
     // What this attempt carries (the attempt headers, a generated key, beforeRetry's changes).
-    const editing = editAttempt(this.run, this, this.kind());
+    const editing = this.run.edits() ? editAttempt(this.run, this, this.kind()) : undefined;
     if (editing) {
       this.state = 'wait';
       this.startCaller(undefined);

@@ -13,6 +13,8 @@ const REGISTRY = Symbol.for('jitterbug.layers');
 interface Registry {
   /** Interceptors made (they read the mark). */
   interceptors: number;
+  /** Whether any attempt was marked yet: until then an interceptor need not read the storage. */
+  marked?: boolean;
   readonly inside: AsyncLocalStorage<true>;
 }
 
@@ -25,10 +27,13 @@ const registry: Registry = shared[REGISTRY];
 export const marking = (): boolean => registry.interceptors > 0;
 
 /** `send()`, marked as sent by a jitterbug layer (ask {@link marking} first). */
-export const asLayer = <T>(send: () => T): T => registry.inside.run(true, send);
+export const asLayer = <T>(send: () => T): T => {
+  registry.marked = true;
+  return registry.inside.run(true, send);
+};
 
 /** Whether this code runs inside an attempt of an outer jitterbug layer. */
-export const insideLayer = (): boolean => registry.interceptors > 0 && registry.inside.getStore() === true;
+export const insideLayer = (): boolean => registry.marked === true && registry.inside.getStore() === true;
 
 /** An interceptor was made: from now on, layers mark their attempts. */
 export const interceptorMade = (): void => {
