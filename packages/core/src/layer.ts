@@ -18,6 +18,5 @@ export const asRetryLayer = <T extends object>(target: T): T =>
 
 /** Whether `target` (a fetch function, an init, a handler) is a jitterbug layer or marked by one. */
 export const isRetryLayer = (target: unknown): boolean =>
-  (typeof target === 'object' || typeof target === 'function') &&
-  target !== null &&
-  (target as { [LAYER]?: unknown })[LAYER] === true;
+  // A primitive has no such property: the read gives `undefined`, as for an unmarked object.
+  target != null && (target as { [LAYER]?: unknown })[LAYER] === true;

@@ -68,7 +68,7 @@ export const createPolicy = (
     begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;
-      const routed = forRequest(method, url);
+      const routed = table ? forRequest(method, url) : base;
       return new RetryRun(
         // A call's own overrides (`false`: no retries) over the route's options.
         overrides === undefined

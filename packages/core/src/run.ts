@@ -135,7 +135,7 @@ export class RetryRun {
     this.totalDelayMs = 0;
     this.summary = undefined;
     this.body = body;
-    const key = generatedKey(options, method, headers);
+    const key = options.generateKey && generatedKey(options, method, headers);
     this.idempotencyKey = key;
     // The decision sees the generated key as the request's own.
     this.headers = key
