@@ -433,6 +433,9 @@ export interface ResolvedOptions {
   readonly progress: { answers: number };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
+  /** Those of them that may hold or refuse an attempt (`admit`), and that see a run's summary (`finish`). */
+  readonly admitting: readonly RunFeature[];
+  readonly finishing: readonly RunFeature[];
   /** Whether a feature observes every answer (then no answer is settled by its status alone). */
   readonly observing: boolean;
   readonly shouldRetry: RetryOverrides['shouldRetry'];

@@ -196,9 +196,9 @@ export class RetryRun {
    * go. The part of {@link RetryRun.beforeAttempt} without promises, for a simulation in virtual time.
    */
   admission(): Turn | undefined {
-    const { features } = this.options;
-    for (let i = 0; i < features.length; i++) {
-      const turn = features[i]!.admit?.(this);
+    const { admitting } = this.options;
+    for (let i = 0; i < admitting.length; i++) {
+      const turn = admitting[i]!.admit!(this);
       if (turn) return turn;
     }
     return undefined;
@@ -471,8 +471,8 @@ export class RetryRun {
       route: o.route,
       hedge: undefined,
     };
-    const { features } = o;
-    for (let i = 0; i < features.length; i++) features[i]!.finish?.(this, summary);
+    const { finishing } = o;
+    for (let i = 0; i < finishing.length; i++) finishing[i]!.finish!(this, summary);
     this.summary = summary;
     if (observed && channels.runEnd.hasSubscribers) channels.runEnd.publish({ run: this, info: summary });
     return o.onFinish ? after(o.onFinish(summary), nothing) : undefined;

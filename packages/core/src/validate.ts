@@ -192,6 +192,8 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   resume: undefined,
   progress: { answers: 0 },
   features: [],
+  admitting: [],
+  finishing: [],
   observing: false,
   random: Math.random,
   sleep,
@@ -231,6 +233,9 @@ export const resolveOptions = (
     (feature) => feature !== undefined,
   );
   resolved.features = features;
+  // Asked before every attempt and at every run's end: only the features that have something to say.
+  resolved.admitting = features.filter((feature) => feature.admit !== undefined);
+  resolved.finishing = features.filter((feature) => feature.finish !== undefined);
   resolved.observing = features.some((feature) => feature.observe !== undefined);
   return resolved as unknown as ResolvedOptions;
 };
