@@ -27,7 +27,7 @@ const PLAN = [
 /**
  * The histories. One process is exact (counted again, it moved by up to 134 instructions: only the
  * clock's values differ), but the same code after another history is optimised otherwise, and that
- * moves a count further: undici `fetch()` at 362b784 counted 164,702 to 169,581 per request over 12
+ * moves a count further: undici `fetch()` at f43ab08 counted 164,702 to 169,581 per request over 12
  * histories, ky 189,843 to 190,297, withRetry 66,337 to 66,552 (at 1c7ddaf, 66,275 or 69,033). A
  * change to the code is another history too, so one process cannot tell a change of 2 % from its
  * history. Hence each client runs once per pad here, the processes differing only in how many small
