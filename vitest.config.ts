@@ -7,7 +7,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   ssr: { resolve: { conditions: ['@jitterbug/source', ...defaultServerConditions] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: [
+      'packages/*/test/**/*.test.ts',
+      'test/**/*.test.ts',
+      'examples/**/*.test.ts',
+      'bench/**/*.test.ts',
+    ],
     reporters: ['default', './scripts/summary-reporter.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -1,6 +1,5 @@
-/** The dump reader (not in `make test`): node --conditions=@jitterbug/source --test bench/callgrind.test.ts */
-import assert from 'node:assert/strict';
-import { test } from 'node:test';
+/** The dump reader, which the ratchet's figures rest on (in `make test`; needs no valgrind). */
+import { expect, test } from 'vitest';
 import { readDump } from './callgrind.ts';
 
 const GC = 'v8::internal::Heap::CollectGarbage(v8::internal::AllocationSpace, v8::GCCallbackFlags)';
@@ -18,16 +17,16 @@ const DUMP = [
 test('the total, and the cost of calls into the GC and the compilers from outside them', () => {
   // 300 + 200 + 40: neither the lambda inside the GC (50) nor the GC the compiler called (80,
   // already in the compiler's 200) counts again.
-  assert.deepEqual(readDump(DUMP), { total: 1000, gcAndJit: 540 });
+  expect(readDump(DUMP)).toEqual({ total: 1000, gcAndJit: 540 });
 });
 
 test("a collection under a compile, named after its callers, is in the compile's cost already", () => {
   const nested = `${GC}'v8::internal::HeapAllocator::CollectGarbage()'${TURBOFAN}'Builtins_CEntry`;
   const dump = ['fn=(1) Builtins_CEntry', `cfn=(2) ${TURBOFAN}`, 'calls=1 0', '0 900', 'fn=(3) Allocate'];
   const text = [...dump, `cfn=(4) ${nested}`, 'calls=1 0', '0 400', 'totals: 1000'].join('\n');
-  assert.deepEqual(readDump(text), { total: 1000, gcAndJit: 900 });
+  expect(readDump(text)).toEqual({ total: 1000, gcAndJit: 900 });
 });
 
 test('a dump without totals is an error', () => {
-  assert.throws(() => readDump('events: Ir\nfn=(1) main\n0 5\n'), /without totals/);
+  expect(() => readDump('events: Ir\nfn=(1) main\n0 5\n')).toThrow(/without totals/);
 });
