@@ -57,18 +57,16 @@ export const createPolicy = (
   }
   const base = resolveOptions(rest, POLICY_KEYS);
   const table = routes === undefined ? undefined : compileRoutes?.(routes, base);
-  const forRequest = (upper: string, url: string | URL): ResolvedOptions =>
-    table?.resolve(upper, url) ?? base;
   const policy: RetryPolicy & { [POLICY_BRAND]: true } = {
     [POLICY_BRAND]: true,
     options: base,
-    resolve: (method, url) => forRequest(upperMethod(method), url),
+    resolve: (method, url) => table?.resolve(upperMethod(method), url) ?? base,
     routeOptions: table?.options ?? [],
     buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamMaxBytes > 0),
     begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;
-      const routed = table ? forRequest(method, url) : base;
+      const routed = table?.resolve(method, url) ?? base;
       return new RetryRun(
         // A call's own overrides (`false`: no retries) over the route's options.
         overrides === undefined
