@@ -6,6 +6,22 @@
 import { readFile } from 'node:fs/promises';
 import { sleep } from './child-process.ts';
 
+/** What every server's log of ours says of a request. */
+export interface RequestLogLine {
+  /** When the server had the request's first bytes (its end less its duration), epoch ms. */
+  readonly startMs: number;
+  /** When it ended (the line was written), epoch ms. */
+  readonly endMs: number;
+  /** The status the server sent. */
+  readonly status: number;
+  readonly method: string;
+  /** The path, without the query. */
+  readonly uri: string;
+  /** `HTTP/1.1`, `HTTP/2.0`. */
+  readonly protocol: string;
+  readonly idempotencyKey: string | undefined;
+}
+
 export interface LogFile<Line> {
   readonly path: string;
   /** The lines written so far. */

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive } from './child-process.ts';
+import { alive, withEnv } from './child-process.ts';
 import { REDIS_INSTALL_HINT, type RunningRedis, redisCommand, startRedis } from './redis-server.ts';
 
 describe('redis-server started by a test', () => {
@@ -61,15 +61,9 @@ describe('redis-server started by a test', () => {
   });
 
   it('a missing redis-server fails saying how to install it', async () => {
-    const before = process.env['JITTERBUG_REDIS'];
-    process.env['JITTERBUG_REDIS'] = '/nonexistent/redis-server';
-    try {
-      await expect(startRedis()).rejects.toThrow(
-        `redis-server is not installed: /nonexistent/redis-server does not exist; ${REDIS_INSTALL_HINT}`,
-      );
-    } finally {
-      if (before === undefined) delete process.env['JITTERBUG_REDIS'];
-      else process.env['JITTERBUG_REDIS'] = before;
-    }
+    const start = withEnv('JITTERBUG_REDIS', '/nonexistent/redis-server', () => startRedis());
+    await expect(start).rejects.toThrow(
+      `redis-server is not installed: /nonexistent/redis-server does not exist; ${REDIS_INSTALL_HINT}`,
+    );
   });
 });

@@ -4,7 +4,7 @@
  * ours that tests read back: when it arrived and ended, its status, method, path, protocol,
  * connection and the `Idempotency-Key` it carried.
  */
-import { type LogFile, logFile } from '../log-file.ts';
+import { type LogFile, logFile, type RequestLogLine } from '../log-file.ts';
 
 /**
  * The `log_format` (with `escape=json`: an absent header is an empty field). `$msec` is when the
@@ -24,22 +24,11 @@ export const ACCESS_LOG_FORMAT = [
   '$upstream_status',
 ].join('|');
 
-export interface AccessLogLine {
-  /** When nginx had the request's first bytes, epoch ms (its end less its duration). */
-  readonly startMs: number;
-  /** When it ended (the line was written), epoch ms. */
-  readonly endMs: number;
-  readonly status: number;
-  readonly method: string;
-  /** The path, normalised (no query). */
-  readonly uri: string;
-  /** `HTTP/1.1`, `HTTP/2.0`. */
-  readonly protocol: string;
+export interface AccessLogLine extends RequestLogLine {
   /** nginx's serial number of the connection, and which request on it this was (1-based). */
   readonly connection: number;
   readonly connectionRequest: number;
   readonly port: number;
-  readonly idempotencyKey: string | undefined;
   /** The backend's status, when nginx asked it (`502`/`504` for one that failed, `undefined` for nginx's own answers). */
   readonly upstreamStatus: number | undefined;
 }

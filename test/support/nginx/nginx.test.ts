@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alive, sleep } from '../child-process.ts';
+import { alive, sleep, withEnv } from '../child-process.ts';
 import { type HttpScriptedServer, startScriptedServer } from '../scripted-server.ts';
 import { nginxConfig } from './config.ts';
 import { NGINX_INSTALL_HINT, type RunningNginx, startNginx } from './nginx.ts';
@@ -183,15 +183,9 @@ describe('nginx harness', () => {
   });
 
   it('a missing nginx fails saying how to install it', async () => {
-    const before = process.env['JITTERBUG_NGINX'];
-    process.env['JITTERBUG_NGINX'] = '/nonexistent/nginx';
-    try {
-      await expect(startNginx({ servers: [] })).rejects.toThrow(
-        `nginx is not installed: /nonexistent/nginx does not exist; ${NGINX_INSTALL_HINT}`,
-      );
-    } finally {
-      if (before === undefined) delete process.env['JITTERBUG_NGINX'];
-      else process.env['JITTERBUG_NGINX'] = before;
-    }
+    const start = withEnv('JITTERBUG_NGINX', '/nonexistent/nginx', () => startNginx({ servers: [] }));
+    await expect(start).rejects.toThrow(
+      `nginx is not installed: /nonexistent/nginx does not exist; ${NGINX_INSTALL_HINT}`,
+    );
   });
 });

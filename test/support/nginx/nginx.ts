@@ -6,24 +6,20 @@
  *
  * nginx missing is an error saying how to install it, never a reason to skip.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Child, freePorts, spawnChild, waitUntil } from '../child-process.ts';
+import { type Child, debianExecutable, freePorts, spawnChild, waitUntil } from '../child-process.ts';
 import { type AccessLog, accessLog } from './access-log.ts';
 import { nginxCertificate } from './certificate.ts';
 import { type Listener, type NginxSetup, nginxConfig, type Placement } from './config.ts';
 
-export const NGINX_INSTALL_HINT =
-  'run `sh scripts/install-debian-packages.sh` as root (it runs: apt-get install -y --no-install-recommends nginx), or set JITTERBUG_NGINX to an nginx executable';
+const EXECUTABLE = debianExecutable('nginx', 'nginx', '/usr/sbin/nginx', 'JITTERBUG_NGINX');
+
+export const NGINX_INSTALL_HINT = EXECUTABLE.hint;
 
 /** The nginx executable (`JITTERBUG_NGINX`, else Debian's), or an error saying it is missing and how to install it. */
-export const nginxExecutable = (): string => {
-  const path = process.env['JITTERBUG_NGINX'] ?? '/usr/sbin/nginx';
-  if (existsSync(path)) return path;
-  throw new Error(`nginx is not installed: ${path} does not exist; ${NGINX_INSTALL_HINT}`);
-};
+export const nginxExecutable = EXECUTABLE.find;
 
 export interface StartNginxOptions {
   /** The Node backend's URL (`http://127.0.0.1:PORT`), for locations that proxy to it. */
