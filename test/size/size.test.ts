@@ -19,14 +19,16 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // added since (server signals, free retries, beforeRetry and the attempt edits, nested layers, the
   // option checker, a 429's unread delay, ky's own hooks and timeout) took them to 10 798, 13 792,
   // 11 538 before the pass. Reaching the budgets needs a decision on those defaults (the closing
-  // note of stop 30 lists what each would save).
-  withRetry: 10_103,
+  // note of stop 30 lists what each would save). Issue 36's keep-alive races (the core's
+  // stale-connection retry, axios' and the fetch engine's report of it; Node's part behind each
+  // package's `#platform`) added 65, 72, 64 and 55 B.
+  withRetry: 10_168,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 10_103,
-  kyRetry: 12_961,
-  attachRetry: 11_044,
-  createRetryPolicy: 8_599,
+  'withRetry (production)': 10_168,
+  kyRetry: 13_033,
+  attachRetry: 11_108,
+  createRetryPolicy: 8_654,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */

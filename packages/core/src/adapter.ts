@@ -32,6 +32,7 @@ export type { ResumeSender } from './features/resumable-response.ts';
 export { checkResumed, isResume, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
 export { isAdaptiveThrottle } from './features/throttle.ts';
 export { forceRetry } from './force.ts';
+export { lostKeptConnection } from './kept-connection.ts';
 export { asRetryLayer, isRetryLayer, LAYER } from './layer.ts';
 export { runAttempts, type Transport } from './loop.ts';
 export {

@@ -39,6 +39,11 @@ export interface AttemptOutcome {
    * `REFUSED_STREAM`, a `GOAWAY` below the stream), or its code is one of `UNPROCESSED_ERROR_CODES`.
    */
   readonly unprocessed?: boolean | undefined;
+  /**
+   * The adapter says the attempt failed on a connection kept alive from an earlier request, before
+   * any byte of its answer: a keep-alive race, not a failing server (the run's `staleConnection`).
+   */
+  readonly staleConnection?: boolean | undefined;
   /** The body of the response handed over broke, and this asks whether to resume it. */
   readonly resuming?: boolean | undefined;
   /** Transparent retries made so far. */
@@ -254,18 +259,22 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   ) {
     return stop('declined-by-server', true);
   }
+  const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
   // A request the server never got is sent again whatever its method, outside maxAttempts: at most
   // `transparentRetries` in a row while no server answers anything (one that refuses everything),
-  // and more while servers keep answering (one that rotates its connections).
+  // and more while servers keep answering (one that rotates its connections). A keep-alive race
+  // (a kept connection lost before any byte of the answer) is retried the same way, but only for a
+  // request that may be sent twice: the server may have had it.
+  const unprocessed = provablyUnprocessed(outcome);
+  const stale = !unprocessed && outcome.staleConnection === true && outcome.status === undefined && byDefault;
   const limit = options.transparentRetries;
   const transparent =
-    provablyUnprocessed(outcome) &&
+    (unprocessed || stale) &&
     (outcome.progressed
       ? (outcome.transparentRetries ?? 0) < limit * TRANSPARENT_WITH_PROGRESS
       : (outcome.stalledRetries ?? 0) < limit) &&
     outcome.verdict !== false &&
     outcome.bodyReplayable;
-  const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
   if (!transparent) {
     if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
     if (!byDefault && !forced && outcome.verdict !== true) {
@@ -286,7 +295,9 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     return stop('deadline', true, delay.delayMs);
   }
   const reason: RetryReason = transparent
-    ? 'unprocessed'
+    ? unprocessed
+      ? 'unprocessed'
+      : 'stale-connection'
     : outcome.resuming
       ? 'resume'
       : !byDefault

@@ -68,10 +68,12 @@ export type StopReason =
 /**
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
- * failure that proves the server never processed the request (`transparentRetries`), or a body that
- * broke after it was handed over, asked for again from where it broke (`resume`).
+ * failure that proves the server never processed the request (`transparentRetries`), or a connection
+ * kept alive from an earlier request that failed before any byte of the answer (`stale-connection`:
+ * a keep-alive race, retried like a transparent retry, for the requests that may be sent twice), or
+ * a body that broke after it was handed over, asked for again from where it broke (`resume`).
  */
-export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'resume';
+export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'stale-connection' | 'resume';
 
 /** Where a retry's delay came from. */
 export type DelaySource =
@@ -322,7 +324,9 @@ export interface RetryOverrides {
    * Retries of a failure that proves the request never reached the server's application (the
    * connection was refused or never made — `UNPROCESSED_ERROR_CODES` —, HTTP/2 `REFUSED_STREAM`, a
    * `GOAWAY` below the request's stream), for **any** method, POST included: this many per request,
-   * apart from `maxAttempts`, within the budget and the deadline. Default 2; `0` turns them off.
+   * apart from `maxAttempts`, within the budget and the deadline. Default 2; `0` turns them off. The
+   * same limit holds a keep-alive race (`stale-connection`: a reused connection lost before any byte
+   * of the answer), retried this way only for a request that may be sent twice.
    */
   readonly transparentRetries?: number;
   /**

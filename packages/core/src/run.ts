@@ -65,6 +65,13 @@ export type AttemptResult =
        * `GOAWAY` whose last stream is below the request's): retried whatever the method.
        */
       readonly unprocessed?: boolean;
+      /**
+       * The attempt failed on a connection kept alive from an earlier request, before any byte of
+       * its answer (Node's `request.reusedSocket`; undici's socket error on a socket that had read
+       * before): the keep-alive race, when the server closes an idle connection as the request is
+       * written. The server may have had the request or not.
+       */
+      readonly staleConnection?: boolean;
     };
 
 const nothing = (): undefined => undefined;
@@ -299,6 +306,7 @@ export class RetryRun {
       code: r.code,
       aborted: r.aborted === true,
       unprocessed: r.unprocessed === true,
+      staleConnection: r.staleConnection === true,
       transparentRetries: this.transparentRetries,
       stalledRetries: this.stalledRetries,
       progressed: o.progress.answers !== this.answersSeen,
@@ -331,8 +339,9 @@ export class RetryRun {
     this.backoffState = decision.nextBackoffState;
     this.retries ??= [];
     this.retries.push(reason);
-    // A transparent retry does not count in maxAttempts: the server never saw the attempt.
-    if (reason === 'unprocessed') {
+    // A transparent retry does not count in maxAttempts: the server never saw the attempt, or lost
+    // it to a keep-alive race.
+    if (reason === 'unprocessed' || reason === 'stale-connection') {
       this.transparentRetries++;
       this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
       this.answersSeen = o.progress.answers;

@@ -16,6 +16,10 @@
  *   HTTP/2 stream refused or above a GOAWAY's last stream): it reached no application, and a server
  *   that rotates its connections refuses many at once (gRPC's gRFC A6 keeps these outside its retry
  *   throttling too);
+ * - the retry of a keep-alive race (`stale-connection`): a connection kept from an earlier request
+ *   that the server closed as the next one was written. The server is up and idle; one wave of such
+ *   resets, when a server's idle timeout closes a client's pool, would otherwise empty the bucket
+ *   and fail the next request that meets one (issue 36);
  * - the retry of a 429 at the time the server gave (`Retry-After` and the like): the server is up,
  *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
  *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×.
@@ -103,6 +107,7 @@ export const budgetFeature = (budget: RetryBudget): RunFeature => ({
   review: (_run, outcome, decision) =>
     !decision.retry ||
     decision.reason === 'unprocessed' ||
+    decision.reason === 'stale-connection' ||
     (outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') ||
     budget.tryWithdraw()
       ? decision
