@@ -82,6 +82,8 @@ const record = (
   r.budgetExhausted += outcome.budgetExhausted;
   r.staleRetries += staleRetries;
   if (lost === 0 && outcome.unkeyedTwice.length === 0 && outcome.budgetExhausted === 0) r.met++;
+  // What the misses ended with, for the record.
+  else console.error(`${scenario}, ${client}: ${JSON.stringify(outcome)}`);
 };
 
 /** Retries made as `stale-connection`, by the summaries of the requests that had one. */
