@@ -20,13 +20,15 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // option checker, a 429's unread delay, ky's own hooks and timeout) took them to 10 798, 13 792,
   // 11 538 before the pass. Reaching the budgets needs a decision on those defaults (the closing
   // note of stop 30 lists what each would save).
-  withRetry: 10_103,
+  // Issue 33, shouldRetry asked about failures only, isFailure, a hook's true within the method rule:
+  // withRetry +42 B, kyRetry +46, attachRetry +37, createRetryPolicy +54.
+  withRetry: 10_145,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 10_103,
-  kyRetry: 12_961,
-  attachRetry: 11_044,
-  createRetryPolicy: 8_599,
+  'withRetry (production)': 10_145,
+  kyRetry: 13_007,
+  attachRetry: 11_081,
+  createRetryPolicy: 8_653,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */

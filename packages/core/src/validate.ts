@@ -145,6 +145,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   bufferStreamMaxBytes: number(0),
   discardBodyMaxBytes: number(0),
   shouldRetry: fn,
+  isFailure: fn,
   onRetry: fn,
   onGiveUp: fn,
   onFinish: fn,
