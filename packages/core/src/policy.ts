@@ -3,8 +3,9 @@
  * the requests share — the retry budget, the features' state. `begin` makes one request's run.
  */
 
-import { fail, isOptionObject } from './option-error.ts';
+import { fail, optionsObject } from './option-error.ts';
 import type { CallOverrides, ResolvedOptions, RetryOptions } from './options.ts';
+import { isPolicyMarked, POLICY_BRAND } from './policy-brand.ts';
 import { NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
 import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
@@ -36,8 +37,6 @@ export interface RetryPolicy {
   begin(request: RetryRequest, overrides?: CallOverrides | false): RetryRun;
 }
 
-const POLICY_BRAND = Symbol.for('jitterbug.policy');
-
 /** The method in upper case; the common `GET` without a call to `toUpperCase`. */
 export const upperMethod = (method: string): string => (method === 'GET' ? method : method.toUpperCase());
 
@@ -50,8 +49,7 @@ export const createPolicy = (
   options: RetryOptions = {},
   compileRoutes?: (routes: unknown, base: ResolvedOptions) => RouteTable,
 ): RetryPolicy => {
-  if (!isOptionObject(options)) fail('options', 'an object', options);
-  const { routes, ...rest } = options as RetryOptions & { routes?: unknown };
+  const { routes, ...rest } = optionsObject(options, 'options') as RetryOptions & { routes?: unknown };
   if (routes !== undefined && !compileRoutes) {
     fail('routes', 'given to createRetryPolicy(), whose policy you then pass instead of options', routes);
   }
@@ -85,8 +83,7 @@ export const createPolicy = (
 };
 
 /** Whether a value is a policy made by `createRetryPolicy` (or by an adapter from options). */
-export const isRetryPolicy = (value: unknown): value is RetryPolicy =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[POLICY_BRAND] === true;
+export const isRetryPolicy = isPolicyMarked as (value: unknown) => value is RetryPolicy;
 
 /** What every adapter accepts: a policy (to share it and its budget) or options for a new one. */
 export type RetryPolicyOrOptions = RetryPolicy | RetryOptions;
