@@ -11,7 +11,8 @@ import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
 /** Compiled route rules: the options of the first rule a request matches, and every rule's options. */
 export interface RouteTable {
-  resolve(upperMethod: string, url: string | URL): ResolvedOptions | undefined;
+  /** `base`: the base URL the call's path was written under (see {@link RetryRequest.base}). */
+  resolve(upperMethod: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions | undefined;
   readonly options: readonly ResolvedOptions[];
 }
 
@@ -19,8 +20,11 @@ export interface RouteTable {
 export interface RetryPolicy {
   /** The base options (no route applied). */
   readonly options: ResolvedOptions;
-  /** The options in force for a request: the first matching route's, else the base. */
-  resolve(method: string, url: string | URL): ResolvedOptions;
+  /**
+   * The options in force for a request: the first matching route's, else the base (`base`: the base
+   * URL the call's path was written under, see {@link RetryRequest.base}).
+   */
+  resolve(method: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions;
   /**
    * Whether any request may buffer a stream body (`bufferStreamMaxBytes` above 0 in the base options
    * or a route), for adapters that set up a body-reading step only when it can be needed.
@@ -58,13 +62,13 @@ export const createPolicy = (
   const policy: RetryPolicy & { [POLICY_BRAND]: true } = {
     [POLICY_BRAND]: true,
     options: base,
-    resolve: (method, url) => table?.resolve(upperMethod(method), url) ?? base,
+    resolve: (method, url, under) => table?.resolve(upperMethod(method), url, under) ?? base,
     routeOptions: table?.options ?? [],
     buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamMaxBytes > 0),
     begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;
-      const routed = table?.resolve(method, url) ?? base;
+      const routed = table?.resolve(method, url, request.base) ?? base;
       return new RetryRun(
         // A call's own overrides (`false`: no retries) over the route's options.
         overrides === undefined

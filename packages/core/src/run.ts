@@ -40,6 +40,11 @@ export interface RetryRequest {
   readonly method: string;
   /** Absolute URL (adapters resolve base URLs first). */
   readonly url: string | URL;
+  /**
+   * What the call's own URL was written under (axios' `baseURL`; ky's `baseUrl`, then its `prefix`,
+   * each resolved against the one before), when it has one: route rules match the path below it too.
+   */
+  readonly base?: string | URL | readonly unknown[] | undefined;
   /** Request headers, for the idempotency key. */
   readonly headers?: HeaderGetter;
   /** Default `'none'`. */
