@@ -4,6 +4,7 @@
  * path-pattern compiler.
  */
 
+import { watchRoutes } from '#messages';
 import { fail, optionsObject } from './option-error.ts';
 import type { ResolvedOptions, RetryPolicyOptions } from './options.ts';
 import { createPolicy, type RetryPolicy, type RouteTable } from './policy.ts';
@@ -116,6 +117,8 @@ const compileRoutes = (routes: unknown, base: ResolvedOptions): RouteTable => {
       return undefined;
     },
   };
+  // Development builds tell the rules that matched no request when the run ends.
+  watchRoutes(table);
   return table;
 };
 

@@ -3,6 +3,7 @@
  * the requests share — the retry budget, the features' state. `begin` makes one request's run.
  */
 
+import { warnSlips } from '#messages';
 import { fail, optionsObject } from './option-error.ts';
 import type { CallOverrides, ResolvedOptions, RetryOptions } from './options.ts';
 import { isPolicyMarked, POLICY_BRAND } from './policy-brand.ts';
@@ -83,6 +84,8 @@ export const createPolicy = (
       );
     },
   };
+  // Development builds warn of values that are valid but almost surely a slip (`deadlineMs: 30`).
+  warnSlips(options as Record<string, unknown>);
   return Object.freeze(policy);
 };
 

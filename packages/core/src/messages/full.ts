@@ -2,13 +2,18 @@
  * Option errors as development builds word them (Node, and bundlers resolving `development` or no
  * build condition): the option, what it must be, the value given, and the fix when it can be told:
  * the closest real option for a typo, the jitterbug equivalent of a peer library's option, where a
- * real option given in the wrong place goes. `short.ts` is the same without the fixes.
+ * real option given in the wrong place goes. And the warnings of values that are valid but almost
+ * surely a slip (`slips.ts`), and of route rules that matched nothing (`unmatched-routes.ts`).
+ * `short.ts` is the same without the fixes, and warns of nothing.
  */
 
 import { isPolicyMarked } from '../policy-brand.ts';
 import { closestOption } from './closest.ts';
 import { describeValue } from './describe-value.ts';
 import { SIGNATURES, UNKNOWN_HINTS, VALUE_HINTS } from './hints.ts';
+
+export { warnSlips } from './slips.ts';
+export { watchRoutes } from './unmatched-routes.ts';
 
 const hintFor = (
   table: typeof UNKNOWN_HINTS,
