@@ -12,6 +12,7 @@ import {
 import { checkAdapterOptions, type UndiciAdapterOptions } from './adapter-options.ts';
 import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
+import { notADispatcher } from './not-a-dispatcher.ts';
 import { requestBodyKind, requestHeaderGetter, requestUrl } from './request-info.ts';
 import { resumableRequest } from './resume-handler.ts';
 import { RetryingRequest } from './retrying-request.ts';
@@ -37,7 +38,8 @@ import { Downstream, isUndiciRetryHandler, undiciRetryHandler } from './undici-r
  * Composed with undici's own retry, the outer one decides: under `interceptors.retry()` or a
  * `RetryAgent` this passes each dispatch on; over `interceptors.retry()` it tells undici's to pass
  * every answer on; over a `RetryAgent` (which cannot be told) the request fails with a `TypeError`
- * saying how to compose them, before anything is sent.
+ * saying how to compose them, before anything is sent. Given where a dispatcher goes, what this
+ * returns throws a `TypeError` saying to compose it: `new Agent().compose(retryInterceptor())`.
  *
  * @throws TypeError naming the option when an option is invalid.
  */
@@ -87,5 +89,5 @@ export const retryInterceptor = (
       return typeof prepared === 'function' ? request.prepare(prepared) : request.start(prepared);
     };
   };
-  return interceptor as unknown as RetryInterceptor;
+  return notADispatcher(interceptor) as unknown as RetryInterceptor;
 };
