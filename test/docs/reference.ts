@@ -13,13 +13,17 @@ import { join, relative } from 'node:path';
 import {
   Application,
   Converter,
+  DeclarationReflection,
   Logger,
   LogLevel,
   type ProjectReflection,
+  ReferenceReflection,
   ReflectionKind,
+  ReflectionType,
   TSConfigReader,
   TypeDocReader,
 } from 'typedoc';
+import type { ExportedApi } from './readme-lists.ts';
 
 /** A package that is published (not `private`). */
 export interface PublishedPackage {
@@ -169,4 +173,24 @@ export const buildReference = async (root: string, out?: string): Promise<Refere
     logger.messages.filter((message) => message.level === level).map((message) => message.text);
   const warnings = texts(LogLevel.Warn).filter((text) => !exempt(text));
   return { warnings, errors: texts(LogLevel.Error), project };
+};
+
+/** What each entry point of the reference exports, and the fields of its types. */
+export const exportedApi = (project: ProjectReflection): ExportedApi => {
+  const modules = new Map(
+    project.getChildrenByKind(ReflectionKind.Module).map((module) => [module.name, module]),
+  );
+  return {
+    exportsOf: (module) => {
+      const reflection = modules.get(module);
+      return reflection && new Set((reflection.children ?? []).map((child) => child.name));
+    },
+    fieldsOf: (module, type) => {
+      let found = modules.get(module)?.getChildByName(type);
+      if (found instanceof ReferenceReflection) found = found.getTargetReflectionDeep();
+      if (!(found instanceof DeclarationReflection)) return undefined;
+      const fields = found.type instanceof ReflectionType ? found.type.declaration.children : found.children;
+      return fields && new Set(fields.map((field) => field.name));
+    },
+  };
 };
