@@ -3,9 +3,10 @@
  * and every exported name, and every field of an exported interface or object type (the options
  * above all), is documented: TypeDoc's `notDocumented` validation finds none missing (see
  * `reference.ts`). The package READMEs' tables of exports and options name exactly what the
- * reference has (see `readme-lists.ts`). Canaries prove that both checks find what is wrong.
+ * reference has (see `readme-lists.ts`), and each has a changelog. Canaries prove that the checks
+ * find what is wrong.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -129,6 +130,20 @@ describe('the package READMEs', () => {
     expect(tables).toContainEqual(
       expect.objectContaining({ kind: 'options', module: '@jitterbug/core', type: 'RetryPolicyOptions' }),
     );
+  });
+});
+
+describe('the changelogs', () => {
+  it('are one per published package, kept by changesets: `# <name>`, then its versions', () => {
+    const problems = publishedPackages(root).flatMap(({ name, dir }) => {
+      const file = join(root, dir, 'CHANGELOG.md');
+      if (!existsSync(file)) return [`${dir} has no CHANGELOG.md (changesets writes its entries there)`];
+      const text = readFileSync(file, 'utf8');
+      return text.startsWith(`# ${name}\n\n## `)
+        ? []
+        : [`${dir}/CHANGELOG.md must start with "# ${name}", then a "## <version>" entry`];
+    });
+    expect(problems, problems.join('\n')).toEqual([]);
   });
 });
 
