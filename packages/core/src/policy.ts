@@ -12,8 +12,12 @@ import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
 /** Compiled route rules: the options of the first rule a request matches, and every rule's options. */
 export interface RouteTable {
-  /** `base`: the base URL the call's path was written under (see {@link RetryRequest.base}). */
+  /**
+   * The options of the first rule the request matches; `undefined` when none does (`base`: the
+   * base URL the call's path was written under, see {@link RetryRequest.base}).
+   */
   resolve(upperMethod: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions | undefined;
+  /** Every rule's options, in the rules' order. */
   readonly options: readonly ResolvedOptions[];
 }
 
