@@ -15,42 +15,47 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OPERATION_CASES, stateTextArb } from './store-cases.ts';
 
-describe.each(OPERATION_CASES)('%s', (operation, cases) => {
-  it('answers its declared number of finite results, and writes a state it reads back', () => {
-    fc.assert(
-      fc.property(cases, ({ state, args, nowMs }) => {
-        const applied = applyOperation(operation, state && encodeState(state), args, nowMs);
-        expect(applied.result).toHaveLength(operation.results);
-        for (const n of applied.result) expect(Number.isFinite(n)).toBe(true);
-        if (applied.write) {
-          expect(applied.write.ttlMs).toBeGreaterThanOrEqual(1);
-          const again = decodeState(applied.write.text);
-          // Only a number past the limit (from arguments near it) makes a state unreadable.
-          if (again === undefined) {
-            expect(applied.write.text.split(' ').some((t) => Math.abs(Number(t)) > NUMBER_LIMIT)).toBe(true);
-            return;
+describe.each(OPERATION_CASES.map(([op, cases]) => [op.name, op, cases] as const))(
+  '%s',
+  (_name, operation, cases) => {
+    it('answers its declared number of finite results, and writes a state it reads back', () => {
+      fc.assert(
+        fc.property(cases, ({ state, args, nowMs }) => {
+          const applied = applyOperation(operation, state && encodeState(state), args, nowMs);
+          expect(applied.result).toHaveLength(operation.results);
+          for (const n of applied.result) expect(Number.isFinite(n)).toBe(true);
+          if (applied.write) {
+            expect(applied.write.ttlMs).toBeGreaterThanOrEqual(1);
+            const again = decodeState(applied.write.text);
+            // Only a number past the limit (from arguments near it) makes a state unreadable.
+            if (again === undefined) {
+              expect(applied.write.text.split(' ').some((t) => Math.abs(Number(t)) > NUMBER_LIMIT)).toBe(
+                true,
+              );
+              return;
+            }
+            // The state it wrote is read as its own: applying once more from it gives what the step
+            // gives from those numbers (not a fresh start).
+            const fromText = applyOperation(operation, applied.write.text, args, nowMs);
+            const fromNumbers = operation.apply(again, args, nowMs);
+            expect(fromText.result).toEqual(fromNumbers.result.map((n) => (n === 0 ? 0 : n)));
           }
-          // The state it wrote is read as its own: applying once more from it gives what the step
-          // gives from those numbers (not a fresh start).
-          const fromText = applyOperation(operation, applied.write.text, args, nowMs);
-          const fromNumbers = operation.apply(again, args, nowMs);
-          expect(fromText.result).toEqual(fromNumbers.result.map((n) => (n === 0 ? 0 : n)));
-        }
-      }),
-      { numRuns: 500 },
-    );
-  });
+        }),
+        { numRuns: 500 },
+      );
+    });
 
-  it('reads a state that is not its layout as no state', () => {
-    fc.assert(
-      fc.property(cases, stateTextArb, ({ args, nowMs }, text) => {
-        const state = decodeState(text);
-        const applied = applyOperation(operation, text, args, nowMs);
-        expect(applied).toEqual(applyOperation(operation, state && encodeState(state), args, nowMs));
-      }),
-    );
-  });
-});
+    it('reads a state that is not its layout as no state', () => {
+      fc.assert(
+        fc.property(cases, stateTextArb, ({ args, nowMs }, text) => {
+          const state = decodeState(text);
+          const applied = applyOperation(operation, text, args, nowMs);
+          expect(applied).toEqual(applyOperation(operation, state && encodeState(state), args, nowMs));
+        }),
+      );
+    });
+  },
+);
 
 describe('the codec', () => {
   it('reads back every number within the limit it writes, -0 as 0', () => {

@@ -1,0 +1,45 @@
+/**
+ * The one thing the store asks of a node-redis client: send a command for a key and let it be
+ * abandoned. A standalone client (`createClient`) and a cluster (`createCluster`) send commands
+ * differently (a cluster routes by the key); both are accepted, and both must have their offline
+ * queue off: a command queued while the client is disconnected waits for a reconnection and then
+ * runs late, replaying a stale deposit or probe, where the store must fail at once instead.
+ */
+import { fail } from '@jitterbug/core/adapter';
+import type { RedisClientType, RedisClusterType } from '@redis/client';
+
+/** A node-redis client or cluster, of any modules, scripts and RESP version. */
+export type RedisClientLike =
+  | Pick<RedisClientType, 'sendCommand' | 'options' | 'isReady'>
+  | Pick<RedisClusterType, 'sendCommand' | '_options' | 'isReady'>;
+
+/** Sends `args` for `key`; `signal` abandons it (node-redis drops a command not yet written). */
+export type Send = (key: string, args: readonly string[], signal: AbortSignal) => Promise<unknown>;
+
+const isCluster = (
+  client: RedisClientLike,
+): client is Pick<RedisClusterType, 'sendCommand' | '_options' | 'isReady'> =>
+  '_options' in client &&
+  typeof client._options === 'object' &&
+  client._options !== null &&
+  'rootNodes' in client._options;
+
+const OFFLINE_QUEUE_FIX =
+  'a client created with { disableOfflineQueue: true } (for a cluster: { defaults: { disableOfflineQueue: true } }), so that a store that is down fails at once instead of queueing operations to replay when it is back';
+
+/**
+ * How the store sends commands through `client`; a `TypeError` for anything that is not a node-redis
+ * client or cluster, or one that queues commands while offline.
+ */
+export const senderOf = (client: RedisClientLike, optionPath: string): Send => {
+  if (typeof client !== 'object' || client === null || typeof client.sendCommand !== 'function')
+    return fail(optionPath, 'a redis:// URL or a node-redis client (createClient, createCluster)', client);
+  if (isCluster(client)) {
+    if (client._options.defaults?.disableOfflineQueue !== true) fail(optionPath, OFFLINE_QUEUE_FIX, client);
+    return (key, args, signal) => client.sendCommand(key, false, [...args], { abortSignal: signal });
+  }
+  if ((client as Pick<RedisClientType, 'options'>).options?.disableOfflineQueue !== true)
+    fail(optionPath, OFFLINE_QUEUE_FIX, client);
+  const standalone = client as Pick<RedisClientType, 'sendCommand'>;
+  return (_key, args, signal) => standalone.sendCommand([...args], { abortSignal: signal });
+};
