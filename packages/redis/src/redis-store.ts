@@ -12,8 +12,7 @@
  */
 import { fail, numberIn } from '@jitterbug/core/adapter';
 import {
-  argsWithinLimit,
-  NUMBER_LIMIT,
+  createCallGuard,
   parseNumber,
   type SharedStore,
   type StoreOperation,
@@ -76,9 +75,6 @@ const clientFor = (url: string) => {
   return { client, firstConnection };
 };
 
-const TIMEOUT: StoreReply = Object.freeze({ ok: false, failure: 'timeout' });
-const PAUSED: StoreReply = Object.freeze({ ok: false, failure: 'paused' });
-
 /** The reply a script's answer makes: `{now, ...result}` as text, or a `bad-reply`. */
 const replyOf = (operation: StoreOperation, answer: unknown): StoreReply => {
   const numbers = Array.isArray(answer)
@@ -123,8 +119,6 @@ export const redisStore = (
     send = senderOf(owned, 'redisStore');
   } else send = senderOf(urlOrClient, 'redisStore');
 
-  // Host time only for the pause, which decides no operation.
-  let pausedUntil = Number.NEGATIVE_INFINITY;
   const keyOf = (scope: string, state: string): string => `${prefix}{${scope}}:${state}`;
 
   const evaluate = async (operation: StoreOperation, key: string, args: string[], signal: AbortSignal) => {
@@ -137,38 +131,18 @@ export const redisStore = (
     }
   };
 
-  const run = (operation: StoreOperation, scope: string, args: readonly number[]): Promise<StoreReply> => {
-    if (!argsWithinLimit(args))
-      return Promise.resolve({
-        ok: false,
-        failure: 'error',
-        error: new TypeError(`${operation.name}: an argument is not a number within ${NUMBER_LIMIT}`),
-      });
-    if (performance.now() < pausedUntil) return Promise.resolve(PAUSED);
-    const abort = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<StoreReply>((resolve) => {
-      timer = setTimeout(() => {
-        abort.abort();
-        resolve(TIMEOUT);
-      }, timeoutMs);
+  const guard = createCallGuard({ timeoutMs, pauseMs });
+  const run = (operation: StoreOperation, scope: string, args: readonly number[]): Promise<StoreReply> =>
+    guard(operation, args, async (signal) => {
+      const key = keyOf(scope, operation.state);
+      const text = args.map(String);
+      try {
+        await firstConnection(signal);
+        return replyOf(operation, await evaluate(operation, key, text, signal));
+      } catch (error) {
+        return { ok: false, failure: failureOf(error), error };
+      }
     });
-    const key = keyOf(scope, operation.state);
-    const text = args.map(String);
-    const connecting = firstConnection(abort.signal);
-    const sent = connecting
-      ? connecting.then(() => evaluate(operation, key, text, abort.signal))
-      : evaluate(operation, key, text, abort.signal);
-    const answered = sent.then(
-      (answer) => replyOf(operation, answer),
-      (error: unknown): StoreReply => ({ ok: false, failure: failureOf(error), error }),
-    );
-    return Promise.race([answered, timedOut]).then((reply) => {
-      clearTimeout(timer);
-      if (reply === TIMEOUT && pauseMs > 0) pausedUntil = performance.now() + pauseMs;
-      return reply;
-    });
-  };
 
   return {
     run,

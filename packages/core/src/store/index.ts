@@ -43,6 +43,7 @@ export {
   type PaceRequest,
   takePace,
 } from './gcra.ts';
+export { type CallGuard, type CallGuardOptions, createCallGuard } from './guard.ts';
 export { LUA_PRELUDE, luaScript, luaStepScript } from './lua.ts';
 export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory.ts';
 export { STORE_OPERATIONS } from './operations.ts';
