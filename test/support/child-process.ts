@@ -8,6 +8,47 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 
+/** A Debian package's executable, as a test finds it. */
+export interface DebianExecutable {
+  /** How to install it, for the error that says it is missing. */
+  readonly hint: string;
+  /** Its path (the variable's, else the package's), or an error saying it is missing and how to install it. */
+  find(): string;
+}
+
+/**
+ * The executable `name` of the Debian package `debianPackage`, at `path`, or at the one the
+ * environment variable `variable` names.
+ */
+export const debianExecutable = (
+  name: string,
+  debianPackage: string,
+  path: string,
+  variable: string,
+): DebianExecutable => {
+  const hint = `run \`sh scripts/install-debian-packages.sh\` as root (it runs: apt-get install -y --no-install-recommends ${debianPackage}), or set ${variable} to the path of another ${name}`;
+  return {
+    hint,
+    find() {
+      const found = process.env[variable] ?? path;
+      if (existsSync(found)) return found;
+      throw new Error(`${name} is not installed: ${found} does not exist; ${hint}`);
+    },
+  };
+};
+
+/** Runs `f` with the environment variable `name` set to `value`, and puts it back after. */
+export const withEnv = async <T>(name: string, value: string, f: () => Promise<T>): Promise<T> => {
+  const before = process.env[name];
+  process.env[name] = value;
+  try {
+    return await f();
+  } finally {
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+  }
+};
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const listenOn = (server: Server): Promise<number> =>

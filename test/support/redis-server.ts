@@ -7,22 +7,23 @@
  *
  * redis-server missing is an error saying how to install it, never a reason to skip.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Child, freePorts, spawnChild, waitUntil } from './child-process.ts';
+import { type Child, debianExecutable, freePorts, spawnChild, waitUntil } from './child-process.ts';
 
-export const REDIS_INSTALL_HINT =
-  'run `sh scripts/install-debian-packages.sh` as root (it runs: apt-get install -y --no-install-recommends redis-server), or set JITTERBUG_REDIS to a redis-server executable';
+const EXECUTABLE = debianExecutable(
+  'redis-server',
+  'redis-server',
+  '/usr/bin/redis-server',
+  'JITTERBUG_REDIS',
+);
 
-/** The redis-server executable (`JITTERBUG_REDIS`, else Debian's), or an error saying how to install it. */
-export const redisExecutable = (): string => {
-  const path = process.env['JITTERBUG_REDIS'] ?? '/usr/bin/redis-server';
-  if (existsSync(path)) return path;
-  throw new Error(`redis-server is not installed: ${path} does not exist; ${REDIS_INSTALL_HINT}`);
-};
+export const REDIS_INSTALL_HINT = EXECUTABLE.hint;
+
+/** The redis-server executable (`JITTERBUG_REDIS`, else Debian's), or an error saying it is missing and how to install it. */
+export const redisExecutable = EXECUTABLE.find;
 
 /**
  * Where the RESP reply that starts at `at` ends (the index after it), or -1 while it is incomplete:
