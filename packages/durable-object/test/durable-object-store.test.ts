@@ -4,6 +4,10 @@
  * the store's object and two that misbehave. Each test posts calls to the Worker, which runs them
  * through the store and answers their replies.
  */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   BREAKER_PROBE,
   BREAKER_REPORT,
@@ -20,13 +24,12 @@ import { bundle, ROOT } from '../../../test/runtimes/hosts/bundle.ts';
 import type { Call, TimedReply } from './worker.ts';
 
 let mf: Miniflare;
+let script: string;
+let persist: string;
 
-beforeAll(async () => {
-  const script = await bundle({
-    entry: `${ROOT}packages/durable-object/test/worker.ts`,
-    conditions: ['@jitterbug/source', 'workerd', 'worker', 'browser'],
-  });
-  mf = new Miniflare({
+/** workerd with the test Worker, its objects' storage kept in `persist` (a restart finds it there). */
+const startWorkerd = async (): Promise<Miniflare> => {
+  const started = new Miniflare({
     modules: true,
     script,
     compatibilityDate: '2026-07-01',
@@ -35,12 +38,24 @@ beforeAll(async () => {
       SILENT: 'SilentObject',
       GARBLED: 'GarbledObject',
     },
+    durableObjectsPersist: persist,
   });
-  await mf.ready;
+  await started.ready;
+  return started;
+};
+
+beforeAll(async () => {
+  script = await bundle({
+    entry: `${ROOT}packages/durable-object/test/worker.ts`,
+    conditions: ['@jitterbug/source', 'workerd', 'worker', 'browser'],
+  });
+  persist = await mkdtemp(join(tmpdir(), 'jitterbug-do-'));
+  mf = await startWorkerd();
 }, 60_000);
 
 afterAll(async () => {
   await mf?.dispose();
+  if (persist) await rm(persist, { recursive: true, force: true });
 });
 
 const post = async (calls: readonly Call[], sequential = false): Promise<TimedReply[]> => {
@@ -119,6 +134,15 @@ describe('durableObjectStore in workerd', () => {
       [1, 4],
       [1, 0],
     ]);
+  });
+
+  it('an object started again (workerd restarted) carries on from its stored state', async () => {
+    const [before] = await post([call(BUDGET_LEASE, [0, 3, 10, 600_000], 'restarted')]);
+    expect(before).toMatchObject({ ok: true, result: [3, 7] });
+    await mf.dispose();
+    mf = await startWorkerd();
+    const [after] = await post([call(BUDGET_LEASE, [0, 3, 10, 600_000], 'restarted')]);
+    expect(after).toMatchObject({ ok: true, result: [3, 4] });
   });
 
   it('an operation the object does not know is an error, and nothing changes', async () => {

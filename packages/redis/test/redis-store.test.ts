@@ -156,6 +156,25 @@ describe('redisStore on a real Redis', () => {
     expect((await store.run(BUDGET_LEASE, 'o', [0, 1, 10, 1])).ok).toBe(true);
   });
 
+  it('a call that fails in the script leaves the key as it was; text of no layout is taken as no state', async () => {
+    const store = made(redisStore(redis.url, { timeoutMs: 1_000 }));
+    const key = store.keyOf('damaged', BUDGET_LEASE.state);
+    // A key of another type: GET fails inside the script, before anything is written.
+    await redisCommand(redis.port, ['HSET', key, 'field', 'value']);
+    expect(await store.run(BUDGET_LEASE, 'damaged', [0, 1, 10, 60_000])).toMatchObject({
+      ok: false,
+      failure: 'error',
+    });
+    expect(await redisCommand(redis.port, ['HGET', key, 'field'])).toBe('$5\r\nvalue\r\n');
+    // Text that is not the layout: a fresh bucket, written over.
+    await redisCommand(redis.port, ['SET', key, '12 x']);
+    expect(await store.run(BUDGET_LEASE, 'damaged', [0, 1, 10, 60_000])).toMatchObject({
+      ok: true,
+      result: [1, 9],
+    });
+    expect(text(await redisCommand(redis.port, ['GET', key]))).toBe('9');
+  });
+
   it('works through a client of yours, and leaves it open on close', async () => {
     const client = createClient({ url: redis.url, disableOfflineQueue: true });
     client.on('error', () => {});
