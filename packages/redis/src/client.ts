@@ -6,19 +6,39 @@
  * runs late, replaying a stale deposit or probe, where the store must fail at once instead.
  */
 import { fail } from '@jitterbug/core/adapter';
-import type { RedisClientType, RedisClusterType } from '@redis/client';
 
-/** A node-redis client or cluster, of any modules, scripts and RESP version. */
-export type RedisClientLike =
-  | Pick<RedisClientType, 'sendCommand' | 'options' | 'isReady'>
-  | Pick<RedisClusterType, 'sendCommand' | '_options' | 'isReady'>;
+/** What the store uses of a node-redis command's options. */
+interface SendOptions {
+  abortSignal?: AbortSignal;
+}
+
+/** What the store uses of a node-redis client (`createClient`), of any modules, scripts and RESP version. */
+export interface NodeRedisClient {
+  sendCommand(args: string[], options?: SendOptions): Promise<unknown>;
+  readonly options?: { readonly disableOfflineQueue?: boolean | undefined } | undefined;
+}
+
+/** What the store uses of a node-redis cluster (`createCluster`). */
+export interface NodeRedisCluster {
+  sendCommand(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: string[],
+    options?: SendOptions,
+  ): Promise<unknown>;
+  readonly _options: {
+    readonly rootNodes: unknown;
+    readonly defaults?: { readonly disableOfflineQueue?: boolean | undefined } | undefined;
+  };
+}
+
+/** A node-redis client or cluster. */
+export type RedisClientLike = NodeRedisClient | NodeRedisCluster;
 
 /** Sends `args` for `key`; `signal` abandons it (node-redis drops a command not yet written). */
 export type Send = (key: string, args: readonly string[], signal: AbortSignal) => Promise<unknown>;
 
-const isCluster = (
-  client: RedisClientLike,
-): client is Pick<RedisClusterType, 'sendCommand' | '_options' | 'isReady'> =>
+const isCluster = (client: RedisClientLike): client is NodeRedisCluster =>
   '_options' in client &&
   typeof client._options === 'object' &&
   client._options !== null &&
@@ -38,8 +58,7 @@ export const senderOf = (client: RedisClientLike, optionPath: string): Send => {
     if (client._options.defaults?.disableOfflineQueue !== true) fail(optionPath, OFFLINE_QUEUE_FIX, client);
     return (key, args, signal) => client.sendCommand(key, false, [...args], { abortSignal: signal });
   }
-  if ((client as Pick<RedisClientType, 'options'>).options?.disableOfflineQueue !== true)
-    fail(optionPath, OFFLINE_QUEUE_FIX, client);
-  const standalone = client as Pick<RedisClientType, 'sendCommand'>;
+  const standalone = client as NodeRedisClient;
+  if (standalone.options?.disableOfflineQueue !== true) fail(optionPath, OFFLINE_QUEUE_FIX, client);
   return (_key, args, signal) => standalone.sendCommand([...args], { abortSignal: signal });
 };

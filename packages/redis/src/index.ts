@@ -5,5 +5,5 @@
  * @packageDocumentation
  */
 
-export type { RedisClientLike } from './client.ts';
+export type { NodeRedisClient, NodeRedisCluster, RedisClientLike } from './client.ts';
 export { REDIS_STORE_DEFAULTS, type RedisStore, type RedisStoreOptions, redisStore } from './redis-store.ts';
