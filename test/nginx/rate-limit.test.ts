@@ -8,8 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NginxSetup } from '../support/nginx/config.ts';
-import { CLIENTS, createClient, tlsTransport } from './clients.ts';
-import { countBy, endings, sendAll, startStack } from './stack.ts';
+import { CLIENTS, createClient, tlsTransport } from '../support/node-clients.ts';
+import { countBy, endings, sendAll } from '../support/sent.ts';
+import { startStack } from './stack.ts';
 
 const BURST = 30;
 const RETRY_AFTER_S = 1;
