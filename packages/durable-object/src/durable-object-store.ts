@@ -14,8 +14,19 @@ import { RUN_URL, type RunAnswer } from './protocol.ts';
 
 /** The part of a `DurableObjectNamespace` binding the store uses. */
 export interface StoreObjectNamespace<Id = unknown> {
+  /**
+   * The id of the object named `name`: the store names each object by its scope, so that every
+   * Worker that uses one scope reaches the same object, wherever it runs.
+   */
   idFromName(name: string): Id;
-  get(id: Id): { fetch(input: string, init?: RequestInit): Promise<Response> };
+  /** A stub of the object `id`: what the store posts each operation to. */
+  get(id: Id): {
+    /**
+     * Sends a request to the object, which runs its `fetch`: the store posts a `RunRequest`
+     * with the call's `signal`, so that a call that times out is abandoned.
+     */
+    fetch(input: string, init?: RequestInit): Promise<Response>;
+  };
 }
 
 /** Options of {@link durableObjectStore}. */

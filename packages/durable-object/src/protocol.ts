@@ -5,13 +5,20 @@
 
 /** The request's body. */
 export interface RunRequest {
+  /**
+   * The operation's `name` (`budget.lease`): the object runs its own copy of the operation (the
+   * core's `STORE_OPERATIONS`), never code sent to it.
+   */
   readonly operation: string;
+  /** Its arguments: finite numbers within the core's `NUMBER_LIMIT` (the store refuses others). */
   readonly args: readonly number[];
 }
 
 /** The object's answer (status 200). */
 export interface RunAnswer {
+  /** The operation's result (`StoreOperation.results` numbers). */
   readonly result: readonly number[];
+  /** The object's clock when the operation ran, in ms since the epoch: the reply's `atMs`. */
   readonly atMs: number;
 }
 

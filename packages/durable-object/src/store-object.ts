@@ -17,15 +17,27 @@ interface Kept {
 
 /** The part of `DurableObjectStorage` the object uses. */
 export interface StoreObjectStorage {
+  /** The value kept under `key` (`undefined`: none). */
   get<T>(key: string): Promise<T | undefined>;
+  /**
+   * Keeps `value` under `key`: the object writes each new state here after its in-memory copy, and
+   * the output gate holds the answer until storage has it.
+   */
   put<T>(key: string, value: T): Promise<void>;
+  /** Forgets `key`: the object drops a state that expired when it reads it. */
   delete(key: string): Promise<boolean>;
+  /** Every key and its value: what the object loads before its first request. */
   list<T>(): Promise<Map<string, T>>;
 }
 
 /** The part of `DurableObjectState` the object uses. */
 export interface StoreObjectState {
+  /** The object's own storage, where each scope's states outlive an eviction or a restart. */
   readonly storage: StoreObjectStorage;
+  /**
+   * Runs `callback` before any request reaches the object: the object loads its states from storage
+   * this way, so that no operation steps from a state it has not read yet.
+   */
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>;
 }
 

@@ -14,21 +14,46 @@ interface SendOptions {
 
 /** What the store uses of a node-redis client (`createClient`), of any modules, scripts and RESP version. */
 export interface NodeRedisClient {
+  /**
+   * Sends one raw command (`['EVALSHA', sha, '1', key, ...args]`): the store runs its scripts this
+   * way, so that it needs none of the client's modules or script definitions.
+   */
   sendCommand(args: string[], options?: SendOptions): Promise<unknown>;
-  readonly options?: { readonly disableOfflineQueue?: boolean | undefined } | undefined;
+  /** The options the client was created with: the store reads only `disableOfflineQueue`. */
+  readonly options?:
+    | {
+        /** Must be `true`: a store refuses a client that would queue commands while offline. */
+        readonly disableOfflineQueue?: boolean | undefined;
+      }
+    | undefined;
 }
 
 /** What the store uses of a node-redis cluster (`createCluster`). */
 export interface NodeRedisCluster {
+  /**
+   * Sends one raw command to the node that serves `firstKey`'s slot: the store passes the key its
+   * script touches, and `isReadonly` `false`, so that the script runs on the slot's master.
+   */
   sendCommand(
     firstKey: string | undefined,
     isReadonly: boolean | undefined,
     args: string[],
     options?: SendOptions,
   ): Promise<unknown>;
+  /**
+   * The options the cluster was created with. node-redis has no public getter for a cluster's
+   * options (a client has `options`), so the store reads this field to check the offline queue.
+   */
   readonly _options: {
+    /** The nodes the cluster was given: only their presence tells a cluster from a client. */
     readonly rootNodes: unknown;
-    readonly defaults?: { readonly disableOfflineQueue?: boolean | undefined } | undefined;
+    /** The options of the client it makes for each node. */
+    readonly defaults?:
+      | {
+          /** Must be `true`: a store refuses a cluster whose node clients queue while offline. */
+          readonly disableOfflineQueue?: boolean | undefined;
+        }
+      | undefined;
   };
 }
 

@@ -13,7 +13,18 @@ export const MAX_TTL_MS = 30 * 24 * 3600 * 1000;
 /** What applying an operation comes to: what to write (if anything) and what to answer. */
 export interface AppliedOperation {
   /** The key's new text and for how long to keep it (`undefined`: write nothing). */
-  readonly write: { readonly text: string; readonly ttlMs: number } | undefined;
+  readonly write:
+    | {
+        /** The new state as the store keeps it (`encodeState`): numbers separated by spaces. */
+        readonly text: string;
+        /**
+         * How long the store keeps it, in ms: the step's ttl made a whole number from 1 to
+         * `MAX_TTL_MS` (`keptFor`), so that every store can pass it to its own expiry.
+         */
+        readonly ttlMs: number;
+      }
+    | undefined;
+  /** What the store answers as the reply's `result`: the step's numbers, `-0` read as `0`. */
   readonly result: readonly number[];
 }
 

@@ -26,9 +26,20 @@ export const BREAKER_MAX_INSTANCES = 64;
  */
 export const newInstanceId = (random: () => number = Math.random): number => Math.floor(random() * 2 ** 48);
 
-/** The fleet circuit's state, as the breaker's results say it. */
+/**
+ * The fleet's circuit is closed, as a breaker operation's result codes it: requests go to the
+ * origin (`openUntil` is 0).
+ */
 export const FLEET_CLOSED = 0;
+/**
+ * The fleet's circuit is open, as a breaker operation's result codes it: a quorum of instances broke,
+ * and no request goes to the origin until the break ends (the result's `msLeft` says when).
+ */
 export const FLEET_OPEN = 1;
+/**
+ * The fleet's circuit is half-open, as a breaker operation's result codes it: the break is over and
+ * one elected instance probes the origin; the others wait for its answer.
+ */
 export const FLEET_HALF_OPEN = 2;
 
 /** A breaker state, or `undefined` when the numbers are not one. */
@@ -231,6 +242,7 @@ export interface FleetBreakerSettings {
 
 /** The store's answer to {@link reportBreak}. */
 export interface FleetReport {
+  /** The fleet's circuit after the report: a break that reaches the quorum opens a closed one. */
   readonly circuit: FleetCircuit;
   /** How long the circuit stays open (0 unless open). */
   readonly openForMs: number;
@@ -264,6 +276,10 @@ export const reportBreak = (
 export interface FleetProbe {
   /** Granted the probe, or settled it. */
   readonly granted: boolean;
+  /**
+   * The fleet's circuit as the store saw it: for a claim, the state it was asked in (a probe is
+   * granted only when it is `half-open`); for a settlement that applied, the state it leaves.
+   */
   readonly circuit: FleetCircuit;
   /** Granted: the probe's period. Otherwise how long the circuit stays open, or the other prober's period lasts. */
   readonly forMs: number;

@@ -134,11 +134,19 @@ export interface PaceRequest {
 
 /** The store's answer to {@link takePace}. */
 export interface Pace {
+  /**
+   * Whether the requests may go: at once, or after `waitMs` (a slot booked within `maxWaitMs`).
+   * Refused, nothing was booked.
+   */
   readonly allowed: boolean;
   /** Allowed: the wait before the booked slot. Refused: before one would be allowed (−1: never). */
   readonly waitMs: number;
   /** Requests still allowed at once (−1: no rate paces the origin). */
   readonly remaining: number;
+  /**
+   * How long until the origin's pace is idle again, in ms: the whole burst is allowed at once then
+   * (redis-cell's `reset_after`).
+   */
   readonly resetAfterMs: number;
   /** The interval in force, ms per request (0: none). */
   readonly intervalMs: number;
@@ -170,6 +178,10 @@ export interface PaceLimit {
   readonly holdMs: number;
   /** The learned interval, ms per request (0: keep the one stored). */
   readonly intervalMs: number;
+  /**
+   * The burst the fleet's takes pass ({@link PaceRequest.burst}): a hold uses it up, so that the
+   * requests that waited for the hold's end go at the rate, not all at once.
+   */
   readonly burst: number;
   /** How long the learned interval is remembered, in ms. */
   readonly rememberMs: number;
@@ -179,6 +191,7 @@ export interface PaceLimit {
 export interface PaceHold {
   /** How long until the next request is allowed, in ms. */
   readonly holdLeftMs: number;
+  /** The learned interval now stored, ms per request (0: none is). */
   readonly intervalMs: number;
 }
 

@@ -50,6 +50,10 @@ export interface StoreStep {
   readonly state?: readonly number[] | undefined;
   /** How long the new state is kept, in ms (at least 1); past that the key holds nothing. */
   readonly ttlMs: number;
+  /**
+   * What the caller is told, `StoreOperation.results` finite numbers: the operation's whole answer,
+   * as the caller cannot read the state itself.
+   */
   readonly result: readonly number[];
 }
 
@@ -74,6 +78,7 @@ export type StoreFailure =
  */
 export type StoreReply =
   | {
+      /** The operation ran (and its write, if any, is kept). */
       readonly ok: true;
       /** The operation's result (`StoreOperation.results` numbers). */
       readonly result: readonly number[];
@@ -81,7 +86,9 @@ export type StoreReply =
       readonly atMs: number;
     }
   | {
+      /** The store did not answer; the caller falls back on its local state. */
       readonly ok: false;
+      /** Why, as the caller needs it: away, slow, paused, or wrong (see {@link StoreFailure}). */
       readonly failure: StoreFailure;
       /** What the store or its client reported, for logs. */
       readonly error?: unknown;
@@ -89,8 +96,22 @@ export type StoreReply =
 
 /** A reply's result, read as what an operation means (see `runOperation`). */
 export type StoreResult<T> =
-  | { readonly ok: true; readonly value: T; readonly atMs: number }
-  | { readonly ok: false; readonly failure: StoreFailure; readonly error?: unknown };
+  | {
+      /** The operation ran. */
+      readonly ok: true;
+      /** Its result, as the operation's reader made it (a `BudgetLease`, a `Pace`, …). */
+      readonly value: T;
+      /** The store's clock when the operation ran, in ms since the epoch. */
+      readonly atMs: number;
+    }
+  | {
+      /** The store did not answer, or answered what is not a reply; fall back on local state. */
+      readonly ok: false;
+      /** Why, as in {@link StoreReply}: a store that threw or rejected is an `error`. */
+      readonly failure: StoreFailure;
+      /** What the store or its client reported, for logs (absent when it reported nothing). */
+      readonly error?: unknown;
+    };
 
 /** A shared store: see the module's comment, and "Shared stores" in the core's README. */
 export interface SharedStore {
