@@ -37,9 +37,15 @@ import type { HeaderGetter } from './retry-after.ts';
 
 /** A request as an adapter describes it to the policy. */
 export interface RetryRequest {
+  /** The request's method (any case). */
   readonly method: string;
   /** Absolute URL (adapters resolve base URLs first). */
   readonly url: string | URL;
+  /**
+   * What the call's own URL was written under (axios' `baseURL`; ky's `baseUrl`, then its `prefix`,
+   * each resolved against the one before), when it has one: route rules match the path below it too.
+   */
+  readonly base?: string | URL | readonly unknown[] | undefined;
   /** Request headers, for the idempotency key. */
   readonly headers?: HeaderGetter;
   /** Default `'none'`. */
@@ -49,12 +55,15 @@ export interface RetryRequest {
 /** How an attempt ended, as an adapter reports it. */
 export type AttemptResult =
   | {
+      /** A response arrived, with this status. */
       readonly status: number;
+      /** Reads its headers. */
       readonly headers?: HeaderGetter;
       /** The client's response object, shown to `shouldRetry` as `info.response`. */
       readonly response?: unknown;
     }
   | {
+      /** The attempt failed without a response, with this error. */
       readonly error: unknown;
       /** The error's code as the adapter reads it (default: the code on its `cause` chain). */
       readonly code?: string;
@@ -76,6 +85,7 @@ export type AttemptResult =
 
 const nothing = (): undefined => undefined;
 
+/** A request or a response without headers: every name reads as `undefined`. */
 export const NO_HEADERS: HeaderGetter = nothing;
 const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
 
@@ -94,10 +104,15 @@ export const quietly = (pending: void | Promise<void>): Promise<void> | undefine
  * What `beforeAttempt` is given: the caller's signal, or an object that makes one only when an
  * attempt is held (`signal()`).
  */
-export type HoldSignal = AbortSignal | { signal(): AbortSignal | undefined };
+export type HoldSignal =
+  | AbortSignal
+  | {
+      /** The caller's signal, made when it is first needed; `undefined` when there is none. */
+      signal(): AbortSignal | undefined;
+    };
 
 /**
- * One request's retries. Created by {@link RetryPolicy.begin}.
+ * One request's retries. Created by {@link @jitterbug/core!RetryPolicy.begin}.
  *
  * Its state is in TypeScript-private fields assigned in the constructor, not in `#private` fields
  * and initialisers: every request makes a run, in a client whose caches are cold for this code, and
@@ -106,7 +121,9 @@ export type HoldSignal = AbortSignal | { signal(): AbortSignal | undefined };
 export class RetryRun {
   /** The options in force for this request (after route rules and the call's overrides). */
   declare readonly options: ResolvedOptions;
+  /** The request's method, in upper case. */
   declare readonly method: string;
+  /** The request's URL. */
   declare readonly url: string;
   /** Attempts reported so far. */
   declare attempts: number;
@@ -264,7 +281,12 @@ export class RetryRun {
     if (outcome.status !== undefined) o.progress.answers++;
     if (o.observing) for (const feature of o.features) feature.observe?.(this, outcome);
     if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
-    if (!o.shouldRetry || outcome.aborted || !o.retry) return this.conclude(outcome);
+    // shouldRetry is asked about failures only (a 200 is never sent again for `() => true`), and
+    // isFailure about the responses that look like successes.
+    const { status } = outcome;
+    const looksFine = status !== undefined && status < 400 && !o.statusCodes.has(status);
+    const ask = looksFine ? o.isFailure : o.shouldRetry;
+    if (!ask || outcome.aborted || !o.retry) return this.conclude(outcome);
     const info: AttemptInfo = {
       method: this.method,
       url: this.url,
@@ -276,9 +298,12 @@ export class RetryRun {
       defaultRetry: defaultRetry(outcome, o),
       elapsedMs: outcome.elapsedMs,
     };
-    const shouldRetry = o.shouldRetry;
-    return after(this.hook(outcome.status, shouldRetry, info), (verdict) =>
-      this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
+    return after(this.hook(status, ask, info), (verdict) =>
+      this.conclude({
+        ...outcome,
+        // isFailure's `false` is no opinion: the response is the success it looks like.
+        verdict: typeof verdict === 'boolean' && (verdict || !looksFine) ? verdict : undefined,
+      }),
     );
   }
 
