@@ -45,9 +45,11 @@ export interface AttemptOutcome {
   readonly unprocessed?: boolean | undefined;
   /**
    * The adapter says the attempt failed on a connection kept alive from an earlier request, before
-   * any byte of its answer: a keep-alive race, not a failing server (the run's `staleConnection`).
+   * any byte of its answer: a keep-alive race (the run's `staleConnection`).
    */
   readonly staleConnection?: boolean | undefined;
+  /** The last answer any request of the policy got was a status it retries: its servers are failing. */
+  readonly failing?: boolean | undefined;
   /** The body of the response handed over broke, and this asks whether to resume it. */
   readonly resuming?: boolean | undefined;
   /** Transparent retries made so far. */
@@ -284,14 +286,10 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   const byDefault = retryable && methodAllows;
   // A request the server never got is sent again whatever its method, outside maxAttempts: at most
   // `transparentRetries` in a row while no server answers anything (one that refuses everything),
-  // and more while servers keep answering (one that rotates its connections). A keep-alive race
-  // (a kept connection lost before any byte of the answer) is retried the same way, but only for a
-  // request that may be sent twice: the server may have had it.
-  const unprocessed = provablyUnprocessed(outcome);
-  const stale = !unprocessed && outcome.staleConnection === true && outcome.status === undefined && byDefault;
+  // and more while servers keep answering (one that rotates its connections).
   const limit = options.transparentRetries;
   const transparent =
-    (unprocessed || stale) &&
+    provablyUnprocessed(outcome) &&
     (outcome.progressed
       ? (outcome.transparentRetries ?? 0) < limit * TRANSPARENT_WITH_PROGRESS
       : (outcome.stalledRetries ?? 0) < limit) &&
@@ -318,16 +316,18 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
     return stop('deadline', true, delay.delayMs);
   }
+  // A keep-alive race (a kept connection lost before any byte of the answer) while the policy's
+  // servers answer fine: retried as any reset (the server may have had it), free of the budget.
   const reason: RetryReason = transparent
-    ? unprocessed
-      ? 'unprocessed'
-      : 'stale-connection'
+    ? 'unprocessed'
     : outcome.resuming
       ? 'resume'
       : !byDefault
         ? 'forced'
         : outcome.status !== undefined
           ? 'status'
-          : 'error';
+          : outcome.staleConnection && !outcome.failing
+            ? 'stale-connection'
+            : 'error';
   return { retry: true, ...delay, reason };
 };

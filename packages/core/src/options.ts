@@ -69,8 +69,8 @@ export type StopReason =
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
  * failure that proves the server never processed the request (`transparentRetries`), or a connection
- * kept alive from an earlier request that failed before any byte of the answer (`stale-connection`:
- * a keep-alive race, retried like a transparent retry, for the requests that may be sent twice), or
+ * kept alive from an earlier request that failed before any byte of the answer while the servers
+ * answer fine (`stale-connection`: a keep-alive race, an error retry that takes no budget token), or
  * a body that broke after it was handed over, asked for again from where it broke (`resume`).
  */
 export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'stale-connection' | 'resume';
@@ -368,9 +368,7 @@ export interface RetryOverrides {
    * Retries of a failure that proves the request never reached the server's application (the
    * connection was refused or never made — `UNPROCESSED_ERROR_CODES` —, HTTP/2 `REFUSED_STREAM`, a
    * `GOAWAY` below the request's stream), for **any** method, POST included: this many per request,
-   * apart from `maxAttempts`, within the budget and the deadline. Default 2; `0` turns them off. The
-   * same limit holds a keep-alive race (`stale-connection`: a reused connection lost before any byte
-   * of the answer), retried this way only for a request that may be sent twice.
+   * apart from `maxAttempts`, within the budget and the deadline. Default 2; `0` turns them off.
    */
   readonly transparentRetries?: number;
   /**
@@ -506,11 +504,14 @@ export interface ResolvedOptions {
   readonly hedge: Hedging | undefined;
   /**
    * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
-   * answered between two transparent retries of a request.
+   * answered between two transparent retries of a request, and whether the last answer was a
+   * failure (a keep-alive race is free of the budget only while they answer fine).
    */
   readonly progress: {
     /** How many answers so far. */
     answers: number;
+    /** `answers` when the last answer with a status the policy retries came (`-1`: none yet). */
+    failedAt: number;
   };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];

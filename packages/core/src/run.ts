@@ -78,7 +78,8 @@ export type AttemptResult =
        * The attempt failed on a connection kept alive from an earlier request, before any byte of
        * its answer (Node's `request.reusedSocket`; undici's socket error on a socket that had read
        * before): the keep-alive race, when the server closes an idle connection as the request is
-       * written. The server may have had the request or not.
+       * written. The server may have had the request or not: it is retried as a reset is, and free
+       * of the budget while the policy's servers answer fine.
        */
       readonly staleConnection?: boolean;
     };
@@ -278,7 +279,10 @@ export class RetryRun {
     this.attempts++;
     const outcome = this.outcome(result);
     const o = this.options;
-    if (outcome.status !== undefined) o.progress.answers++;
+    if (outcome.status !== undefined) {
+      o.progress.answers++;
+      if (o.statusCodes.has(outcome.status)) o.progress.failedAt = o.progress.answers;
+    }
     if (o.observing) for (const feature of o.features) feature.observe?.(this, outcome);
     if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
     // shouldRetry is asked about failures only (a 200 is never sent again for `() => true`), and
@@ -332,6 +336,7 @@ export class RetryRun {
       aborted: r.aborted === true,
       unprocessed: r.unprocessed === true,
       staleConnection: r.staleConnection === true,
+      failing: o.progress.failedAt === o.progress.answers,
       transparentRetries: this.transparentRetries,
       stalledRetries: this.stalledRetries,
       progressed: o.progress.answers !== this.answersSeen,
@@ -364,9 +369,8 @@ export class RetryRun {
     this.backoffState = decision.nextBackoffState;
     this.retries ??= [];
     this.retries.push(reason);
-    // A transparent retry does not count in maxAttempts: the server never saw the attempt, or lost
-    // it to a keep-alive race.
-    if (reason === 'unprocessed' || reason === 'stale-connection') {
+    // A transparent retry does not count in maxAttempts: the server never saw the attempt.
+    if (reason === 'unprocessed') {
       this.transparentRetries++;
       this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
       this.answersSeen = o.progress.answers;

@@ -192,7 +192,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
   generateKey: undefined,
   resume: undefined,
-  progress: { answers: 0 },
+  progress: { answers: 0, failedAt: -1 },
   features: [],
   admitting: [],
   finishing: [],
@@ -216,7 +216,11 @@ export const resolveOptions = (
   path = '',
 ): ResolvedOptions => {
   const given = optionsObject(source, path.slice(0, -1) || 'options');
-  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget(), progress: { answers: 0 } };
+  const inherited = base ?? {
+    ...DEFAULT_OPTIONS,
+    budget: createRetryBudget(),
+    progress: { answers: 0, failedAt: -1 },
+  };
   const resolved: Record<string, unknown> = { ...inherited };
   for (const key of Object.keys(given)) {
     const value = given[key];

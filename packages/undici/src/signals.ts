@@ -124,8 +124,9 @@ export const provesUnprocessed = (started: boolean, sending: boolean, error: Err
 /**
  * A failed attempt in the core's terms. A failure that proves nothing may still be a keep-alive
  * race: a `SocketError` for a connection that had answered before (`lostKeptConnection`), reported
- * as `staleConnection`, which the core retries free of the budget for a request that may be sent
- * twice. A plain `ECONNRESET` carries no socket counts, and reads as any reset.
+ * as `staleConnection`, which the core retries as any reset for a request that may be sent twice,
+ * free of the budget while the servers answer fine. A plain `ECONNRESET` carries no socket counts,
+ * and reads as any reset.
  */
 export const failedAttempt = (error: Error, unprocessed: boolean): AttemptResult => {
   const code = streamErrorCode(error);

@@ -17,9 +17,10 @@
  *   that rotates its connections refuses many at once (gRPC's gRFC A6 keeps these outside its retry
  *   throttling too);
  * - the retry of a keep-alive race (`stale-connection`): a connection kept from an earlier request
- *   that the server closed as the next one was written. The server is up and idle; one wave of such
- *   resets, when a server's idle timeout closes a client's pool, would otherwise empty the bucket
- *   and fail the next request that meets one (issue 36);
+ *   that the server closed as the next one was written, while the policy's last answer was not a
+ *   failure. The server is up and idle; one wave of such resets, when a server's idle timeout
+ *   closes a client's pool, would otherwise empty the bucket and fail the next request that meets
+ *   one (issue 36). During an outage (its answers are failures) a reset costs a token as before;
  * - the retry of a 429 at the time the server gave (`Retry-After` and the like): the server is up,
  *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
  *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×.
