@@ -19,14 +19,16 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // added since (server signals, free retries, beforeRetry and the attempt edits, nested layers, the
   // option checker, a 429's unread delay, ky's own hooks and timeout) took them to 10 798, 13 792,
   // 11 538 before the pass. Reaching the budgets needs a decision on those defaults (the closing
-  // note of stop 30 lists what each would save).
-  withRetry: 10_103,
+  // note of stop 30 lists what each would save). Issue 32's herd line (695) and the reader of the
+  // `RateLimit` field's spent quota (254) then added 966, 961, 962 and 968 (measured, added as
+  // they are).
+  withRetry: 11_069,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 10_103,
-  kyRetry: 12_961,
-  attachRetry: 11_044,
-  createRetryPolicy: 8_599,
+  'withRetry (production)': 11_069,
+  kyRetry: 13_922,
+  attachRetry: 12_006,
+  createRetryPolicy: 9_567,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */

@@ -64,6 +64,7 @@ export {
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
+  parseRateLimitWait,
   parseRetryAfter,
   type ServerDelaySource,
   serverDelay,

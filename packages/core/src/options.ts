@@ -81,6 +81,7 @@ export type DelaySource =
   | 'retry-after'
   | 'ratelimit-reset'
   | 'x-ratelimit-reset'
+  | 'ratelimit'
   | 'forced';
 
 /** The request and the attempt that just ended, as passed to `shouldRetry`. */
@@ -386,6 +387,15 @@ export interface RetryOptions extends RetryOverrides {
    * Give one `AdaptiveThrottle` to several policies to share it.
    */
   readonly throttle?: AdaptiveThrottle | false;
+  /**
+   * The herd line: when a rate limit tells many requests to one origin to come back (429s retried
+   * at the time the server gave), they go back one after the other at a pace the line learns (it
+   * starts slowly after the server's time and doubles every half second; one it let go refused
+   * again slows it to what the server accepted), not all at that time. First attempts are never
+   * held. Default `true`; `false` retries each 429 at its own time. A pacer (`pacer:
+   * createPacer()`) replaces it. A policy's option (the line is shared by its routes and calls).
+   */
+  readonly herd?: boolean;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */
@@ -423,6 +433,8 @@ export interface ResolvedOptions {
   readonly discardBodyMaxBytes: number;
   readonly budget: RetryBudget | undefined;
   readonly pacer: Pacer | undefined;
+  /** The policy's herd line (`herd: true`, the default), or `undefined`. */
+  readonly herd: RunFeature | undefined;
   /** @deprecated See `pacer`. */
   readonly throttle: AdaptiveThrottle | undefined;
   readonly hedge: Hedging | undefined;
