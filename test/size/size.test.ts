@@ -20,15 +20,15 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // option checker, a 429's unread delay, ky's own hooks and timeout) took them to 10 798, 13 792,
   // 11 538 before the pass. Reaching the budgets needs a decision on those defaults (the closing
   // note of stop 30 lists what each would save). Issue 32's herd line (695) and the reader of the
-  // `RateLimit` field's spent quota (254) then added 966, 961, 962 and 968 (measured, added as
-  // they are).
-  withRetry: 11_069,
+  // `RateLimit` field's spent quota (254) then added 966, 961, 962 and 968, and the budget's free
+  // retry for a hook's fix 113, 113, 112 and 112 (measured, added as they are).
+  withRetry: 11_182,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 11_069,
-  kyRetry: 13_922,
-  attachRetry: 12_006,
-  createRetryPolicy: 9_567,
+  'withRetry (production)': 11_182,
+  kyRetry: 14_035,
+  attachRetry: 12_118,
+  createRetryPolicy: 9_679,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */

@@ -118,6 +118,11 @@ export class RetryRun {
   declare private unread: number;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
+  /**
+   * The client has hooks of its own that may change a retry (ky's `beforeRetry`): set by the
+   * attempt loop, for the budget (a hook's fix of a refused request is not a server failing).
+   */
+  declare retryHooks: boolean;
   /** Of those, the last ones in a row made while no server answered the policy's requests. */
   declare private stalledRetries: number;
   /** The policy's answers counted when this request began or last retried transparently. */
@@ -147,6 +152,7 @@ export class RetryRun {
     this.retries = undefined;
     this.unread = 0;
     this.transparentRetries = 0;
+    this.retryHooks = false;
     this.stalledRetries = 0;
     this.answersSeen = options.progress.answers;
     // Indexed loops over the features: a for-of makes an iterator, which code still in V8's
