@@ -1,15 +1,18 @@
 /**
  * A token that expires for every request in flight, through every client: a real server answers 401
- * to the expired token and 200 to any token issued since. With the migration guides' own recipe
- * (`shouldRetry` forcing the 401, `beforeRetry` setting a token the caller's coalesced refresh made)
- * each request is sent at most twice and ends 200, the budget untouched by those retries (once per
- * request); a server that refuses every token still ends every request, bounded by `maxAttempts`
- * and the budget.
+ * to the expired token and 200 to any token issued since. With `credential:
+ * createCredentialRefresh({ refresh })` the requests refused with the expired token share one
+ * refresh and are each sent once more, with the fresh token the core sets; with the migration
+ * guides' own recipe (`shouldRetry` forcing the 401, `beforeRetry` setting a token the caller's
+ * coalesced refresh made) each is sent at most twice as well, the budget untouched by those retries.
+ * A server that refuses every token still ends every request, after two attempts (three with the
+ * recipe), and a refresh that fails fails the requests waiting for it with its error.
  */
+import { createCredentialRefresh, type RetryInfo } from '@jitterbug/core';
 import { expect } from 'vitest';
 import type { ConformanceResult } from './driver.ts';
 import { featureDrivers } from './drivers/index.ts';
-import { describeRuns, statusOf } from './harness.ts';
+import { describeRuns, errorChain, statusOf } from './harness.ts';
 
 const EXPIRED = 'Bearer t0';
 /** How long a refresh takes: the refused requests keep coming back meanwhile. */
@@ -41,6 +44,18 @@ describeRuns(featureDrivers, (run) => {
     };
   };
 
+  /** The token service's `issue`, counting its calls. */
+  const counted = (tokens: ReturnType<typeof api>) => {
+    const refresh = Object.assign(
+      () => {
+        refresh.calls++;
+        return tokens.issue();
+      },
+      { calls: 0 },
+    );
+    return refresh;
+  };
+
   const sendAll = (c: Awaited<ReturnType<typeof client>>, n: number): Promise<ConformanceResult[]> =>
     Promise.all(
       Array.from({ length: n }, (_, i) =>
@@ -59,6 +74,31 @@ describeRuns(featureDrivers, (run) => {
   };
 
   for (const n of [20, 200]) {
+    scenario(
+      ['http'],
+      `${n} requests in flight when the token expires: one refresh, every one ends 200, each sent at most twice`,
+      async () => {
+        const refresh = counted(api());
+        const finished: RetryInfo[] = [];
+        const c = await client({
+          credential: createCredentialRefresh({ refresh }),
+          onFinish: (info) => void finished.push(info),
+        });
+        const results = await sendAll(c, n);
+        for (const result of results) expect(statusOf(result)).toBe(200);
+        expect(refresh.calls).toBe(1);
+        const sends = sendsPerRequest();
+        expect(sends).toHaveLength(n);
+        expect(Math.max(...sends)).toBeLessThanOrEqual(2);
+        // Every request retried once, for its credential, and sent with the one token issued.
+        expect(finished).toHaveLength(n);
+        for (const info of finished)
+          expect(info).toMatchObject({ retries: ['credential'], outcome: 'success' });
+        const tokensSent = new Set(run.server.seen('/me').map((r) => r.headers.authorization));
+        expect([...tokensSent].sort()).toEqual([EXPIRED, 'Bearer t1']);
+      },
+    );
+
     scenario(
       ['http'],
       `${n} requests in flight when the token expires, with the migration guide’s recipe (shouldRetry + beforeRetry): every one ends 200, each sent at most twice`,
@@ -89,6 +129,26 @@ describeRuns(featureDrivers, (run) => {
 
   scenario(
     ['http'],
+    'a server that refuses every token: each request ends at its second attempt, credential-refused, after one refresh',
+    async () => {
+      const refresh = counted(api({ refuseAll: true }));
+      const finished: RetryInfo[] = [];
+      const c = await client({
+        credential: createCredentialRefresh({ refresh }),
+        onFinish: (info) => void finished.push(info),
+      });
+      const results = await sendAll(c, 20);
+      for (const result of results) run.expectFinalStatus(result, 401);
+      expect(sendsPerRequest()).toEqual(Array(20).fill(2));
+      expect(refresh.calls).toBe(1);
+      for (const info of finished) {
+        expect(info).toMatchObject({ attempts: 2, reason: 'credential-refused', outcome: 'failure' });
+      }
+    },
+  );
+
+  scenario(
+    ['http'],
     'a server that refuses every token, with the recipe: bounded by maxAttempts and the budget',
     async () => {
       const tokens = api({ refuseAll: true });
@@ -107,6 +167,47 @@ describeRuns(featureDrivers, (run) => {
       const reasons = results.map((r) => r.info?.reason);
       expect(reasons.filter((r) => r === 'budget-exhausted').length).toBeGreaterThan(0);
       expect(reasons.every((r) => r === 'budget-exhausted' || r === 'max-attempts')).toBe(true);
+    },
+  );
+
+  scenario(
+    ['http'],
+    'a refresh that rejects fails the requests waiting for it with its error (hook-failed); the next expiry refreshes again',
+    async () => {
+      const tokens = api();
+      const broken = new Error('the token service is down');
+      let refreshes = 0;
+      // The first refresh fails once all five requests wait for it (each has decided its retry).
+      let waiting = 0;
+      let allWaiting!: () => void;
+      const five = new Promise<void>((resolve) => {
+        allWaiting = resolve;
+      });
+      const c = await client({
+        credential: createCredentialRefresh({
+          refresh: async () => {
+            refreshes++;
+            if (refreshes === 1) {
+              await five;
+              throw broken;
+            }
+            return tokens.issue();
+          },
+        }),
+        onRetry: () => {
+          if (++waiting === 5) allWaiting();
+        },
+      });
+      const failed = await sendAll(c, 5);
+      for (const result of failed) {
+        expect(result.outcome.kind).toBe('error');
+        expect(errorChain(result)).toContain(broken);
+        expect(result.info).toMatchObject({ reason: 'hook-failed', attempts: 1 });
+      }
+      expect(refreshes).toBe(1);
+      const ok = await sendAll(c, 5);
+      for (const result of ok) expect(statusOf(result)).toBe(200);
+      expect(refreshes).toBe(2);
     },
   );
 });

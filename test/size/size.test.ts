@@ -5,8 +5,9 @@
  *
  * The ceilings are today's sizes plus 1 %: a ratchet that fails a change which makes a bundle
  * noticeably bigger, to be lowered as the bundles shrink. They are not issue 25's budgets, which
- * stay open (see below). Hedging, the pacer, the adaptive throttle and resumed downloads are
- * factories a program imports (`createHedging`, …), and must stay out of a bundle that does not. `make bench` prints the sizes beside the peers'.
+ * stay open (see below). Hedging, the pacer, the adaptive throttle, resumed downloads and the
+ * credential refresh are factories a program imports (`createHedging`, …), and must stay out of a
+ * bundle that does not. `make bench` prints the sizes beside the peers'.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { measureSizes, type SizeRow } from '../../bench/sizes.ts';
@@ -21,19 +22,21 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // 11 538 before the pass. Reaching the budgets needs a decision on those defaults (the closing
   // note of stop 30 lists what each would save). Issue 32's herd line (695) and the reader of the
   // `RateLimit` field's spent quota (254) then added 966, 961, 962 and 968, and the budget's free
-  // retry for a hook's fix 113, 113, 112 and 112 (measured, added as they are).
-  withRetry: 11_182,
+  // retry for a hook's fix 113, 113, 112 and 112, and the features' attempt edits and retries
+  // outside maxAttempts (createCredentialRefresh's, itself opt-in) 127, 125, 135 and 77 (measured,
+  // added as they are).
+  withRetry: 11_309,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 11_182,
-  kyRetry: 14_035,
-  attachRetry: 12_118,
-  createRetryPolicy: 9_679,
+  'withRetry (production)': 11_309,
+  kyRetry: 14_160,
+  attachRetry: 12_253,
+  createRetryPolicy: 9_756,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
 const FEATURES =
-  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response)|rate-limit-fields)\.ts$/;
+  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential)|rate-limit-fields)\.ts$/;
 
 /** Source files a bundle must not contain: what its user did not import. */
 const LEFT_OUT: Readonly<Record<string, readonly RegExp[]>> = {

@@ -162,6 +162,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   hedge: feature('hedge', 'createHedging({ delayMs })'),
   throttle: feature('throttle', 'createAdaptiveThrottle()'),
   resume: feature('resume', 'createResume()'),
+  credential: feature('credential', 'createCredentialRefresh({ refresh })'),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
@@ -197,6 +198,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   features: [],
   admitting: [],
   finishing: [],
+  editing: [],
   observing: false,
   random: Math.random,
   sleep,
@@ -238,13 +240,19 @@ export const resolveOptions = (
   // budget's layer a new wrapper of the same bucket), and no key needs telling apart for it.
   const o = resolved as unknown as ResolvedOptions;
   // The pacer, when there is one, does what the herd line does, and more.
-  const features = [o.pacer ?? o.herd, o.budget && budgetFeature(o.budget), o.throttle, o.hedge].filter(
-    (feature) => feature !== undefined,
-  );
+  // A credential's retry is outermost: no feature inside it counts it (the budget, the throttle).
+  const features = [
+    o.credential,
+    o.pacer ?? o.herd,
+    o.budget && budgetFeature(o.budget),
+    o.throttle,
+    o.hedge,
+  ].filter((feature) => feature !== undefined);
   resolved.features = features;
   // Asked before every attempt and at every run's end: only the features that have something to say.
   resolved.admitting = features.filter((feature) => feature.admit !== undefined);
   resolved.finishing = features.filter((feature) => feature.finish !== undefined);
+  resolved.editing = features.filter((feature) => feature.edit !== undefined);
   resolved.observing = features.some((feature) => feature.observe !== undefined);
   return resolved as unknown as ResolvedOptions;
 };

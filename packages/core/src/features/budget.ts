@@ -23,7 +23,8 @@
  *   403: the request was wrong, not the server), when a `beforeRetry` hook (the policy's, or the
  *   client's own, ky's) can change the request first: a credential refreshed, a request signed anew.
  *   A second such retry of the same request is charged as any: a server that answers 401 to
- *   everything is still bounded by the budget and `maxAttempts`.
+ *   everything is still bounded by the budget and `maxAttempts`. (A `credential:
+ *   createCredentialRefresh()` retry never reaches the budget: it is the outermost feature.)
  */
 import type { AttemptOutcome, Decision, StopDecision } from '../decide.ts';
 import { checkFields, fail, numberCheck } from '../option-error.ts';
