@@ -10,9 +10,10 @@
  * than ky's 10 s however they are sent. How many 429s nginx served is printed for the record.
  */
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, createClient, tlsTransport } from './clients.ts';
+import { CLIENTS, createClient, tlsTransport } from '../support/node-clients.ts';
+import { countBy, endings, sendAll } from '../support/sent.ts';
 import { limitReq20 } from './limit-req.ts';
-import { countBy, endings, sendAll, startStack } from './stack.ts';
+import { startStack } from './stack.ts';
 
 const IN_FLIGHT = 100;
 const RETRY_AFTER_S = 1;

@@ -17,8 +17,9 @@ import { createPacer, type RetryPolicyOptions } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceClient, ConformanceRequest } from '../conformance/driver.ts';
 import type { NginxSetup } from '../support/nginx/config.ts';
-import { createClient, tlsTransport } from './clients.ts';
-import { countBy, endings, type Sent, type Stack, startStack } from './stack.ts';
+import { createClient, tlsTransport } from '../support/node-clients.ts';
+import { countBy, endings, type Sent } from '../support/sent.ts';
+import { type Stack, startStack } from './stack.ts';
 
 const LIMIT_PER_SEC = 20;
 const LOAD = 2.5;

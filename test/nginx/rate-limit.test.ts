@@ -7,9 +7,10 @@
  * later, by nginx's log.
  */
 import { describe, expect, it } from 'vitest';
-import { CLIENTS, createClient, tlsTransport } from './clients.ts';
+import { CLIENTS, createClient, tlsTransport } from '../support/node-clients.ts';
+import { countBy, endings, sendAll } from '../support/sent.ts';
 import { limitReq20 } from './limit-req.ts';
-import { countBy, endings, sendAll, startStack } from './stack.ts';
+import { startStack } from './stack.ts';
 
 const BURST = 30;
 const RETRY_AFTER_S = 1;

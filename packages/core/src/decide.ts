@@ -12,7 +12,9 @@ import { type HeaderGetter, serverDelay } from './retry-after.ts';
 export interface AttemptOutcome {
   /** Upper-case method. */
   readonly method: string;
+  /** The request's URL. */
   readonly url: string;
+  /** Reads the request's headers (for the idempotency key). */
   readonly requestHeaders: HeaderGetter;
   /** Whether the request body can be sent again unchanged (no body counts as replayable). */
   readonly bodyReplayable: boolean;
@@ -22,9 +24,11 @@ export interface AttemptOutcome {
   readonly elapsedMs: number;
   /** The current time in epoch ms, for HTTP-dates. */
   readonly nowMs: number;
+  /** The backoff's state before this decision. */
   readonly backoffState: BackoffState;
   /** The response status, when a response arrived. */
   readonly status?: number | undefined;
+  /** Reads the response's headers, when a response arrived. */
   readonly responseHeaders?: HeaderGetter | undefined;
   /** The error, when the attempt failed without a response. */
   readonly error?: unknown;
@@ -53,28 +57,45 @@ export interface AttemptOutcome {
    */
   readonly progressed?: boolean | undefined;
   /** The user forced a retry (ky's `ky.retry()`), with the delay they gave, if any. */
-  readonly forced?: { readonly delayMs?: number | undefined } | undefined;
+  readonly forced?:
+    | {
+        /** The delay the user gave, in ms; the backoff's when `undefined`. */
+        readonly delayMs?: number | undefined;
+      }
+    | undefined;
 }
 
 /** A decision to stop. */
-export type StopDecision = Extract<Decision, { readonly retry: false }>;
+export type StopDecision = Extract<
+  Decision,
+  {
+    /** Stop. */
+    readonly retry: false;
+  }
+>;
 
 /** The decision. */
 export type Decision =
   | {
+      /** Retry. */
       readonly retry: true;
+      /** After this many ms. */
       readonly delayMs: number;
+      /** Where the delay came from. */
       readonly delaySource: DelaySource;
       /** A 429 or 503 gave no delay jitterbug could read: the wait is the backoff's. */
       readonly serverDelayUnread?: true | undefined;
       /** Why the attempt is retried. */
       readonly reason: RetryReason;
+      /** The backoff's state for the next decision. */
       readonly nextBackoffState: BackoffState;
       /** Not counted in `maxAttempts` (a feature's retry: a credential refreshed). */
       readonly uncounted?: true | undefined;
     }
   | {
+      /** Stop: the last outcome is the request's. */
       readonly retry: false;
+      /** Why. */
       readonly reason: StopReason;
       /** The attempt failed in a way that is normally retried, and jitterbug stopped anyway. */
       readonly gaveUp: boolean;

@@ -10,7 +10,9 @@ import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
 /** Compiled route rules: the options of the first rule a request matches, and every rule's options. */
 export interface RouteTable {
+  /** The options of the first rule the request matches; `undefined` when none does. */
   resolve(upperMethod: string, url: string | URL): ResolvedOptions | undefined;
+  /** Every rule's options, in the rules' order. */
   readonly options: readonly ResolvedOptions[];
 }
 

@@ -162,7 +162,14 @@ const SERVER_DELAYS: readonly (readonly [
 export const serverDelay = (
   headers: HeaderGetter,
   nowMs: number = Date.now(),
-): { readonly ms: number; readonly source: ServerDelaySource } | undefined => {
+):
+  | {
+      /** The delay, in ms, within `[0, MAX_SERVER_DELAY_MS]`. */
+      readonly ms: number;
+      /** The header it came from. */
+      readonly source: ServerDelaySource;
+    }
+  | undefined => {
   for (const [source, parse] of SERVER_DELAYS) {
     const ms = parse(headers(source), nowMs);
     if (ms !== undefined) return { ms, source };

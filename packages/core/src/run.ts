@@ -37,6 +37,7 @@ import type { HeaderGetter } from './retry-after.ts';
 
 /** A request as an adapter describes it to the policy. */
 export interface RetryRequest {
+  /** The request's method (any case). */
   readonly method: string;
   /** Absolute URL (adapters resolve base URLs first). */
   readonly url: string | URL;
@@ -49,12 +50,15 @@ export interface RetryRequest {
 /** How an attempt ended, as an adapter reports it. */
 export type AttemptResult =
   | {
+      /** A response arrived, with this status. */
       readonly status: number;
+      /** Reads its headers. */
       readonly headers?: HeaderGetter;
       /** The client's response object, shown to `shouldRetry` as `info.response`. */
       readonly response?: unknown;
     }
   | {
+      /** The attempt failed without a response, with this error. */
       readonly error: unknown;
       /** The error's code as the adapter reads it (default: the code on its `cause` chain). */
       readonly code?: string;
@@ -69,6 +73,7 @@ export type AttemptResult =
 
 const nothing = (): undefined => undefined;
 
+/** A request or a response without headers: every name reads as `undefined`. */
 export const NO_HEADERS: HeaderGetter = nothing;
 const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
 
@@ -87,10 +92,15 @@ export const quietly = (pending: void | Promise<void>): Promise<void> | undefine
  * What `beforeAttempt` is given: the caller's signal, or an object that makes one only when an
  * attempt is held (`signal()`).
  */
-export type HoldSignal = AbortSignal | { signal(): AbortSignal | undefined };
+export type HoldSignal =
+  | AbortSignal
+  | {
+      /** The caller's signal, made when it is first needed; `undefined` when there is none. */
+      signal(): AbortSignal | undefined;
+    };
 
 /**
- * One request's retries. Created by {@link RetryPolicy.begin}.
+ * One request's retries. Created by {@link @jitterbug/core!RetryPolicy.begin}.
  *
  * Its state is in TypeScript-private fields assigned in the constructor, not in `#private` fields
  * and initialisers: every request makes a run, in a client whose caches are cold for this code, and
@@ -99,7 +109,9 @@ export type HoldSignal = AbortSignal | { signal(): AbortSignal | undefined };
 export class RetryRun {
   /** The options in force for this request (after route rules and the call's overrides). */
   declare readonly options: ResolvedOptions;
+  /** The request's method, in upper case. */
   declare readonly method: string;
+  /** The request's URL. */
   declare readonly url: string;
   /** Attempts reported so far. */
   declare attempts: number;

@@ -43,7 +43,9 @@ export type Answer = Response | Failed;
  * from plain fetch extends it (ky: the error its caller gets) or sets its `beforeRetry`.
  */
 export class Call extends RequestParts implements Transport<Answer, Response> {
+  /** The fetch each attempt calls. */
   declare fetch: FetchFunction;
+  /** The call's run, which decides every retry. */
   declare run: RetryRun;
   /**
    * The client's own hooks for a retry (ky's `beforeRetry`), after the policy's `beforeRetry`: what

@@ -6,7 +6,11 @@ import { asLayer, asRetryLayer, fail, isRetryLayer, marking, toRetryPolicy } fro
 import type { FetchFunction, FetchInit } from './call.ts';
 import { Call, execute } from './engine.ts';
 
-/** What `withRetry` returns: the given fetch's signature, and a `jitterbug` field in `init`. */
+/**
+ * What `withRetry` returns: the given fetch's signature, and a `jitterbug` field in `init`.
+ *
+ * @typeParam F - the type of the fetch that was wrapped.
+ */
 export type RetryingFetch<F extends (input: never, init?: never) => Promise<unknown>> = (
   input: Parameters<F>[0],
   init?: Parameters<F>[1] & Pick<FetchInit, 'jitterbug'>,
@@ -23,6 +27,7 @@ export type RetryingFetch<F extends (input: never, init?: never) => Promise<unkn
  * retried response is drained within `discardBodyMaxBytes`, then cancelled. The caller's `signal`
  * ends a wait at once, with its reason. `getRetryInfo(response)` (or `(error)`) tells what it cost.
  *
+ * @typeParam F - the type of `fetch`, which the result keeps.
  * @param fetch - the fetch to call for each attempt (called as a plain function).
  * @param optionsOrPolicy - options for a new policy, or a policy to share (and its retry budget).
  * @throws TypeError naming the option when an option is invalid (and when `fetch` is not a function,

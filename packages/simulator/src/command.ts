@@ -91,7 +91,12 @@ export { UsageError } from './flags.ts';
 
 /** Where the command writes. */
 export interface CliIo {
-  readonly stdout: { write(text: string): unknown };
+  /** Where the results go. */
+  readonly stdout: {
+    /** Writes text as it is. */
+    write(text: string): unknown;
+  };
+  /** Where errors and the progress bar go. */
   readonly stderr: ProgressStream;
 }
 

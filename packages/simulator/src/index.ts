@@ -18,23 +18,6 @@ export {
 export { type CliIo, parseClients, parseLoads, runCli, UsageError } from './command.ts';
 export { DEMO_OUT_DIR, type DemoResult, runDemo } from './demo.ts';
 export { EventHeap } from './heap.ts';
-export {
-  HERD_CLIENTS,
-  HERD_DEFAULTS,
-  HERD_LIMITS,
-  HERD_SERVERS,
-  type HerdClientName,
-  type HerdOptions,
-  type HerdPoint,
-  type HerdResult,
-  type HerdRunResult,
-  type HerdServerName,
-  herdCsv,
-  herdJson,
-  herdTable,
-  runHerd,
-  simulateHerd,
-} from './herd.ts';
 export { createLatency, createStandardNormal, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 export {
   DEFAULT_OCC_STRATEGIES,

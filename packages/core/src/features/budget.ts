@@ -43,8 +43,9 @@ export interface RetryBudgetOptions {
 export interface RetryBudget {
   /** Tokens left now. */
   readonly tokens: number;
-  /** The settings in force. */
+  /** Tokens each request deposits (the settings in force). */
   readonly ratio: number;
+  /** Largest number of tokens held. */
   readonly burst: number;
   /** Called once per request (not per attempt). */
   deposit(): void;

@@ -22,9 +22,14 @@ import type { RetryRun } from '../run.ts';
  * rather than a promise, so that a simulation can take the same turn without one.
  */
 export type Turn =
-  | { readonly holdMs: number }
   | {
+      /** Wait this many ms, then ask again. */
+      readonly holdMs: number;
+    }
+  | {
+      /** Refuse the attempt: the run finishes with this reason. */
       readonly refuse: StopReason;
+      /** The error the request fails with. */
       readonly error: Error;
       /** The wait that was not made, for `onGiveUp`. */
       readonly refusedDelayMs?: number | undefined;

@@ -40,7 +40,15 @@ export const resumeValidator = (
 };
 
 /** The headers that ask for the rest of a body from byte `from`, if it is still `validator`. */
-export const resumeHeaders = (from: number, validator: string): { range: string; 'if-range': string } => ({
+export const resumeHeaders = (
+  from: number,
+  validator: string,
+): {
+  /** `bytes=N-`: the rest from byte `from`. */
+  range: string;
+  /** `validator`: the rest only if the representation is still that one. */
+  'if-range': string;
+} => ({
   range: `bytes=${from}-`,
   'if-range': validator,
 });
