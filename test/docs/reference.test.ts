@@ -6,6 +6,7 @@
  * reference has (see `readme-lists.ts`), and each has a changelog. Canaries prove that the checks
  * find what is wrong.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,8 @@ import {
 const root = resolve(import.meta.dirname, '../..');
 
 // A published package with one undocumented export and one undocumented option field; a private
-// package, which is not published; a constant whose fields are its value.
+// package, which is not published; a constant whose fields are its value. All in a git repository
+// with no remote, as the main checkout is: what the reference finds must not depend on the checkout.
 const CANARY = {
   'typedoc.json': JSON.stringify({
     tsconfig: 'tsconfig.json',
@@ -71,6 +73,13 @@ beforeAll(async () => {
       await mkdir(join(canaryRoot, file, '..'), { recursive: true });
       await writeFile(join(canaryRoot, file), text);
     }
+    const author = ['-c', 'user.name=canary', '-c', 'user.email=canary@example.invalid'];
+    for (const args of [
+      ['init', '-q'],
+      ['add', '-A'],
+      ['commit', '-q', '--no-gpg-sign', '-m', 'canary'],
+    ])
+      execFileSync('git', [...author, ...args], { cwd: canaryRoot, stdio: 'ignore' });
     canary = await buildReference(canaryRoot);
   } finally {
     await rm(canaryRoot, { recursive: true, force: true });

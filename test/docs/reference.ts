@@ -136,6 +136,9 @@ export interface ReferenceResult {
   readonly project: ProjectReflection | undefined;
 }
 
+/** Where the reference's "Defined in" links go: the sources on GitHub, on `main`. */
+const SOURCE_LINK = 'https://github.com/jitterbug-http/jitterbug/blob/{gitRevision}/{path}#L{line}';
+
 /**
  * Converts and validates the reference of every entry point, and writes it as HTML to `out` when
  * given. Each module is named as it is imported (`@jitterbug/core/adapter`).
@@ -147,6 +150,15 @@ export const buildReference = async (root: string, out?: string): Promise<Refere
       options: join(root, 'typedoc.json'),
       entryPoints: points.map((point) => join(root, point.file)),
       packagesRequiringDocumentation: [...new Set(points.map((point) => point.packageName))],
+      // Source links from a template, never from git. TypeDoc looks for a repository around every
+      // file of the program, TypeScript's own lib files in node_modules included, and warns when the
+      // one it finds has no remote named `origin`; a worktree (whose `.git` is a file) it does not
+      // see at all. So one commit's reference differed by checkout: in a clone with no `origin`, as
+      // the main checkout is, the build warned, and so did the canary's in a temporary directory.
+      disableGit: true,
+      sourceLinkTemplate: SOURCE_LINK,
+      gitRevision: 'main',
+      displayBasePath: root,
       ...(out === undefined ? {} : { out }),
     },
     [new TypeDocReader(), new TSConfigReader()],

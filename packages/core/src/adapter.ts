@@ -40,7 +40,7 @@ export {
   mayRetry,
   maySendAgain,
 } from './may-retry.ts';
-export { fail, numberIn } from './option-error.ts';
+export { fail, noOptions, numberIn } from './option-error.ts';
 export type { Mutable, ResolvedOptions } from './options.ts';
 export { compilePathPattern } from './path-pattern.ts';
 export {

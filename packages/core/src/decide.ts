@@ -36,7 +36,7 @@ export interface AttemptOutcome {
   readonly code?: string | undefined;
   /** The caller's own signal aborted the request. */
   readonly aborted?: boolean | undefined;
-  /** `shouldRetry`'s answer, when it was asked. */
+  /** `shouldRetry`'s answer (`isFailure`'s `true`, for a response below 400), when it was asked. */
   readonly verdict?: boolean | undefined;
   /**
    * The failure proves the server never processed the request: the adapter says so (an HTTP/2
@@ -131,16 +131,16 @@ const NOT_RETRYABLE: StopDecision = Object.freeze({
 
 /**
  * The decision for a status that settles the request by itself: a success (below 400, not in
- * `statusCodes`), with no `shouldRetry` hook to ask, or any status when retries are off.
+ * `statusCodes`), with no `isFailure` hook to ask, or any status when retries are off.
  * `undefined` when the full outcome is needed (a failure's headers may say `x-should-retry`). This
  * is the decision of nearly every request, so it is made without building an {@link AttemptOutcome}.
  */
 export const decideByStatus = (
   status: number,
-  options: Pick<ResolvedOptions, 'statusCodes' | 'shouldRetry' | 'retry' | 'disabledBy'>,
+  options: Pick<ResolvedOptions, 'statusCodes' | 'isFailure' | 'retry' | 'disabledBy'>,
 ): StopDecision | undefined => {
-  if (options.shouldRetry || options.statusCodes.has(status)) return undefined;
-  if (status < 400) return SUCCESS;
+  if (options.statusCodes.has(status)) return undefined;
+  if (status < 400) return options.isFailure && options.retry ? undefined : SUCCESS;
   return options.retry ? undefined : stop(options.disabledBy, false);
 };
 
@@ -290,11 +290,14 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
       : (outcome.stalledRetries ?? 0) < limit) &&
     outcome.verdict !== false &&
     outcome.bodyReplayable;
-  const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  const methodAllows = methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  const byDefault = retryable && methodAllows;
   if (!transparent) {
     if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
-    if (!byDefault && !forced && outcome.verdict !== true) {
-      if (retryable) return stop('method-not-idempotent', true);
+    // A hook's `true` retries what would not be, within the method rule: never a POST without a key.
+    const wanted = retryable || outcome.verdict;
+    if (!forced && !(wanted && methodAllows)) {
+      if (wanted) return stop('method-not-idempotent', true);
       if (outcome.status === undefined) return stop('error-not-retryable', false);
       return outcome.status >= 400 ? NOT_RETRYABLE : SUCCESS;
     }

@@ -90,7 +90,7 @@ export type DelaySource =
   | 'ratelimit'
   | 'forced';
 
-/** The request and the attempt that just ended, as passed to `shouldRetry`. */
+/** The request and the attempt that just ended, as passed to `shouldRetry` and `isFailure`. */
 export interface AttemptInfo {
   /** The request's method, in upper case. */
   readonly method: string;
@@ -309,11 +309,26 @@ export interface RetryOverrides {
    */
   readonly discardBodyMaxBytes?: number;
   /**
-   * Overrides the decision: `true` retry, `false` stop, `undefined` default; or a promise of one of
-   * these (awaited). Never retries a non-replayable body, past `maxAttempts`, the deadline or the
-   * budget. A throw or a rejection fails the request with that error (the run ends as `hook-failed`).
+   * Overrides the decision about a failure — an error, a status of 400 or more, or one listed in
+   * `statusCodes` — as axios-retry's `retryCondition` and ky's `shouldRetry` are asked: `true`
+   * retry, `false` stop, `undefined` default; or a promise of one of these (awaited). A success is
+   * never asked about (`() => true` sends no 200 again: see `isFailure` for a 2xx whose body says
+   * "error"). `true` stays within the method rule: a request whose method is not in `methods` and
+   * that has no idempotency key (a POST) is not retried, whatever the hook says (give it a key, or
+   * list its method). Never retries a non-replayable body, past `maxAttempts`, the deadline or the
+   * budget. A throw or a rejection fails the request with that error (the run ends as
+   * `hook-failed`).
    */
   readonly shouldRetry?: (info: AttemptInfo) => MaybePromise<boolean | undefined>;
+  /**
+   * Whether a response below 400 (and not in `statusCodes`) is a failure all the same — a 2xx whose
+   * body says "error" (read `info.response`: a clone of fetch's, axios' `data`) —, as axios-retry's
+   * `validateResponse` returning `false`: `true` retries it as a status in `statusCodes` is, within
+   * the method rule, `maxAttempts`, the deadline and the budget; anything else is the success it
+   * looks like. Asked about those responses only (`shouldRetry` about failures). A throw or a
+   * rejection fails the request with that error.
+   */
+  readonly isFailure?: (info: AttemptInfo) => MaybePromise<boolean | undefined>;
   /**
    * Called before each wait; a returned promise is awaited first, and its rejection (or a throw) fails
    * the request with that error (the run ends as `hook-failed`).
@@ -535,6 +550,8 @@ export interface ResolvedOptions {
   readonly observing: boolean;
   /** See {@link RetryOverrides.shouldRetry}. */
   readonly shouldRetry: RetryOverrides['shouldRetry'];
+  /** See {@link RetryOverrides.isFailure}. */
+  readonly isFailure: RetryOverrides['isFailure'];
   /** See {@link RetryOverrides.onRetry}. */
   readonly onRetry: RetryOverrides['onRetry'];
   /** See {@link RetryOverrides.onGiveUp}. */

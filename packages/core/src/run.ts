@@ -41,6 +41,11 @@ export interface RetryRequest {
   readonly method: string;
   /** Absolute URL (adapters resolve base URLs first). */
   readonly url: string | URL;
+  /**
+   * What the call's own URL was written under (axios' `baseURL`; ky's `baseUrl`, then its `prefix`,
+   * each resolved against the one before), when it has one: route rules match the path below it too.
+   */
+  readonly base?: string | URL | readonly unknown[] | undefined;
   /** Request headers, for the idempotency key. */
   readonly headers?: HeaderGetter;
   /** Default `'none'`. */
@@ -278,7 +283,12 @@ export class RetryRun {
     if (outcome.status !== undefined) o.progress.answers++;
     if (o.observing) for (const feature of o.features) feature.observe?.(this, outcome);
     if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
-    if (!o.shouldRetry || outcome.aborted || !o.retry) return this.conclude(outcome);
+    // shouldRetry is asked about failures only (a 200 is never sent again for `() => true`), and
+    // isFailure about the responses that look like successes.
+    const { status } = outcome;
+    const looksFine = status !== undefined && status < 400 && !o.statusCodes.has(status);
+    const ask = looksFine ? o.isFailure : o.shouldRetry;
+    if (!ask || outcome.aborted || !o.retry) return this.conclude(outcome);
     const info: AttemptInfo = {
       method: this.method,
       url: this.url,
@@ -290,9 +300,12 @@ export class RetryRun {
       defaultRetry: defaultRetry(outcome, o),
       elapsedMs: outcome.elapsedMs,
     };
-    const shouldRetry = o.shouldRetry;
-    return after(this.hook(outcome.status, shouldRetry, info), (verdict) =>
-      this.conclude({ ...outcome, verdict: typeof verdict === 'boolean' ? verdict : undefined }),
+    return after(this.hook(status, ask, info), (verdict) =>
+      this.conclude({
+        ...outcome,
+        // isFailure's `false` is no opinion: the response is the success it looks like.
+        verdict: typeof verdict === 'boolean' && (verdict || !looksFine) ? verdict : undefined,
+      }),
     );
   }
 

@@ -19,6 +19,7 @@ import {
   fail,
   isOptionObject,
   numberCheck as number,
+  optionsObject,
   unknownOption,
 } from './option-error.ts';
 import { DEFAULTS, type Mutable, type ResolvedOptions } from './options.ts';
@@ -146,6 +147,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   bufferStreamMaxBytes: number(0),
   discardBodyMaxBytes: number(0),
   shouldRetry: fn,
+  isFailure: fn,
   onRetry: fn,
   onGiveUp: fn,
   onFinish: fn,
@@ -218,7 +220,7 @@ export const resolveOptions = (
   base?: ResolvedOptions,
   path = '',
 ): ResolvedOptions => {
-  if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
+  const given = optionsObject(source, path.slice(0, -1) || 'options');
   const inherited = base ?? {
     ...DEFAULT_OPTIONS,
     budget: createRetryBudget(),
@@ -226,8 +228,8 @@ export const resolveOptions = (
     progress: { answers: 0 },
   };
   const resolved: Record<string, unknown> = { ...inherited };
-  for (const key of Object.keys(source)) {
-    const value = source[key];
+  for (const key of Object.keys(given)) {
+    const value = given[key];
     if (!allowed.has(key)) unknownOption(path + key, allowed, value, POLICY_KEYS.has(key));
     const row = ROWS[key];
     if (value !== undefined && row) {

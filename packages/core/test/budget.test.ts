@@ -138,7 +138,8 @@ describe('retries free of the budget', () => {
       retry: false,
       reason: 'budget-exhausted',
     });
-    const ok = createRetryPolicy({ budget: empty(), shouldRetry: forced, beforeRetry: () => {} });
+    // A 2xx the caller calls a failure (isFailure) is not a request that was wrong either.
+    const ok = createRetryPolicy({ budget: empty(), isFailure: forced, beforeRetry: () => {} });
     expect(
       decided(ok.begin({ method: 'GET', url: 'https://a.example/' }).next({ status: 200 })),
     ).toMatchObject({
