@@ -5,8 +5,9 @@
  *
  * The ceilings are today's sizes plus 1 %: a ratchet that fails a change which makes a bundle
  * noticeably bigger, to be lowered as the bundles shrink. They are not issue 25's budgets, which
- * stay open (see below). Hedging, the pacer, the adaptive throttle and resumed downloads are
- * factories a program imports (`createHedging`, …), and must stay out of a bundle that does not. `make bench` prints the sizes beside the peers'.
+ * stay open (see below). Hedging, the pacer, the adaptive throttle, resumed downloads and the
+ * credential refresh are factories a program imports (`createHedging`, …), and must stay out of a
+ * bundle that does not. `make bench` prints the sizes beside the peers'.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { measureSizes, type SizeRow } from '../../bench/sizes.ts';
@@ -27,21 +28,24 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // say what they match (below a client's base URL, shadowed rules, queries, commas and empty
   // patterns refused, a trailing '/*'): +4, +59, +10, +680 (createRetryPolicy 8,600 -> 9,280).
   // Development warnings (none in these builds: their calls are removed): +0, +0, +1, +2.
+  // Issue 32's herd line (695) and the reader of the `RateLimit` field's spent quota (254), the
+  // budget's free retry for a hook's fix, the features' attempt edits and retries outside
+  // maxAttempts (createCredentialRefresh's, itself opt-in): +1,203, +1,198, +1,200, +1,140.
   // Issue 36's keep-alive races (the core's stale-connection retry, axios' and the fetch engine's
   // report of it, the policy's last answer read as whether its servers fail; Node's part behind each
-  // package's `#platform`): +90, +93, +87, +70.
-  withRetry: 10_315,
+  // package's `#platform`): +92, +92, +84, +70.
+  withRetry: 11_520,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 10_315,
-  kyRetry: 13_222,
-  attachRetry: 11_260,
-  createRetryPolicy: 9_444,
+  'withRetry (production)': 11_520,
+  kyRetry: 14_419,
+  attachRetry: 12_457,
+  createRetryPolicy: 10_584,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
 const FEATURES =
-  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response)|rate-limit-fields)\.ts$/;
+  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential)|rate-limit-fields)\.ts$/;
 
 /** Source files a bundle must not contain: what its user did not import. */
 const LEFT_OUT: Readonly<Record<string, readonly RegExp[]>> = {

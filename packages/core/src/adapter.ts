@@ -23,6 +23,7 @@ export {
 } from './decide.ts';
 export { describeError, errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 export { isRetryBudget } from './features/budget.ts';
+export { isCredentialRefresh } from './features/credential.ts';
 export { branded, type FeatureKind, isFeature, type RunFeature, type Turn } from './features/feature.ts';
 export { type HedgedCopies, HedgeRace, lost } from './features/hedge-race.ts';
 export { isHedging } from './features/hedging.ts';
@@ -65,6 +66,7 @@ export {
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
+  parseRateLimitWait,
   parseRetryAfter,
   type ServerDelaySource,
   serverDelay,

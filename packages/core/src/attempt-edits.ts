@@ -1,9 +1,10 @@
 /**
  * What changes in a request between its attempts: a generated idempotency key (from the first
- * attempt on), the attempt headers (on every attempt), and what `beforeRetry` sets (before each
- * retry, hedged copy and resume). The core decides what to set; the adapter applies it to its client's
+ * attempt on), the attempt headers (on every attempt), and what the features (a refreshed
+ * credential) and then `beforeRetry` set (before each retry, hedged copy and resume). The core decides what to set; the adapter applies it to its client's
  * request through an {@link EditableRequest}.
  */
+import type { RunFeature } from './features/feature.ts';
 import type { NextAttempt, ResolvedOptions } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import { after, type RetryRun } from './run.ts';
@@ -51,9 +52,21 @@ export const generatedKey = (
 
 const URL_SCHEME = /^https?:\/\//i;
 
+/** The features' edits of `next`, from `i` on, each once the one before it has settled. */
+const featureEdits = (
+  run: RetryRun,
+  features: readonly RunFeature[],
+  next: NextAttempt,
+  i: number,
+): unknown =>
+  i < features.length
+    ? after(features[i]!.edit!(run, next), () => featureEdits(run, features, next, i + 1))
+    : undefined;
+
 /**
  * Sets what the attempt about to be sent carries, when anything is to be set: `undefined` at once
- * when nothing is (nearly always), else a promise only when `beforeRetry` returned one. A hook that
+ * when nothing is (nearly always), else a promise only when a feature's edit or `beforeRetry`
+ * returned one. A hook that
  * throws or rejects has finished the run (`hook-failed`); its error goes on to the caller.
  */
 export const editAttempt = (
@@ -65,12 +78,18 @@ export const editAttempt = (
   const policyHook = o.beforeRetry;
   const clientHook = request.beforeRetry;
   // The client's own hooks come after the policy's, once its promise (if any) has settled.
+  const hooks =
+    policyHook && clientHook
+      ? (next: NextAttempt): unknown => after(policyHook(next), () => clientHook(next))
+      : (policyHook ?? clientHook);
+  // And the features' edits (a refreshed credential) before both.
+  const { editing } = o;
   const hook =
     kind === 'first'
       ? undefined
-      : policyHook && clientHook
-        ? (next: NextAttempt): unknown => after(policyHook(next), () => clientHook(next))
-        : (policyHook ?? clientHook);
+      : editing.length === 0
+        ? hooks
+        : (next: NextAttempt): unknown => after(featureEdits(run, editing, next, 0), () => hooks?.(next));
   const key = kind === 'first' ? run.idempotencyKey : undefined;
   const names = o.attemptHeaders;
   if (!hook && !key && !names) return undefined;

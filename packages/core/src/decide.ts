@@ -54,6 +54,8 @@ export interface AttemptOutcome {
   readonly resuming?: boolean | undefined;
   /** Transparent retries made so far. */
   readonly transparentRetries?: number | undefined;
+  /** Other retries made so far that `maxAttempts` does not count (a credential refresh's). */
+  readonly uncountedRetries?: number | undefined;
   /** Of those, the last ones in a row made with no answer from any server in between. */
   readonly stalledRetries?: number | undefined;
   /**
@@ -94,6 +96,8 @@ export type Decision =
       readonly reason: RetryReason;
       /** The backoff's state for the next decision. */
       readonly nextBackoffState: BackoffState;
+      /** Not counted in `maxAttempts` (a feature's retry: a credential refreshed). */
+      readonly uncounted?: true | undefined;
     }
   | {
       /** Stop: the last outcome is the request's. */
@@ -306,8 +310,12 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     }
     // Past this point the attempt is one we would retry: every stop is a give-up.
     if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
-    // Attempts the server provably never saw (retried transparently) do not count.
-    if (outcome.attempt - (outcome.transparentRetries ?? 0) >= options.maxAttempts)
+    // Attempts the server provably never saw (retried transparently) do not count, nor those a
+    // feature's retry made (a fresh credential's).
+    if (
+      outcome.attempt - (outcome.transparentRetries ?? 0) - (outcome.uncountedRetries ?? 0) >=
+      options.maxAttempts
+    )
       return stop('max-attempts', true);
   }
   const delay = retryDelay(outcome, options, transparent);

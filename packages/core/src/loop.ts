@@ -57,6 +57,8 @@ export const runAttempts = async <A, R>(
   t: Transport<A, R>,
   waitFirstMs?: number,
 ): Promise<R> => {
+  // A hook of the client's that may change a retry (ky's): the budget lets one such retry go free.
+  if (t.beforeRetry) run.retryHooks = true;
   try {
     const preparing = t.prepare?.();
     if (preparing) {

@@ -143,6 +143,13 @@ export class RetryRun {
   declare private unread: number;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
+  /** Retries a feature made that `maxAttempts` does not count (a credential refresh's). */
+  declare uncountedRetries: number;
+  /**
+   * The client has hooks of its own that may change a retry (ky's `beforeRetry`): set by the
+   * attempt loop, for the budget (a hook's fix of a refused request is not a server failing).
+   */
+  declare retryHooks: boolean;
   /** Of those, the last ones in a row made while no server answered the policy's requests. */
   declare private stalledRetries: number;
   /** The policy's answers counted when this request began or last retried transparently. */
@@ -172,6 +179,8 @@ export class RetryRun {
     this.retries = undefined;
     this.unread = 0;
     this.transparentRetries = 0;
+    this.uncountedRetries = 0;
+    this.retryHooks = false;
     this.stalledRetries = 0;
     this.answersSeen = options.progress.answers;
     // Indexed loops over the features: a for-of makes an iterator, which code still in V8's
@@ -338,6 +347,7 @@ export class RetryRun {
       staleConnection: r.staleConnection === true,
       failing: o.progress.failedAt === o.progress.answers,
       transparentRetries: this.transparentRetries,
+      uncountedRetries: this.uncountedRetries,
       stalledRetries: this.stalledRetries,
       progressed: o.progress.answers !== this.answersSeen,
     };
@@ -375,6 +385,7 @@ export class RetryRun {
       this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
       this.answersSeen = o.progress.answers;
     }
+    if (decision.uncounted) this.uncountedRetries++;
     const serverDelayUnread = decision.serverDelayUnread === true;
     if (serverDelayUnread) this.unread++;
     const event: Mutable<RetryEvent> = {

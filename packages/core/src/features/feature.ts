@@ -13,7 +13,7 @@
  * accept each other's features.
  */
 import type { AttemptOutcome, Decision } from '../decide.ts';
-import type { Mutable, RetryEvent, RetryInfo, StopReason } from '../options.ts';
+import type { Mutable, NextAttempt, RetryEvent, RetryInfo, StopReason } from '../options.ts';
 import type { RetryRun } from '../run.ts';
 
 /**
@@ -51,6 +51,11 @@ export interface RunFeature {
    * replaces a retry (the budget or the throttle refusing it), innermost feature first.
    */
   review?(run: RetryRun, outcome: AttemptOutcome, decision: Decision): Decision;
+  /**
+   * A retry, hedged copy or resume of `run` is about to be sent (before the `beforeRetry` hooks):
+   * what the feature sets on it. A promise is awaited; its rejection fails the request as a hook's.
+   */
+  edit?(run: RetryRun, next: NextAttempt): unknown;
   /** A retry was decided: what the feature adds to its event (before `onRetry` sees it). */
   retrying?(run: RetryRun, event: Mutable<RetryEvent>): void;
   /** The request finished: what the feature adds to its summary. */
@@ -60,7 +65,7 @@ export interface RunFeature {
 const FEATURE = Symbol.for('jitterbug.feature');
 
 /** The opt-in features, by the option that takes them. */
-export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume';
+export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume' | 'credential';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>
