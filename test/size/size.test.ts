@@ -20,13 +20,16 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // option checker, a 429's unread delay, ky's own hooks and timeout) took them to 10 798, 13 792,
   // 11 538 before the pass. Reaching the budgets needs a decision on those defaults (the closing
   // note of stop 30 lists what each would save).
-  withRetry: 10_103,
+  // Raised by what the attempt sequence added (issue 34): the step order and its abort rules as a
+  // state of their own, the run's older methods kept beside it for undici until its rewrite:
+  // withRetry +1 744, kyRetry +1 759, attachRetry +1 757, createRetryPolicy +2 082.
+  withRetry: 11_847,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 10_103,
-  kyRetry: 12_961,
-  attachRetry: 11_044,
-  createRetryPolicy: 8_599,
+  'withRetry (production)': 11_847,
+  kyRetry: 14_720,
+  attachRetry: 12_801,
+  createRetryPolicy: 10_681,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */

@@ -433,6 +433,8 @@ export interface ResolvedOptions {
   readonly progress: { answers: number };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
+  /** The one of them that races an attempt's copies (hedging): it wraps the send. */
+  readonly racer: RunFeature | undefined;
   /** Those of them that may hold or refuse an attempt (`admit`), and that see a run's summary (`finish`). */
   readonly admitting: readonly RunFeature[];
   readonly finishing: readonly RunFeature[];

@@ -1,0 +1,65 @@
+/**
+ * What the run's features and its drivers share, as types: a request as an adapter describes it,
+ * a feature's turn before an attempt, and the run as a feature sees it (read-only). A leaf for the
+ * modules that need these and nothing of the run's code.
+ */
+import type { BodyKind } from './body.ts';
+import type { AttemptOutcome } from './decide.ts';
+import type { ResolvedOptions, RetryInfo, StopReason } from './options.ts';
+import type { HeaderGetter } from './retry-after.ts';
+
+/** A request as an adapter describes it to the policy. */
+export interface RetryRequest {
+  readonly method: string;
+  /** Absolute URL (adapters resolve base URLs first). */
+  readonly url: string | URL;
+  /** Request headers, for the idempotency key. */
+  readonly headers?: HeaderGetter;
+  /** Default `'none'`. */
+  readonly body?: BodyKind;
+}
+
+/**
+ * What a feature says about an attempt about to be sent: wait `holdMs` and ask again, or refuse it
+ * (the request then fails with `error`, its run finished as `refuse`, nothing sent). A description
+ * rather than a promise, so that a simulation can take the same turn without one.
+ */
+export type Turn =
+  | { readonly holdMs: number }
+  | {
+      readonly refuse: StopReason;
+      readonly error: Error;
+      /** The wait that was not made, for `onGiveUp`. */
+      readonly refusedDelayMs?: number | undefined;
+    };
+
+/**
+ * What `beforeAttempt` is given: the caller's signal, or an object that makes one only when an
+ * attempt is held (`signal()`).
+ */
+export type HoldSignal = AbortSignal | { signal(): AbortSignal | undefined };
+
+/** One request's run, as its features see it: read, never written. */
+export interface RunView {
+  /** The options in force for this request (after route rules and the call's overrides). */
+  readonly options: ResolvedOptions;
+  /** Upper-case method. */
+  readonly method: string;
+  readonly url: string;
+  /** The request's headers (a generated idempotency key among them). */
+  readonly headers: HeaderGetter;
+  /** The body as the decision sees it. */
+  readonly body: BodyKind;
+  /** Attempts counted so far. */
+  readonly attempts: number;
+  /** Transparent retries made so far (not in `maxAttempts`). */
+  readonly transparentRetries: number;
+  /** Sum of the waits so far, in ms. */
+  readonly totalDelayMs: number;
+  /** Set once the request is finished. */
+  readonly summary: RetryInfo | undefined;
+  /** What the last decision looked at. */
+  readonly lastOutcome: AttemptOutcome | undefined;
+  /** Time since the run began, by the policy's clock. */
+  elapsedMs(): number;
+}
