@@ -4,14 +4,14 @@ export PATH := $(CURDIR)/.tools/node_modules/.bin:$(CURDIR)/node_modules/.bin:$(
 NODE_SRC := node --conditions=@jitterbug/source
 NODE22 := $(CURDIR)/.tools/node_modules/node22/bin/node
 
-.PHONY: all setup install demo test typecheck lint build check-packages pack bench bench-counts clean
+.PHONY: all setup install demo test typecheck lint build check-packages pack docs bench bench-counts clean
 
 all: test
 
 setup:
 	@sh scripts/bootstrap.sh
 
-node_modules/.modules.yaml: package.json pnpm-workspace.yaml pnpm-lock.yaml $(wildcard packages/*/package.json) examples/package.json | setup
+node_modules/.modules.yaml: package.json pnpm-workspace.yaml pnpm-lock.yaml .pnpmfile.cjs $(wildcard packages/*/package.json) examples/package.json | setup
 	@pnpm install --frozen-lockfile --reporter=silent
 	@touch $@
 
@@ -36,6 +36,11 @@ check-packages: install
 # with .tools on PATH for its pnpm; built first, as the script expects.
 pack: build
 	@bash scripts/pack-install.sh
+
+# The API reference of every published package's entry points, from their TSDoc, in out/reference/
+# (test/docs/reference.ts; make test fails on an export or an option without TSDoc).
+docs: install
+	@node test/docs/build-reference.ts
 
 # typecheck, lint and check-packages run inside test.sh, which counts a failing one and still ends
 # with the `N passed, N failed, N skipped` line.

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Installs the toolchain this repo needs into .tools/ (project-local, nothing global):
 # Node 24 when the Node on PATH is older than 22.19, and the pnpm pinned in package.json; and,
-# through scripts/install-browsers.sh, Debian's Chromium and Firefox for the runtime tests and
-# Debian's nginx for the tests against a real nginx (test/nginx/).
+# through scripts/install-debian-packages.sh, Debian's Chromium and Firefox for the runtime tests and
+# Debian's nginx, HAProxy, Caddy and Redis for the tests against real servers.
 # One `npm install --prefix .tools` call: two separate --prefix installs remove each other's packages.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,9 +14,9 @@ node22_version=22.23.3
 pnpm_version=$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' "$root/package.json")
 stamp="$tools/.stamp-node$node_pkg_version-node$node22_version-pnpm$pnpm_version"
 
-# The browsers and nginx come from Debian, not npm: checked on every run (a file check when they are there),
-# since a machine can lose them while .tools/ stays.
-sh "$root/scripts/install-browsers.sh"
+# The browsers and servers come from Debian, not npm: checked on every run (a file check when they are
+# there), since a machine can lose them while .tools/ stays.
+sh "$root/scripts/install-debian-packages.sh"
 
 [ -f "$stamp" ] && exit 0
 

@@ -3,7 +3,8 @@
 # outside the workspace (no workspace links), offline from the local pnpm store, and uses them there:
 #   1. packs every published package and checks the packed package.json (workspace: ranges rewritten);
 #   2. installs the tarballs, with the peers at the versions the workspace uses, with `--offline`;
-#   3. checks what each package ships (LICENSE, README.md, dist .js + .d.ts, its entry points, no tests);
+#   3. checks what each package ships (LICENSE, README.md, CHANGELOG.md, dist .js + .d.ts, its entry
+#      points, no tests);
 #   4. runs check.mjs (every package imported by name; one request retried 503 -> 200 through fetch, ky,
 #      axios and undici) on the Node on PATH and on Node 22 (the oldest `engines` promises) if present;
 #   5. typechecks test/types/consumer.ts with TypeScript 5.7 against the installed packages;

@@ -1,5 +1,5 @@
-"""Writes the registry metadata every published package shares (one place to change it) and copies
-the root LICENSE into each package. Run by hand after changing either: python3 scripts/package-metadata.py [pkg ...]"""
+"""Writes the registry metadata every published package shares (one place to change it), lists its
+CHANGELOG.md and LICENSE in `files`, and copies the root LICENSE into each package. Run by hand after changing either: python3 scripts/package-metadata.py [pkg ...]"""
 import json, shutil, sys
 REPO = 'https://github.com/jitterbug-http/jitterbug'
 KEYWORDS = {
@@ -10,6 +10,8 @@ KEYWORDS = {
     'undici': ['undici', 'fetch', 'retry', 'interceptor', 'dispatcher', 'backoff', 'jitter'],
     'otel': ['opentelemetry', 'retry', 'tracing', 'metrics', 'diagnostics_channel'],
     'simulator': ['retry', 'backoff', 'jitter', 'simulation', 'retry-storm'],
+    'redis': ['redis', 'valkey', 'retry', 'rate-limit', 'gcra', 'circuit-breaker', 'retry-budget'],
+    'durable-object': ['cloudflare-workers', 'durable-objects', 'retry', 'rate-limit', 'gcra', 'circuit-breaker', 'retry-budget'],
 }
 for name in sys.argv[1:] or KEYWORDS:
     path = f'packages/{name}/package.json'
@@ -24,8 +26,9 @@ for name in sys.argv[1:] or KEYWORDS:
     for key, value in p.items():
         if key not in ordered: ordered[key] = value
     ordered['publishConfig'] = {'access': 'public'}
+    # npm packs a package's README and LICENSE whatever `files` says, but not its CHANGELOG.md.
     files = ordered.get('files', [])
-    if 'LICENSE' not in files: ordered['files'] = files + ['LICENSE']
+    ordered['files'] = files + [f for f in ['CHANGELOG.md', 'LICENSE'] if f not in files]
     json.dump(ordered, open(path, 'w'), indent=2)
     open(path, 'a').write('\n')
     shutil.copy('LICENSE', f'packages/{name}/LICENSE')

@@ -1,8 +1,8 @@
 /**
  * Step 3 of `scripts/pack-install.sh`: what each installed package ships, as a user's node_modules has
- * it. LICENSE and README.md; built ESM (.js) with a declaration file (.d.ts) next to each, and no
- * output left over from a deleted source; every file that `exports`, `imports`, `types`, `main` and
- * `bin` name; and no tests, fixtures or build state.
+ * it. LICENSE, README.md and CHANGELOG.md; built ESM (.js) with a declaration file (.d.ts) next to
+ * each, and no output left over from a deleted source; every file that `exports`, `imports`, `types`,
+ * `main` and `bin` name; and no tests, fixtures or build state.
  *
  * Usage: node files.mjs <project dir>
  */
@@ -43,7 +43,7 @@ for (const name of names) {
   const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const problem = (text) => problems.push(`${name}: ${text}`);
 
-  for (const file of ['LICENSE', 'README.md']) {
+  for (const file of ['LICENSE', 'README.md', 'CHANGELOG.md']) {
     if (!has(file)) problem(`ships no ${file}`);
     else if (statSync(join(dir, file)).size === 0) problem(`${file} is empty`);
   }
@@ -93,5 +93,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `LICENSE, README.md, dist .js + .d.ts and every named entry point shipped, no tests (${summary.join(', ')})`,
+  `LICENSE, README.md, CHANGELOG.md, dist .js + .d.ts and every named entry point shipped, no tests (${summary.join(', ')})`,
 );

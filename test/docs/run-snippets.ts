@@ -18,7 +18,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDocsServer } from './flaky-server.ts';
-import { readContext, type Snippet, snippetName } from './snippets.ts';
+import { type Snippet, snippetName } from './snippets.ts';
 
 /** How one block ran. */
 export interface RunResult {
@@ -72,14 +72,10 @@ const prepareFolder = async (
 };
 
 /** Replaces the scratch module's path in Node's output by the block's place in the Markdown file. */
-const placeInDocs = (output: string, path: string, snippet: Snippet, contextLines: number): string =>
-  output.replaceAll(new RegExp(`(?:file://)?${escapeRegExp(path)}(?::(\\d+)(?::\\d+)?)?`, 'g'), (_, line) => {
-    if (line === undefined) return snippetName(snippet);
-    const n = Number(line);
-    return n <= contextLines
-      ? `${snippet.context}:${n}`
-      : `${snippet.file}:${snippet.line + n - contextLines - 1}`;
-  });
+const placeInDocs = (output: string, path: string, snippet: Snippet): string =>
+  output.replaceAll(new RegExp(`(?:file://)?${escapeRegExp(path)}(?::(\\d+)(?::\\d+)?)?`, 'g'), (_, line) =>
+    line === undefined ? snippetName(snippet) : `${snippet.file}:${snippet.line + Number(line) - 1}`,
+  );
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -139,15 +135,13 @@ const runOne = async (
   folder: string,
   cacheDir: string,
   snippet: Snippet,
-  context: string,
   timeoutMs: number,
 ): Promise<RunResult> => {
   const server = await startDocsServer();
   const started = performance.now();
   try {
     const path = join(folder, moduleName(snippet));
-    const contextLines = context === '' ? 0 : context.split('\n').length - 1;
-    await writeFile(path, (context + snippet.code).replace(EXAMPLE_HOSTS, server.url));
+    await writeFile(path, snippet.code.replace(EXAMPLE_HOSTS, server.url));
     const exit = await runModule(folder, path, cacheDir, timeoutMs);
     const why = failure(exit, timeoutMs);
     const message =
@@ -156,7 +150,7 @@ const runOne = async (
         : [
             `${snippetName(snippet)} ${why}`,
             `server log: ${server.log.join(', ') || 'no request'}`,
-            exit.stderr && `stderr:\n${shorten(placeInDocs(exit.stderr, path, snippet, contextLines))}`,
+            exit.stderr && `stderr:\n${shorten(placeInDocs(exit.stderr, path, snippet))}`,
             exit.stdout && `stdout:\n${shorten(exit.stdout, 0)}`,
           ]
             .filter(Boolean)
@@ -189,13 +183,7 @@ export const runSnippets = async (
     const next = async (): Promise<void> => {
       for (let snippet = queue.shift(); snippet; snippet = queue.shift()) {
         const folder = folders.get(snippet.file)!;
-        const context = readContext(root, snippet);
-        if (context instanceof Error) {
-          const message = `${snippetName(snippet)}: ${context.message}`;
-          results.set(snippetName(snippet), { ok: false, message, durationMs: 0, requests: [], stdout: '' });
-          continue;
-        }
-        results.set(snippetName(snippet), await runOne(folder, cacheDir, snippet, context, timeoutMs));
+        results.set(snippetName(snippet), await runOne(folder, cacheDir, snippet, timeoutMs));
       }
     };
     await Promise.all(Array.from({ length: concurrency }, next));

@@ -50,7 +50,11 @@ console.log(response.status);
 - in a list item:
 
   \`\`\`ts
-  // @snippet-context: context/axios-api.ts
+  import axios from 'axios';
+  import { attachRetry, getRetryInfo } from '@jitterbug/axios';
+
+  const api = axios.create({ baseURL: 'https://api.example.com' });
+  attachRetry(api);
   const response = await api.get('/items');
   console.log(getRetryInfo(response)?.attempts);
   \`\`\`
@@ -60,11 +64,12 @@ console.log(response.status);
 \`\`\`
 
 \`\`\`ts
-// @snippet-context: context/missing.ts
-console.log('never compiled');
+// What another block declared is not there: each block compiles alone.
+const response = await api.get('/items');
+console.log(getRetryInfo(response)?.attempts);
 \`\`\`
 `;
-const canaries = extractSnippets(root, 'test/docs/canaries.md', CANARIES);
+const canaries = extractSnippets('test/docs/canaries.md', CANARIES);
 const canary = (n: number): Snippet => canaries[n]!;
 
 let result: CheckResult;
@@ -124,14 +129,18 @@ describe('the check', () => {
     expect(codes(canary(3), 'no-dom')[0]).toMatch(/^test\/docs\/canaries\.md:21 TS23(22|75)$/);
   });
 
-  it('puts a context file before a block that names it, and reads fences indented in a list', () => {
-    expect(canary(4).context).toBe('test/docs/context/axios-api.ts');
+  it('reads fences indented in a list', () => {
+    expect(canary(4).code).toMatch(/^import axios from 'axios';/);
     expect(errorsOf(canary(4))).toEqual({ dom: [], 'no-dom': [] });
   });
 
-  it('skips a no-check block, and reports a context file that cannot be read', () => {
+  it('skips a no-check block, and compiles each block alone: nothing of another is in scope', () => {
     expect(canary(5).skip).toBe(true);
     expect(result.errors.has(snippetName(canary(5)))).toBe(false);
-    expect(errorsOf(canary(6)).dom[0]?.message).toMatch(/context\/missing\.ts cannot be read/);
+    const { line } = canary(6);
+    expect(codes(canary(6), 'dom')).toEqual([
+      `test/docs/canaries.md:${line + 1} TS2304`,
+      `test/docs/canaries.md:${line + 2} TS2304`,
+    ]);
   });
 });

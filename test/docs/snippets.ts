@@ -9,22 +9,19 @@
  * the `.d.ts` files are generated from those same sources (`scripts/check-packages.sh` checks that
  * they can be read).
  *
- * Three escapes, for blocks that are not a standalone program; keep them rare:
+ * Every block compiles alone, with its own imports, as a user would paste it: nothing is put before
+ * it. Two escapes, for blocks that are not a standalone program; keep them rare:
  *
  * - ```` ```ts no-check ```` — the block is not typechecked at all, nor run (an output example, a
  *   signature written for reading, a fragment that cannot stand alone).
  * - ```` ```ts no-run ```` — typechecked but not run by `run-snippets.ts` (a block that needs a
  *   browser); the block's first comment says why.
- * - `// @snippet-context: <path>` on a line of its own at the top of the block — the file at `<path>`
- *   (relative to the Markdown file) is put before the block, in the same module: declarations the
- *   block assumes (`declare const api: AxiosInstance;`) without repeating them in the docs. Errors in
- *   that part are reported against the context file.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 
 /** One ```ts block of a Markdown file. */
 export interface Snippet {
@@ -37,13 +34,11 @@ export interface Snippet {
   readonly skip: boolean;
   /** `no-run` in the info string: typechecked, not run (see `run-snippets.ts`). */
   readonly noRun: boolean;
-  /** The context file named by `// @snippet-context:`, relative to the repository root. */
-  readonly context: string | undefined;
 }
 
 /** One error of `tsc`, placed in the documentation. */
 export interface SnippetError {
-  /** Where it is: `README.md:42`, or the context file's line. */
+  /** Where it is: `README.md:42`. */
   readonly at: string;
   /** `TS2322: Type … is not assignable …` (continuation lines joined). */
   readonly message: string;
@@ -53,7 +48,6 @@ export interface SnippetError {
 export type LibVariant = 'dom' | 'no-dom';
 export const LIB_VARIANTS: readonly LibVariant[] = ['dom', 'no-dom'];
 
-const CONTEXT = /^\s*\/\/\s*@snippet-context:\s*(\S+)\s*$/;
 // CommonMark fences: three or more backticks or tildes, indented by at most three spaces (more
 // inside list items, which is what `indent` strips from the block's lines).
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([^`\s]*)(.*)$/;
@@ -79,8 +73,8 @@ export const documentationFiles = (root: string): string[] => {
   return files;
 };
 
-/** The ```ts blocks of one Markdown file (`file` relative to `root`). */
-export const extractSnippets = (root: string, file: string, markdown: string): Snippet[] => {
+/** The ```ts blocks of one Markdown file (`file`: its path, for messages). */
+export const extractSnippets = (file: string, markdown: string): Snippet[] => {
   const lines = markdown.split(/\r?\n/);
   const snippets: Snippet[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -98,15 +92,12 @@ export const extractSnippets = (root: string, file: string, markdown: string): S
       const body = lines
         .slice(i + 1, end)
         .map((line) => (line.startsWith(indent) ? line.slice(indent.length) : line.trimStart()));
-      const contextLine = body.find((line) => line.trim() !== '');
-      const context = contextLine === undefined ? undefined : CONTEXT.exec(contextLine)?.[1];
       snippets.push({
         file,
         line: i + 2,
         code: body.join('\n'),
         skip: rest.split(/\s+/).includes('no-check'),
         noRun: rest.split(/\s+/).includes('no-run'),
-        context: context === undefined ? undefined : relative(root, resolve(root, dirname(file), context)),
       });
     }
     i = end;
@@ -116,9 +107,7 @@ export const extractSnippets = (root: string, file: string, markdown: string): S
 
 /** Every snippet of the documentation. */
 export const collectSnippets = (root: string): Snippet[] =>
-  documentationFiles(root).flatMap((file) =>
-    extractSnippets(root, file, readFileSync(join(root, file), 'utf8')),
-  );
+  documentationFiles(root).flatMap((file) => extractSnippets(file, readFileSync(join(root, file), 'utf8')));
 
 /** Where a snippet is, for test names and messages. */
 export const snippetName = (snippet: Snippet): string => `${snippet.file}:${snippet.line}`;
@@ -142,22 +131,10 @@ const compilerOptions = (variant: LibVariant): Record<string, unknown> => ({
 });
 
 interface Written {
-  /** Scratch file name → the snippet and how many lines of context precede its code. */
-  readonly files: ReadonlyMap<string, { snippet: Snippet; contextLines: number }>;
-  /** Snippets whose context file cannot be read, with the reason. */
-  readonly unreadable: ReadonlyMap<Snippet, string>;
+  /** Scratch file name → the snippet written there. */
+  readonly files: ReadonlyMap<string, Snippet>;
   readonly dir: string;
 }
-
-/** The context a snippet names (with a final newline), or why it cannot be had. */
-export const readContext = (root: string, snippet: Snippet): string | Error => {
-  if (!snippet.context) return '';
-  try {
-    return readFileSync(join(root, snippet.context), 'utf8').replace(/\n?$/, '\n');
-  } catch (error) {
-    return new Error(`@snippet-context ${snippet.context} cannot be read: ${(error as Error).message}`);
-  }
-};
 
 /** Writes each checked snippet as a module of a scratch project, with one tsconfig per variant. */
 const writeProject = async (root: string, snippets: readonly Snippet[]): Promise<Written> => {
@@ -166,26 +143,19 @@ const writeProject = async (root: string, snippets: readonly Snippet[]): Promise
   await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n');
   await mkdir(join(dir, 'snippets'));
-  const files = new Map<string, { snippet: Snippet; contextLines: number }>();
-  const unreadable = new Map<Snippet, string>();
+  const files = new Map<string, Snippet>();
   let n = 0;
   for (const snippet of snippets) {
     if (snippet.skip) continue;
     const name = `snippets/s${String(++n).padStart(3, '0')}.ts`;
-    const context = readContext(root, snippet);
-    if (context instanceof Error) {
-      unreadable.set(snippet, context.message);
-      continue;
-    }
-    const contextLines = context === '' ? 0 : context.split('\n').length - 1;
-    await writeFile(join(dir, name), context + snippet.code);
-    files.set(name, { snippet, contextLines });
+    await writeFile(join(dir, name), snippet.code);
+    files.set(name, snippet);
   }
   for (const variant of LIB_VARIANTS) {
     const config = { compilerOptions: compilerOptions(variant), files: [...files.keys()] };
     await writeFile(join(dir, `tsconfig.${variant}.json`), JSON.stringify(config, null, 2));
   }
-  return { files, unreadable, dir };
+  return { files, dir };
 };
 
 // `snippets/s001.ts(3,7): error TS2322: …`, continued by indented lines; tsc's own complaints have no place.
@@ -232,7 +202,7 @@ export interface CheckResult {
    * compiles against the `.d.ts` files, where private fields carry no type.
    */
   readonly packageSources: Readonly<Record<LibVariant, readonly string[]>>;
-  /** Any other error: a missing context file, tsc's own complaints about the project. */
+  /** Any other error: tsc's own complaints about the project. */
   readonly elsewhere: Readonly<Record<LibVariant, readonly string[]>>;
 }
 
@@ -243,33 +213,25 @@ const PACKAGE_SOURCE = /(^|\/)packages\/[^/]+\/src\//;
  * each over all snippets), and places each error at its line in the documentation.
  */
 export const checkSnippets = async (root: string, snippets: readonly Snippet[]): Promise<CheckResult> => {
-  const { files, unreadable, dir } = await writeProject(root, snippets);
+  const { files, dir } = await writeProject(root, snippets);
   try {
     const outputs = await Promise.all(
       LIB_VARIANTS.map((variant) => runTsc(root, dir, `tsconfig.${variant}.json`)),
     );
     const errors = new Map<string, Record<LibVariant, SnippetError[]>>();
-    for (const { snippet } of files.values()) errors.set(snippetName(snippet), { dom: [], 'no-dom': [] });
-    for (const [snippet, message] of unreadable) {
-      const error = { at: snippetName(snippet), message };
-      errors.set(snippetName(snippet), { dom: [error], 'no-dom': [error] });
-    }
+    for (const snippet of files.values()) errors.set(snippetName(snippet), { dom: [], 'no-dom': [] });
     const packageSources: Record<LibVariant, string[]> = { dom: [], 'no-dom': [] };
     const elsewhere: Record<LibVariant, string[]> = { dom: [], 'no-dom': [] };
     LIB_VARIANTS.forEach((variant, i) => {
       for (const diagnostic of parseDiagnostics(outputs[i]!)) {
         const file = diagnostic.file.replaceAll('\\', '/');
-        const written = files.get(file);
-        if (!written) {
+        const snippet = files.get(file);
+        if (!snippet) {
           const where = file ? `${file}(${diagnostic.line}): ` : '';
           (PACKAGE_SOURCE.test(file) ? packageSources : elsewhere)[variant].push(where + diagnostic.message);
           continue;
         }
-        const { snippet, contextLines } = written;
-        const at =
-          diagnostic.line <= contextLines
-            ? `${snippet.context}:${diagnostic.line}`
-            : `${snippet.file}:${snippet.line + diagnostic.line - contextLines - 1}`;
+        const at = `${snippet.file}:${snippet.line + diagnostic.line - 1}`;
         errors.get(snippetName(snippet))![variant].push({ at, message: diagnostic.message });
       }
     });

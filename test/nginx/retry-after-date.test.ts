@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NginxSetup } from '../support/nginx/config.ts';
-import { CLIENTS, createClient, tlsTransport } from './clients.ts';
-import { ending, startStack } from './stack.ts';
+import { CLIENTS, createClient, tlsTransport } from '../support/node-clients.ts';
+import { ending } from '../support/sent.ts';
+import { startStack } from './stack.ts';
 
 const setup: NginxSetup = {
   servers: [{ name: 'api', listen: ['https', 'h2'], locations: [{ path: '/', to: { proxy: 'backend' } }] }],

@@ -6,7 +6,7 @@
  * backend exactly once (issue 24's done-criterion).
  */
 import { describe, it } from 'vitest';
-import { H2_CLIENTS } from './clients.ts';
+import { H2_CLIENTS } from '../support/node-clients.ts';
 import { expectEveryRequestServed, runRotation } from './rotation.ts';
 
 describe.each(H2_CLIENTS)('nginx rotating HTTP/2 connections, %s', (client) => {

@@ -4,7 +4,7 @@
  * sends a request on a connection nginx has announced it closes, so nothing is lost here.
  */
 import { describe, it } from 'vitest';
-import { CLIENTS } from './clients.ts';
+import { CLIENTS } from '../support/node-clients.ts';
 import { expectEveryRequestServed, runRotation } from './rotation.ts';
 
 describe.each(CLIENTS)('nginx rotating HTTP/1.1 connections, %s', (client) => {

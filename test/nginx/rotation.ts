@@ -9,8 +9,9 @@ import { expect } from 'vitest';
 import type { ConformanceRequest } from '../conformance/driver.ts';
 import type { AccessLogLine } from '../support/nginx/access-log.ts';
 import type { Listener, NginxSetup } from '../support/nginx/config.ts';
-import { type ClientName, createClient } from './clients.ts';
-import { countBy, ending, type Sent, sendAll, startStack } from './stack.ts';
+import { type ClientName, createClient } from '../support/node-clients.ts';
+import { countBy, ending, type Sent, sendAll } from '../support/sent.ts';
+import { startStack } from './stack.ts';
 
 export const ROTATION_REQUESTS = 200;
 export const KEEPALIVE_REQUESTS = 5;

@@ -9,8 +9,9 @@ import { DEFAULTS } from '@jitterbug/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConformanceClient } from '../conformance/driver.ts';
 import type { NginxSetup } from '../support/nginx/config.ts';
-import { CLIENTS, type ClientName, createClient, tlsTransport } from './clients.ts';
-import { ending, type Stack, startStack } from './stack.ts';
+import { CLIENTS, type ClientName, createClient, tlsTransport } from '../support/node-clients.ts';
+import { ending } from '../support/sent.ts';
+import { type Stack, startStack } from './stack.ts';
 
 const READ_TIMEOUT_MS = 300;
 const setup: NginxSetup = {

@@ -1,7 +1,8 @@
 /**
  * What a user sees of each published package on the registry: the shared metadata
- * (`scripts/package-metadata.py` writes it), the LICENSE shipped inside the package, and README
- * links that still work there (a relative link resolves against nothing on npmjs.com).
+ * (`scripts/package-metadata.py` writes it), the LICENSE and CHANGELOG.md shipped inside the
+ * package, and README links that still work there (a relative link resolves against nothing on
+ * npmjs.com).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ describe.each(published)('packages/%s', (dir) => {
   const read = (file: string) => readFileSync(join(root, 'packages', dir, file), 'utf8');
   const manifest = JSON.parse(read('package.json'));
 
-  it('has the registry metadata and ships the LICENSE', () => {
+  it('has the registry metadata and ships the LICENSE and its changelog', () => {
     expect(manifest).toMatchObject({
       license: 'MIT',
       homepage: `${REPO}/tree/main/packages/${dir}#readme`,
@@ -38,6 +39,8 @@ describe.each(published)('packages/%s', (dir) => {
     });
     expect(manifest.keywords.length).toBeGreaterThan(0);
     expect(manifest.files).toContain('LICENSE');
+    // npm and pnpm pack a README and a LICENSE whatever `files` says, but a CHANGELOG.md only if listed.
+    expect(manifest.files).toContain('CHANGELOG.md');
     expect(read('LICENSE')).toBe(readFileSync(join(root, 'LICENSE'), 'utf8'));
   });
 

@@ -5,6 +5,8 @@
  * what was meant — and none of the mistakes that used to be accepted silently still is. These are the
  * development messages (Node resolves `#messages` to `messages/full.ts`).
  */
+
+import { PassThrough } from 'node:stream';
 import { attachRetry, createDiscardedBodyCap } from '@jitterbug/axios';
 import {
   createAdaptiveThrottle,
@@ -20,8 +22,11 @@ import { createForcedRetries, kyRetry } from '@jitterbug/ky';
 import { retryInterceptor } from '@jitterbug/undici';
 import axios from 'axios';
 import ky from 'ky';
+import * as undici8 from 'undici';
 import { Agent } from 'undici';
-import { describe, expect, it } from 'vitest';
+import * as undici7 from 'undici7';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.ts';
 
 const api = () => axios.create();
 const begin = (overrides: unknown) =>
@@ -339,5 +344,98 @@ describe('what these refusals leave alone', () => {
   it('forcedRetries and infoHeaders where they belong are taken', () => {
     expect(() => kyRetry({}, { forcedRetries: createForcedRetries() })).not.toThrow();
     expect(() => retryInterceptor({}, { infoHeaders: true })).not.toThrow();
+  });
+});
+
+describe('undici: an interceptor used as a dispatcher', () => {
+  // What retryInterceptor() returns, where undici takes a dispatcher (issue 33): a TypeError saying
+  // how to compose it, instead of undici's `this.dispatch is not a function` or `Argument agent
+  // must implement Agent`, and before anything is sent (the server below sees no request).
+  const COMPOSE = 'new Agent().compose(retryInterceptor(options))';
+  const NOT_A_DISPATCHER = new RegExp(
+    `^jitterbug: retryInterceptor\\(\\) returns an interceptor, not a dispatcher: compose it onto an agent, ${COMPOSE.replace(/[().]/g, '\\$&')}`,
+  );
+  let server: ScriptedServer;
+  beforeAll(async () => {
+    server = await startScriptedServer();
+  });
+  afterAll(() => server.close());
+  const url = () => `${server.url}/as-dispatcher`;
+  const interceptor = () => retryInterceptor() as never;
+
+  const AS_DISPATCHER: ReadonlyArray<readonly [string, () => unknown]> = [
+    undici8,
+    undici7 as unknown as typeof undici8,
+  ].flatMap((u, i): Array<readonly [string, () => unknown]> => {
+    const v = i === 0 ? 'undici 8' : 'undici 7';
+    return [
+      [
+        `${v}: request(url, { dispatcher: retryInterceptor() })`,
+        () => u.request(url(), { dispatcher: interceptor() }),
+      ],
+      [`${v}: setGlobalDispatcher(retryInterceptor())`, () => u.setGlobalDispatcher(interceptor())],
+      [
+        `${v}: new RetryAgent(retryInterceptor())`,
+        () =>
+          new u.RetryAgent(interceptor()).request({
+            origin: server.url,
+            path: '/as-dispatcher',
+            method: 'GET',
+          }),
+      ],
+      [
+        `${v}: stream(url, { dispatcher: retryInterceptor() }, …)`,
+        () => u.stream(url(), { dispatcher: interceptor(), method: 'GET' }, () => new PassThrough()),
+      ],
+    ];
+  });
+
+  it.each(AS_DISPATCHER)('%s', async (_written, call) => {
+    // A sync throw (setGlobalDispatcher) or a rejection (request()), the same TypeError.
+    const error = await (async () => call())().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(NOT_A_DISPATCHER);
+    expect(server.seen('/as-dispatcher')).toHaveLength(0);
+  });
+
+  it.each([
+    [
+      'undici 8 fetch(url, { dispatcher: retryInterceptor() })',
+      () => undici8.fetch(url(), { dispatcher: interceptor() }),
+    ],
+    [
+      'undici 7 fetch(url, { dispatcher: retryInterceptor() })',
+      () => undici7.fetch(url(), { dispatcher: interceptor() }),
+    ],
+    [
+      'Node’s fetch(url, { dispatcher: retryInterceptor() })',
+      () => fetch(url(), { dispatcher: interceptor() } as RequestInit),
+    ],
+  ])('%s: fetch’s TypeError, whose cause says how', async (_written, call) => {
+    const error = await call().then(
+      () => undefined,
+      (e: unknown) => e as Error & { cause?: Error },
+    );
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error?.cause).toBeInstanceOf(TypeError);
+    expect(error?.cause?.message).toMatch(NOT_A_DISPATCHER);
+    expect(server.seen('/as-dispatcher')).toHaveLength(0);
+  });
+
+  it.each([
+    ['undici 8', undici8],
+    ['undici 7', undici7 as unknown as typeof undici8],
+  ])('%s: new Agent().compose(retryInterceptor), not called', (_v, u) => {
+    const compose = () => new u.Agent().compose(retryInterceptor as never);
+    expect(compose).toThrow(TypeError);
+    expect(compose).toThrow('compose(retryInterceptor(options))');
+  });
+
+  it('composed as it should be, it is taken', () => {
+    expect(() => new undici8.Agent().compose(retryInterceptor())).not.toThrow();
+    expect(() => new undici7.Agent().compose(retryInterceptor() as never)).not.toThrow();
   });
 });

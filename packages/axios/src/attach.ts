@@ -46,6 +46,9 @@ const policyOf = (optionsOrPolicy: RetryPolicyOrOptions | undefined, cap: boolea
   return policy;
 };
 
+/** The detach of the interceptor each instance has now, by its request interceptors. */
+const attached = new WeakMap<object, () => void>();
+
 /**
  * Adds jitterbug retries to an axios instance. Retries happen inside the request's adapter, below
  * the interceptors and transforms: your own request and response interceptors, `transformRequest`
@@ -56,7 +59,8 @@ const policyOf = (optionsOrPolicy: RetryPolicyOrOptions | undefined, cap: boolea
  * @param optionsOrPolicy - `createRetryPolicy` options, or a policy to share (and its retry budget)
  *   with other clients. Default: the core's defaults.
  * @param adapterOptions - how jitterbug plugs into this instance: {@link AxiosAdapterOptions}.
- * @returns a function that removes the interceptor again (requests already sent keep retrying).
+ * @returns a function that removes the interceptor again (requests already sent keep retrying);
+ *   after a later `attachRetry` on the same instance it does nothing.
  * @throws TypeError naming the option when an option is invalid.
  *
  * @example
@@ -79,7 +83,10 @@ export const attachRetry = (
     policyOf(optionsOrPolicy, discardedBodyCap !== undefined),
     discardedBodyCap,
   );
-  const id = instance.interceptors.request.use(
+  const interceptors = instance.interceptors.request;
+  // Attached before: replaced, so that one request goes through one retry layer, the last one set.
+  attached.get(interceptors)?.();
+  const id = interceptors.use(
     (config: InternalAxiosRequestConfig) => {
       config.adapter = adapterFor(unwrapAdapter(config.adapter));
       return config;
@@ -88,10 +95,13 @@ export const attachRetry = (
     // Synchronous: adding this interceptor does not make axios defer the request by a tick.
     { synchronous: true },
   );
-  let attached = true;
-  return () => {
-    if (!attached) return;
-    attached = false;
-    instance.interceptors.request.eject(id);
+  let on = true;
+  const detach = (): void => {
+    if (!on) return;
+    on = false;
+    interceptors.eject(id);
+    if (attached.get(interceptors) === detach) attached.delete(interceptors);
   };
+  attached.set(interceptors, detach);
+  return detach;
 };

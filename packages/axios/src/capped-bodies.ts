@@ -4,6 +4,7 @@
  * does not use it does not carry stream mode's code (about 1.3 KB of a browser bundle, gzipped):
  * only this module reaches it.
  */
+import { noOptions } from '@jitterbug/core/adapter';
 import type { AxiosAdapter, InternalAxiosRequestConfig } from 'axios';
 import { httpAdapter, httpBody } from '#platform';
 import axios from './axios-values.ts';
@@ -48,4 +49,7 @@ const DISCARDED_BODY_CAP: DiscardedBodyCap = Object.freeze({
  * cost on the success path is in the README ("Discarded bodies"). The `xhr` adapter and your own
  * adapters read bodies themselves: for them it changes nothing.
  */
-export const createDiscardedBodyCap = (): DiscardedBodyCap => DISCARDED_BODY_CAP;
+export const createDiscardedBodyCap = (...none: never[]): DiscardedBodyCap => {
+  noOptions('createDiscardedBodyCap', none);
+  return DISCARDED_BODY_CAP;
+};

@@ -53,7 +53,13 @@ const retryingAdapter = (
       const data: unknown = config.data;
       // The call's own `jitterbug` field (validated here: a TypeError naming it, nothing sent).
       const run = policy.begin(
-        { method: config.method ?? 'get', url, headers: requestHeaders, body: bodyKind(data) },
+        {
+          method: config.method ?? 'get',
+          url,
+          base: config.baseURL,
+          headers: requestHeaders,
+          body: bodyKind(data),
+        },
         config.jitterbug,
       );
       // A `data:` URL is answered without a request: nothing to cap.

@@ -95,7 +95,7 @@ describe("a request's own settings: the config's jitterbug field", () => {
 /** A body that says "error" in a 200, as some APIs answer a rate limit. */
 const RATE_LIMITED = '{"error":{"code":"RATE_LIMIT"}}';
 
-/** axios-retry's `validateResponse`, as a `shouldRetry`: the body is text here (before transformResponse). */
+/** axios-retry's `validateResponse`, as an `isFailure`: the body is text here (before transformResponse). */
 const retryErrorBodies = ({ response }: AttemptInfo): boolean | undefined => {
   const data = (response as AxiosResponse | undefined)?.data;
   if (typeof data !== 'string') return undefined;
@@ -113,9 +113,9 @@ describe.each([
   ['fetch', 'with discardedBodyCap', { discardedBodyCap: createDiscardedBodyCap() }],
 ] as const)('a 2xx whose body says "error" (validateResponse), %s adapter %s', (adapter, _mode, attach) => {
   const setup = (attachOptions: AxiosAdapterOptions | undefined, maxAttempts = 3) =>
-    client(server.url, { maxAttempts, shouldRetry: retryErrorBodies }, { adapter }, attachOptions);
+    client(server.url, { maxAttempts, isFailure: retryErrorBodies }, { adapter }, attachOptions);
 
-  it('is retried when shouldRetry says so; the caller gets the next answer, parsed as usual', async () => {
+  it('is retried when isFailure says so; the caller gets the next answer, parsed as usual', async () => {
     server.route('/quota', [
       { status: 200, body: RATE_LIMITED, headers: { 'content-type': 'application/json' } },
       { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } },

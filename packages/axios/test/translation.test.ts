@@ -234,13 +234,20 @@ describe('through a custom adapter', () => {
     expect(handlers.filter(Boolean)).toHaveLength(0);
   });
 
-  it('attached twice, retries are never nested: the interceptor axios runs last wins', async () => {
+  it('attached again, the new settings replace the first: one interceptor, never nested retries', async () => {
     const { api, seen } = setup([status(503)], { maxAttempts: 2 });
-    attachRetry(api, { maxAttempts: 3, sleep: async () => {} });
+    const interceptors = () =>
+      (api.interceptors.request as unknown as { handlers: unknown[] }).handlers.filter(Boolean);
+    const detachFirst = attachRetry(api, { maxAttempts: 5, sleep: async () => {} });
+    const detach = attachRetry(api, { maxAttempts: 3, sleep: async () => {} });
+    expect(interceptors()).toHaveLength(1);
     await rejection(api.get('http://x.test/a'));
-    // axios runs request interceptors last-added first: the first attachRetry runs last and its wrapper
-    // replaces the other's.
-    expect(seen).toHaveLength(2);
+    expect(seen).toHaveLength(3);
+    // A replaced attachment's detach does nothing; the last one's takes jitterbug out.
+    detachFirst();
+    expect(interceptors()).toHaveLength(1);
+    detach();
+    expect(interceptors()).toHaveLength(0);
   });
 
   it('rejects invalid options when attaching', () => {

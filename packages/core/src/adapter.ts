@@ -24,6 +24,7 @@ export {
 export { runAttempts, type Transport } from './drive/promise.ts';
 export { describeError, errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 export { isRetryBudget } from './features/budget.ts';
+export { isCredentialRefresh } from './features/credential.ts';
 export { branded, type FeatureKind, isFeature, type RunFeature, type Turn } from './features/feature.ts';
 export { type HedgedCopies, HedgeRace, lost } from './features/hedge-race.ts';
 export { isHedging } from './features/hedging.ts';
@@ -39,7 +40,7 @@ export {
   mayRetry,
   maySendAgain,
 } from './may-retry.ts';
-export { fail, numberIn } from './option-error.ts';
+export { fail, noOptions, numberIn } from './option-error.ts';
 export type { Mutable, ResolvedOptions } from './options.ts';
 export { compilePathPattern } from './path-pattern.ts';
 export {
@@ -64,6 +65,7 @@ export {
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
+  parseRateLimitWait,
   parseRetryAfter,
   type ServerDelaySource,
   serverDelay,

@@ -1,12 +1,15 @@
 /**
  * What changes in a request between its attempts: a generated idempotency key (from the first
- * attempt on), the attempt headers (on every attempt), and what `beforeRetry` sets (before each
- * retry, hedged copy and resume). The core decides what to set; the adapter applies it to its client's
- * request through an {@link EditableRequest}.
+ * attempt on), the attempt headers (on every attempt), and what the features (a refreshed
+ * credential) and then `beforeRetry` set (before each retry, hedged copy and resume). The core
+ * decides what to set; the adapter applies it to its client's request through an
+ * {@link EditableRequest}.
  */
+import type { RunFeature } from './features/feature.ts';
 import { after } from './maybe-promise.ts';
 import type { NextAttempt, ResolvedOptions } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
+import type { RunView } from './types.ts';
 
 /** A request whose headers and URL the next attempts may be sent with (an adapter's). */
 export interface EditableRequest {
@@ -27,19 +30,8 @@ export interface EditableRequest {
 export type AttemptKind = 'first' | NextAttempt['kind'];
 
 /** What the edits read of a run. */
-export interface EditedRun {
-  readonly options: ResolvedOptions;
-  readonly method: string;
-  readonly attempts: number;
+export interface EditedRun extends RunView {
   readonly idempotencyKey: string | undefined;
-  readonly lastOutcome:
-    | {
-        readonly status?: number | undefined;
-        readonly responseHeaders?: HeaderGetter | undefined;
-        readonly error?: unknown;
-      }
-    | undefined;
-  elapsedMs(): number;
 }
 
 /**
@@ -67,28 +59,48 @@ export const generatedKey = (
 
 const URL_SCHEME = /^https?:\/\//i;
 
-/** Whether an attempt of `kind` is edited by a hook (see {@link attemptHook}). */
+/** Whether an attempt of `kind` is edited by a hook or a feature (see {@link attemptHook}). */
 export const hasAttemptHook = (
   options: ResolvedOptions,
   request: Partial<EditableRequest> | undefined,
   kind: AttemptKind,
-): boolean => kind !== 'first' && (options.beforeRetry !== undefined || request?.beforeRetry !== undefined);
+): boolean =>
+  kind !== 'first' &&
+  (options.beforeRetry !== undefined || request?.beforeRetry !== undefined || options.editing.length > 0);
+
+/** The features' edits of `next`, from `i` on, each once the one before it has settled. */
+const featureEdits = (
+  run: EditedRun,
+  features: readonly RunFeature[],
+  next: NextAttempt,
+  i: number,
+): unknown =>
+  i < features.length
+    ? after(features[i]!.edit!(run, next), () => featureEdits(run, features, next, i + 1))
+    : undefined;
 
 /**
- * The hook an attempt of `kind` is edited by: the policy's `beforeRetry`, then the client's own
- * (once the policy's promise, if any, has settled); none for a first attempt.
+ * What edits an attempt of `kind`: the features' edits (a refreshed credential), then the policy's
+ * `beforeRetry`, then the client's own, each once the promise before it (if any) has settled; none
+ * for a first attempt.
  */
 export const attemptHook = (
-  options: ResolvedOptions,
+  run: EditedRun,
   request: Partial<EditableRequest> | undefined,
   kind: AttemptKind,
 ): ((next: NextAttempt) => unknown) | undefined => {
   if (kind === 'first') return undefined;
-  const policyHook = options.beforeRetry;
+  const o = run.options;
+  const policyHook = o.beforeRetry;
   const clientHook = request?.beforeRetry;
-  return policyHook && clientHook
-    ? (next: NextAttempt): unknown => after(policyHook(next), () => clientHook(next))
-    : (policyHook ?? clientHook);
+  const hooks =
+    policyHook && clientHook
+      ? (next: NextAttempt): unknown => after(policyHook(next), () => clientHook(next))
+      : (policyHook ?? clientHook);
+  const { editing } = o;
+  return editing.length === 0
+    ? hooks
+    : (next: NextAttempt): unknown => after(featureEdits(run, editing, next, 0), () => hooks?.(next));
 };
 
 /**
@@ -170,7 +182,7 @@ export const editAttempt = (
 ): void | Promise<void> => {
   const headers = attemptHeaders(run, request, kind);
   if (headers === undefined) return undefined;
-  const hook = attemptHook(run.options, request, kind);
+  const hook = attemptHook(run, request, kind);
   if (!hook) return request.edit(request.requestUrl(), headers);
   const next = nextAttempt(run, request, kind, headers);
   return run.hook(

@@ -7,9 +7,13 @@ import { AttemptTimeoutError } from './errors.ts';
 
 /** A caller's signal as the clients give it (axios' may be a look-alike of `AbortSignal`). */
 export interface SignalLike {
+  /** Whether it has fired. */
   readonly aborted: boolean;
+  /** Why it fired (the error an aborted request fails with). */
   readonly reason?: unknown;
+  /** Listens for it to fire. */
   addEventListener?(type: 'abort', listener: () => void): void;
+  /** Stops listening. */
   removeEventListener?(type: 'abort', listener: () => void): void;
 }
 

@@ -19,7 +19,9 @@ export type RandomSource = () => number;
  * from `baseMs` when it is `undefined`.
  */
 export interface BackoffState {
+  /** Retries already made (0 before the first retry). */
   readonly attempt: number;
+  /** The previous delay, in ms (`decorrelated` grows from it). */
   readonly prevMs?: number | undefined;
 }
 

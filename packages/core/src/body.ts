@@ -38,12 +38,22 @@ export const bodyKind = (body: unknown): BodyKind => {
 
 /** The result of {@link bufferStream}. */
 export type BufferedStream =
-  | { readonly complete: true; readonly chunks: readonly Uint8Array[]; readonly bytes: number }
   | {
+      /** The whole stream fitted: `chunks` are all of it. */
+      readonly complete: true;
+      /** The stream's bytes, in order. */
+      readonly chunks: readonly Uint8Array[];
+      /** Their total length. */
+      readonly bytes: number;
+    }
+  | {
+      /** The stream was longer than the limit. */
       readonly complete: false;
       /** What was read before the limit was reached: send it first, then `rest`. */
       readonly chunks: readonly Uint8Array[];
+      /** The total length of `chunks`. */
       readonly bytes: number;
+      /** The rest of the stream, unread. */
       readonly rest: AsyncIterator<Uint8Array>;
     };
 

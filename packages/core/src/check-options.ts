@@ -4,7 +4,7 @@
  * option, the one message format, an unknown key refused with its fix — and the policy an entry
  * point is given, with what was meant when it is not options.
  */
-import { fail, isOptionObject, unknownOption } from './option-error.ts';
+import { fail, optionsObject, unknownOption } from './option-error.ts';
 import { type RetryPolicy, type RetryPolicyOrOptions, toRetryPolicy } from './policy.ts';
 import { POLICY_KEYS } from './validate.ts';
 
@@ -31,10 +31,10 @@ export const checkOptions = <Rows extends Readonly<Record<string, OptionCheck<un
   name = 'adapterOptions',
 ): CheckedOptions<Rows> => {
   if (options === undefined) return {};
-  if (!isOptionObject(options)) return fail(name, 'an object', options);
+  const given = optionsObject(options, name, owner);
   const checked: Record<string, unknown> = {};
-  for (const key of Object.keys(options)) {
-    const value = options[key];
+  for (const key of Object.keys(given)) {
+    const value = given[key];
     if (!Object.hasOwn(rows, key)) unknownOption(key, Object.keys(rows), value, POLICY_KEYS.has(key), owner);
     if (value !== undefined) checked[key] = rows[key]!(value, key);
   }

@@ -12,7 +12,9 @@ import { type HeaderGetter, serverDelay } from './retry-after.ts';
 export interface AttemptOutcome {
   /** Upper-case method. */
   readonly method: string;
+  /** The request's URL. */
   readonly url: string;
+  /** Reads the request's headers (for the idempotency key). */
   readonly requestHeaders: HeaderGetter;
   /** Whether the request body can be sent again unchanged (no body counts as replayable). */
   readonly bodyReplayable: boolean;
@@ -22,9 +24,11 @@ export interface AttemptOutcome {
   readonly elapsedMs: number;
   /** The current time in epoch ms, for HTTP-dates. */
   readonly nowMs: number;
+  /** The backoff's state before this decision. */
   readonly backoffState: BackoffState;
   /** The response status, when a response arrived. */
   readonly status?: number | undefined;
+  /** Reads the response's headers, when a response arrived. */
   readonly responseHeaders?: HeaderGetter | undefined;
   /** The error, when the attempt failed without a response. */
   readonly error?: unknown;
@@ -32,7 +36,7 @@ export interface AttemptOutcome {
   readonly code?: string | undefined;
   /** The caller's own signal aborted the request. */
   readonly aborted?: boolean | undefined;
-  /** `shouldRetry`'s answer, when it was asked. */
+  /** `shouldRetry`'s answer (`isFailure`'s `true`, for a response below 400), when it was asked. */
   readonly verdict?: boolean | undefined;
   /**
    * The failure proves the server never processed the request: the adapter says so (an HTTP/2
@@ -43,6 +47,8 @@ export interface AttemptOutcome {
   readonly resuming?: boolean | undefined;
   /** Transparent retries made so far. */
   readonly transparentRetries?: number | undefined;
+  /** Other retries made so far that `maxAttempts` does not count (a credential refresh's). */
+  readonly uncountedRetries?: number | undefined;
   /** Of those, the last ones in a row made with no answer from any server in between. */
   readonly stalledRetries?: number | undefined;
   /**
@@ -51,26 +57,45 @@ export interface AttemptOutcome {
    */
   readonly progressed?: boolean | undefined;
   /** The user forced a retry (ky's `ky.retry()`), with the delay they gave, if any. */
-  readonly forced?: { readonly delayMs?: number | undefined } | undefined;
+  readonly forced?:
+    | {
+        /** The delay the user gave, in ms; the backoff's when `undefined`. */
+        readonly delayMs?: number | undefined;
+      }
+    | undefined;
 }
 
 /** A decision to stop. */
-export type StopDecision = Extract<Decision, { readonly retry: false }>;
+export type StopDecision = Extract<
+  Decision,
+  {
+    /** Stop. */
+    readonly retry: false;
+  }
+>;
 
 /** The decision. */
 export type Decision =
   | {
+      /** Retry. */
       readonly retry: true;
+      /** After this many ms. */
       readonly delayMs: number;
+      /** Where the delay came from. */
       readonly delaySource: DelaySource;
       /** A 429 or 503 gave no delay jitterbug could read: the wait is the backoff's. */
       readonly serverDelayUnread?: true | undefined;
       /** Why the attempt is retried. */
       readonly reason: RetryReason;
+      /** The backoff's state for the next decision. */
       readonly nextBackoffState: BackoffState;
+      /** Not counted in `maxAttempts` (a feature's retry: a credential refreshed). */
+      readonly uncounted?: true | undefined;
     }
   | {
+      /** Stop: the last outcome is the request's. */
       readonly retry: false;
+      /** Why. */
       readonly reason: StopReason;
       /** The attempt failed in a way that is normally retried, and jitterbug stopped anyway. */
       readonly gaveUp: boolean;
@@ -106,16 +131,16 @@ const NOT_RETRYABLE: StopDecision = Object.freeze({
 
 /**
  * The decision for a status that settles the request by itself: a success (below 400, not in
- * `statusCodes`), with no `shouldRetry` hook to ask, or any status when retries are off.
+ * `statusCodes`), with no `isFailure` hook to ask, or any status when retries are off.
  * `undefined` when the full outcome is needed (a failure's headers may say `x-should-retry`). This
  * is the decision of nearly every request, so it is made without building an {@link AttemptOutcome}.
  */
 export const decideByStatus = (
   status: number,
-  options: Pick<ResolvedOptions, 'statusCodes' | 'shouldRetry' | 'retry' | 'disabledBy'>,
+  options: Pick<ResolvedOptions, 'statusCodes' | 'isFailure' | 'retry' | 'disabledBy'>,
 ): StopDecision | undefined => {
-  if (options.shouldRetry || options.statusCodes.has(status)) return undefined;
-  if (status < 400) return SUCCESS;
+  if (options.statusCodes.has(status)) return undefined;
+  if (status < 400) return options.isFailure && options.retry ? undefined : SUCCESS;
   return options.retry ? undefined : stop(options.disabledBy, false);
 };
 
@@ -265,18 +290,25 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
       : (outcome.stalledRetries ?? 0) < limit) &&
     outcome.verdict !== false &&
     outcome.bodyReplayable;
-  const byDefault = retryable && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  const methodAllows = methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  const byDefault = retryable && methodAllows;
   if (!transparent) {
     if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
-    if (!byDefault && !forced && outcome.verdict !== true) {
-      if (retryable) return stop('method-not-idempotent', true);
+    // A hook's `true` retries what would not be, within the method rule: never a POST without a key.
+    const wanted = retryable || outcome.verdict;
+    if (!forced && !(wanted && methodAllows)) {
+      if (wanted) return stop('method-not-idempotent', true);
       if (outcome.status === undefined) return stop('error-not-retryable', false);
       return outcome.status >= 400 ? NOT_RETRYABLE : SUCCESS;
     }
     // Past this point the attempt is one we would retry: every stop is a give-up.
     if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
-    // Attempts the server provably never saw (retried transparently) do not count.
-    if (outcome.attempt - (outcome.transparentRetries ?? 0) >= options.maxAttempts)
+    // Attempts the server provably never saw (retried transparently) do not count, nor those a
+    // feature's retry made (a fresh credential's).
+    if (
+      outcome.attempt - (outcome.transparentRetries ?? 0) - (outcome.uncountedRetries ?? 0) >=
+      options.maxAttempts
+    )
       return stop('max-attempts', true);
   }
   const delay = retryDelay(outcome, options, transparent);

@@ -11,8 +11,8 @@ import type { RetryRun } from './run.ts';
 
 /**
  * `false` when no outcome of the request can lead to a retry under `options`: retries disabled for
- * its route, `maxAttempts` 1, or a method that is not retried and no idempotency key (unless a
- * `shouldRetry` hook could still ask for one). `true` means a retry is possible, not that one will
+ * its route, `maxAttempts` 1, or a method that is not retried and no idempotency key (a hook's
+ * `true` stays within that rule). `true` means a retry is possible, not that one will
  * happen: every actual decision is {@link RetryRun.next}'s.
  */
 export const mayRetry = (options: ResolvedOptions, method: string, requestHeaders: HeaderGetter): boolean =>
@@ -35,9 +35,7 @@ export const mayRetryUpper = (
   upperMethod: string,
   requestHeaders: HeaderGetter,
 ): boolean =>
-  options.retry &&
-  options.maxAttempts > 1 &&
-  (options.shouldRetry !== undefined || methodAllowsRetry(upperMethod, requestHeaders, options));
+  options.retry && options.maxAttempts > 1 && methodAllowsRetry(upperMethod, requestHeaders, options);
 
 /**
  * `false` when no outcome of the run's next attempt can lead to a retry: `mayRetry` says no,
@@ -46,5 +44,5 @@ export const mayRetryUpper = (
  */
 export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): boolean =>
   run.body !== 'stream' &&
-  run.attempts - run.transparentRetries + 1 < run.options.maxAttempts &&
+  run.attempts - run.transparentRetries - run.uncountedRetries + 1 < run.options.maxAttempts &&
   mayRetryUpper(run.options, run.method, requestHeaders);

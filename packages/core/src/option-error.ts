@@ -4,6 +4,7 @@
  * (`messages/full.ts`), shorter in production and browser builds (`messages/short.ts`).
  */
 import { mustBe, unknownText } from '#messages';
+import { isPolicyMarked } from './policy-brand.ts';
 
 /**
  * Throws the `TypeError` for option `name`, which must be `expected`; `situation` names a mistake
@@ -49,9 +50,32 @@ export const numberIn = (
         value,
       );
 
+/**
+ * Refuses what a factory that takes no options was given (`createPacer({ rate: 10 })`), which it
+ * would otherwise ignore: the `TypeError` names the factory, with what it does instead.
+ */
+export const noOptions = (factory: string, given: readonly unknown[]): void => {
+  if (given.some((argument) => argument !== undefined)) {
+    fail(`${factory}(options)`, `absent: ${factory}() takes none`, given[0], factory);
+  }
+};
+
 /** Whether `value` can hold option fields: an object that is not an array. */
 export const isOptionObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `value` when it is an object of options, else the `TypeError` for `name`: a retry policy given
+ * where options go (`createRetryPolicy(policy)`, a call's `jitterbug: policy`, a policy as an
+ * adapter's own settings) is told apart, with where it goes (`owner`: the entry point whose
+ * settings `value` is).
+ */
+export const optionsObject = (value: unknown, name: string, owner?: string): Record<string, unknown> =>
+  !isOptionObject(value)
+    ? fail(name, 'an object', value)
+    : isPolicyMarked(value)
+      ? fail(name, 'an object, not a retry policy', value, owner)
+      : value;
 
 /** Checks the value of option `name` (given: not `undefined`), returning it as it is resolved. */
 export type Check = (value: unknown, name: string) => unknown;

@@ -6,6 +6,7 @@
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
+import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
 import type { Pacer } from './features/pacer.ts';
@@ -63,17 +64,22 @@ export type StopReason =
   | 'throttled' // the adaptive throttle refused the attempt locally
   | 'origin-unavailable' // the pacer: the origin answers everything with 503, and this was not its probe
   | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
+  | 'credential-refused' // the request sent again with a fresh credential (`credential`) was refused again
   | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
 /**
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
  * failure that proves the server never processed the request (`transparentRetries`), or a body that
- * broke after it was handed over, asked for again from where it broke (`resume`).
+ * broke after it was handed over, asked for again from where it broke (`resume`), or a request
+ * refused for a stale credential, sent again with a fresh one (`credential`).
  */
-export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'resume';
+export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'resume' | 'credential';
 
-/** Where a retry's delay came from. */
+/**
+ * Where a retry's delay came from: the backoff, a server's field, or a delay given with the retry
+ * (`forced`: a forced retry's, or none at all for a credential refresh's retry).
+ */
 export type DelaySource =
   | 'backoff'
   | 'retry-after-ms'
@@ -81,11 +87,14 @@ export type DelaySource =
   | 'retry-after'
   | 'ratelimit-reset'
   | 'x-ratelimit-reset'
+  | 'ratelimit'
   | 'forced';
 
-/** The request and the attempt that just ended, as passed to `shouldRetry`. */
+/** The request and the attempt that just ended, as passed to `shouldRetry` and `isFailure`. */
 export interface AttemptInfo {
+  /** The request's method, in upper case. */
   readonly method: string;
+  /** The request's URL. */
   readonly url: string;
   /** 1-based number of the attempt that just ended. */
   readonly attempt: number;
@@ -102,16 +111,21 @@ export interface AttemptInfo {
   readonly response: unknown;
   /** What jitterbug would do without `shouldRetry`. */
   readonly defaultRetry: boolean;
+  /** Time since the request began, in ms (by the policy's clock). */
   readonly elapsedMs: number;
 }
 
 /** Passed to `onRetry` before each wait. */
 export interface RetryEvent {
+  /** The request's method, in upper case. */
   readonly method: string;
+  /** The request's URL. */
   readonly url: string;
   /** 1-based number of the attempt that failed. */
   readonly attempt: number;
+  /** How long jitterbug waits before the next attempt, in ms. */
   readonly delayMs: number;
+  /** Where that delay came from: the backoff, or the header the server gave it in. */
   readonly delaySource: DelaySource;
   /**
    * `true` when the attempt got a 429 or 503 and no delay jitterbug could read (`Retry-After`,
@@ -142,6 +156,7 @@ export interface NextAttempt {
    * after it was handed over.
    */
   readonly kind: 'retry' | 'hedge' | 'resume';
+  /** The request's method, in upper case (it cannot be changed). */
   readonly method: string;
   /** Where it goes: set an absolute `http:` or `https:` URL to send it there instead. */
   url: string;
@@ -178,12 +193,19 @@ export interface AttemptHeadersOptions {
 
 /** Passed to `onGiveUp` when a failed attempt is not retried. */
 export interface GiveUpEvent {
+  /** The request's method, in upper case. */
   readonly method: string;
+  /** The request's URL. */
   readonly url: string;
+  /** 1-based number of the attempt that failed and is not retried. */
   readonly attempt: number;
+  /** Why it is not retried. */
   readonly reason: StopReason;
+  /** The status the attempt got (`undefined` when it failed without a response). */
   readonly status: number | undefined;
+  /** The error the attempt failed with (`undefined` when it got a response). */
   readonly error: unknown;
+  /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
   readonly route: string | undefined;
   /** The delay that was not waited (for `deadline` and `retry-after-too-long`), else `undefined`. */
   readonly refusedDelayMs: number | undefined;
@@ -194,7 +216,9 @@ export interface GiveUpEvent {
  * `onFinish`.
  */
 export interface RetryInfo {
+  /** The request's method, in upper case. */
   readonly method: string;
+  /** The request's URL. */
   readonly url: string;
   /** Attempts made, counting the first. */
   readonly attempts: number;
@@ -210,7 +234,12 @@ export interface RetryInfo {
   readonly serverDelaysUnread: number;
   /** Time from the first attempt's start to the end, in ms (by the policy's clock). */
   readonly elapsedMs: number;
+  /**
+   * `'success'` when the last attempt got a status below 400 that was not forced to retry, else
+   * `'failure'`.
+   */
   readonly outcome: 'success' | 'failure';
+  /** Why the request ended where it did (`'success'`, `'max-attempts'`, …). */
   readonly reason: StopReason;
   /** The last attempt's status (`undefined` when it failed without a response). */
   readonly status: number | undefined;
@@ -219,7 +248,14 @@ export interface RetryInfo {
   /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
   readonly route: string | undefined;
   /** Hedged copies sent (extra to the attempts) and the copy of the last attempt that answered, if hedged. */
-  readonly hedge: { readonly copies: number; readonly winner: number } | undefined;
+  readonly hedge:
+    | {
+        /** Copies sent besides the attempts themselves. */
+        readonly copies: number;
+        /** Which copy of the last attempt answered: 0 for the attempt, 1 for its first hedge, … */
+        readonly winner: number;
+      }
+    | undefined;
 }
 
 /** `T` with its fields writable (what the run and its features fill in). */
@@ -273,11 +309,26 @@ export interface RetryOverrides {
    */
   readonly discardBodyMaxBytes?: number;
   /**
-   * Overrides the decision: `true` retry, `false` stop, `undefined` default; or a promise of one of
-   * these (awaited). Never retries a non-replayable body, past `maxAttempts`, the deadline or the
-   * budget. A throw or a rejection fails the request with that error (the run ends as `hook-failed`).
+   * Overrides the decision about a failure — an error, a status of 400 or more, or one listed in
+   * `statusCodes` — as axios-retry's `retryCondition` and ky's `shouldRetry` are asked: `true`
+   * retry, `false` stop, `undefined` default; or a promise of one of these (awaited). A success is
+   * never asked about (`() => true` sends no 200 again: see `isFailure` for a 2xx whose body says
+   * "error"). `true` stays within the method rule: a request whose method is not in `methods` and
+   * that has no idempotency key (a POST) is not retried, whatever the hook says (give it a key, or
+   * list its method). Never retries a non-replayable body, past `maxAttempts`, the deadline or the
+   * budget. A throw or a rejection fails the request with that error (the run ends as
+   * `hook-failed`).
    */
   readonly shouldRetry?: (info: AttemptInfo) => MaybePromise<boolean | undefined>;
+  /**
+   * Whether a response below 400 (and not in `statusCodes`) is a failure all the same — a 2xx whose
+   * body says "error" (read `info.response`: a clone of fetch's, axios' `data`) —, as axios-retry's
+   * `validateResponse` returning `false`: `true` retries it as a status in `statusCodes` is, within
+   * the method rule, `maxAttempts`, the deadline and the budget; anything else is the success it
+   * looks like. Asked about those responses only (`shouldRetry` about failures). A throw or a
+   * rejection fails the request with that error.
+   */
+  readonly isFailure?: (info: AttemptInfo) => MaybePromise<boolean | undefined>;
   /**
    * Called before each wait; a returned promise is awaited first, and its rejection (or a throw) fails
    * the request with that error (the run ends as `hook-failed`).
@@ -333,6 +384,16 @@ export interface RetryOverrides {
    * needs the latencies they share). A factory, so that a program that never hedges does not carry it.
    */
   readonly hedge?: Hedging | false;
+  /**
+   * A credential refreshed once for every request refused with it, from
+   * `createCredentialRefresh({ refresh, header?, statusCodes? })`: a request answered 401 (or one
+   * of `statusCodes`) is sent again at once with the credential `refresh()` makes, which it sets in
+   * `header` (`authorization`); the requests refused with the same credential share one refresh, and
+   * a request sent with an older credential than the last refresh's takes that one. That retry takes
+   * no budget token, is not counted in `maxAttempts`, and is made once: refused again, the request
+   * ends (`credential-refused`). Default `false`.
+   */
+  readonly credential?: CredentialRefresh | false;
 }
 
 /**
@@ -344,11 +405,17 @@ export type CallOverrides = Omit<RetryOverrides, 'hedge'>;
 /** What a route rule matches: `"POST /payments/*"`, `"/reports/*"`, a `URLPattern`, or a predicate. */
 export type RouteMatch =
   | string
-  | { exec(input: { pathname: string }): unknown; test(input: string | { pathname?: string }): boolean }
+  | {
+      /** Matches a URL's parts (a `URLPattern`'s `exec`); only its presence is read. */
+      exec(input: { pathname: string }): unknown;
+      /** Whether the request's full URL matches. */
+      test(input: string | { pathname?: string }): boolean;
+    }
   | ((request: { readonly method: string; readonly url: URL }) => boolean);
 
 /** A per-route policy: the first rule whose `match` matches overrides the base options. */
 export interface RouteRule extends RetryOverrides {
+  /** Which requests the rule covers: `"POST /payments/*"`, `"/reports/*"`, a `URLPattern`, or a predicate. */
   readonly match: RouteMatch;
   /** A name for events and timelines. Default: the pattern string. */
   readonly name?: string;
@@ -386,6 +453,15 @@ export interface RetryOptions extends RetryOverrides {
    * Give one `AdaptiveThrottle` to several policies to share it.
    */
   readonly throttle?: AdaptiveThrottle | false;
+  /**
+   * The herd line: when a rate limit tells many requests to one origin to come back (429s retried
+   * at the time the server gave), they go back one after the other at a pace the line learns (it
+   * starts slowly after the server's time and doubles every half second; one it let go refused
+   * again slows it to what the server accepted), not all at that time. First attempts are never
+   * held. Default `true`; `false` retries each 429 at its own time. A pacer (`pacer:
+   * createPacer()`) replaces it. A policy's option (the line is shared by its routes and calls).
+   */
+  readonly herd?: boolean;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */
@@ -396,17 +472,28 @@ export interface RetryPolicyOptions extends RetryOptions {
 
 /** Options after defaults and validation. */
 export interface ResolvedOptions {
+  /** Whether requests are retried at all (`false` from a route's `retry: false` or a call's `false`). */
   readonly retry: boolean;
   /** Why `retry` is `false`: a route rule, or the call's own `false`. */
   readonly disabledBy: 'route-disabled' | 'retry-disabled';
+  /** The matched route rule's name, or `undefined`. */
   readonly route: string | undefined;
+  /** See {@link RetryOverrides.maxAttempts}. */
   readonly maxAttempts: number;
+  /** See {@link RetryOverrides.transparentRetries}. */
   readonly transparentRetries: number;
+  /** See {@link RetryOverrides.resume}; `undefined` when off. */
   readonly resume: Resume | undefined;
   /** The strategy with its numbers. */
-  readonly backoff: BackoffParams & { readonly strategy: Backoff };
+  readonly backoff: BackoffParams & {
+    /** The strategy's function (a built-in one, or the user's). */
+    readonly strategy: Backoff;
+  };
+  /** The methods retried, in upper case. */
   readonly methods: ReadonlySet<string>;
+  /** The statuses retried. */
   readonly statusCodes: ReadonlySet<number>;
+  /** The error codes retried. */
   readonly errorCodes: ReadonlySet<string>;
   /** The idempotency key's header, in lower case, or `false`. */
   readonly idempotencyKey: string | false;
@@ -414,39 +501,72 @@ export interface ResolvedOptions {
   readonly generateKey: (() => string) | undefined;
   /** The attempt headers' names (see {@link RetryOverrides.attemptHeaders}), or `undefined`. */
   readonly attemptHeaders:
-    | { readonly attempt: string | false; readonly deadline: string | false }
+    | {
+        /** The attempt header's name, or `false`. */
+        readonly attempt: string | false;
+        /** The deadline header's name, or `false`. */
+        readonly deadline: string | false;
+      }
     | undefined;
+  /** See {@link RetryOverrides.retryAfter}, with every field filled in; `false` ignores server delays. */
   readonly retryAfter: Required<RetryAfterOptions> | false;
+  /** See {@link RetryOverrides.deadlineMs}. */
   readonly deadlineMs: number | undefined;
+  /** See {@link RetryOverrides.attemptTimeoutMs}. */
   readonly attemptTimeoutMs: number | undefined;
+  /** See {@link RetryOverrides.bufferStreamMaxBytes}. */
   readonly bufferStreamMaxBytes: number;
+  /** See {@link RetryOverrides.discardBodyMaxBytes}. */
   readonly discardBodyMaxBytes: number;
+  /** The retry budget in force, or `undefined` for none. */
   readonly budget: RetryBudget | undefined;
+  /** See {@link RetryOptions.pacer}; `undefined` when off. */
   readonly pacer: Pacer | undefined;
+  /** The policy's herd line (`herd: true`, the default), or `undefined`. */
+  readonly herd: RunFeature | undefined;
   /** @deprecated See `pacer`. */
   readonly throttle: AdaptiveThrottle | undefined;
+  /** See {@link RetryOverrides.hedge}; `undefined` when off. */
   readonly hedge: Hedging | undefined;
+  /** The credential refresh (`credential: createCredentialRefresh(…)`), or `undefined`. */
+  readonly credential: CredentialRefresh | undefined;
   /**
    * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
    * answered between two transparent retries of a request.
    */
-  readonly progress: { answers: number };
+  readonly progress: {
+    /** How many answers so far. */
+    answers: number;
+  };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
-  /** The one of them that races an attempt's copies (hedging): it wraps the send. */
+  /** The one of them that wraps the send of each attempt (hedging: racing copies). */
   readonly racer: RunFeature | undefined;
-  /** Those of them that may hold or refuse an attempt (`admit`), and that see a run's summary (`finish`). */
+  /** Those of them that may hold or refuse an attempt (`admit`). */
   readonly admitting: readonly RunFeature[];
+  /** Those of them that see a run's summary (`finish`). */
   readonly finishing: readonly RunFeature[];
+  /** Those of them that may set something on a retry, a hedged copy or a resume (`edit`). */
+  readonly editing: readonly RunFeature[];
   /** Whether a feature observes every answer (then no answer is settled by its status alone). */
   readonly observing: boolean;
+  /** See {@link RetryOverrides.shouldRetry}. */
   readonly shouldRetry: RetryOverrides['shouldRetry'];
+  /** See {@link RetryOverrides.isFailure}. */
+  readonly isFailure: RetryOverrides['isFailure'];
+  /** See {@link RetryOverrides.onRetry}. */
   readonly onRetry: RetryOverrides['onRetry'];
+  /** See {@link RetryOverrides.onGiveUp}. */
   readonly onGiveUp: RetryOverrides['onGiveUp'];
+  /** See {@link RetryOverrides.onFinish}. */
   readonly onFinish: RetryOverrides['onFinish'];
+  /** See {@link RetryOverrides.beforeRetry}. */
   readonly beforeRetry: RetryOverrides['beforeRetry'];
+  /** See {@link RetryOptions.random}. */
   readonly random: RandomSource;
+  /** See {@link RetryOptions.sleep}. */
   readonly sleep: Sleep;
+  /** See {@link RetryOptions.now}. */
   readonly now: () => number;
 }
 

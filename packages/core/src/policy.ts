@@ -3,14 +3,21 @@
  * the requests share — the retry budget, the features' state. `begin` makes one request's run.
  */
 
-import { fail, isOptionObject } from './option-error.ts';
+import { warnSlips } from '#messages';
+import { fail, optionsObject } from './option-error.ts';
 import type { CallOverrides, ResolvedOptions, RetryOptions } from './options.ts';
+import { isPolicyMarked, POLICY_BRAND } from './policy-brand.ts';
 import { NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
 import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 
 /** Compiled route rules: the options of the first rule a request matches, and every rule's options. */
 export interface RouteTable {
-  resolve(upperMethod: string, url: string | URL): ResolvedOptions | undefined;
+  /**
+   * The options of the first rule the request matches; `undefined` when none does (`base`: the
+   * base URL the call's path was written under, see {@link RetryRequest.base}).
+   */
+  resolve(upperMethod: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions | undefined;
+  /** Every rule's options, in the rules' order. */
   readonly options: readonly ResolvedOptions[];
 }
 
@@ -18,8 +25,11 @@ export interface RouteTable {
 export interface RetryPolicy {
   /** The base options (no route applied). */
   readonly options: ResolvedOptions;
-  /** The options in force for a request: the first matching route's, else the base. */
-  resolve(method: string, url: string | URL): ResolvedOptions;
+  /**
+   * The options in force for a request: the first matching route's, else the base (`base`: the base
+   * URL the call's path was written under, see {@link RetryRequest.base}).
+   */
+  resolve(method: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions;
   /**
    * Whether any request may buffer a stream body (`bufferStreamMaxBytes` above 0 in the base options
    * or a route), for adapters that set up a body-reading step only when it can be needed.
@@ -36,8 +46,6 @@ export interface RetryPolicy {
   begin(request: RetryRequest, overrides?: CallOverrides | false): RetryRun;
 }
 
-const POLICY_BRAND = Symbol.for('jitterbug.policy');
-
 /** The method in upper case; the common `GET` without a call to `toUpperCase`. */
 export const upperMethod = (method: string): string => (method === 'GET' ? method : method.toUpperCase());
 
@@ -50,8 +58,7 @@ export const createPolicy = (
   options: RetryOptions = {},
   compileRoutes?: (routes: unknown, base: ResolvedOptions) => RouteTable,
 ): RetryPolicy => {
-  if (!isOptionObject(options)) fail('options', 'an object', options);
-  const { routes, ...rest } = options as RetryOptions & { routes?: unknown };
+  const { routes, ...rest } = optionsObject(options, 'options') as RetryOptions & { routes?: unknown };
   if (routes !== undefined && !compileRoutes) {
     fail('routes', 'given to createRetryPolicy(), whose policy you then pass instead of options', routes);
   }
@@ -60,13 +67,13 @@ export const createPolicy = (
   const policy: RetryPolicy & { [POLICY_BRAND]: true } = {
     [POLICY_BRAND]: true,
     options: base,
-    resolve: (method, url) => table?.resolve(upperMethod(method), url) ?? base,
+    resolve: (method, url, under) => table?.resolve(upperMethod(method), url, under) ?? base,
     routeOptions: table?.options ?? [],
     buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamMaxBytes > 0),
     begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;
-      const routed = table?.resolve(method, url) ?? base;
+      const routed = table?.resolve(method, url, request.base) ?? base;
       return new RetryRun(
         // A call's own overrides (`false`: no retries) over the route's options.
         overrides === undefined
@@ -81,12 +88,13 @@ export const createPolicy = (
       );
     },
   };
+  // Development builds warn of values that are valid but almost surely a slip (`deadlineMs: 30`).
+  warnSlips(options as Record<string, unknown>);
   return Object.freeze(policy);
 };
 
 /** Whether a value is a policy made by `createRetryPolicy` (or by an adapter from options). */
-export const isRetryPolicy = (value: unknown): value is RetryPolicy =>
-  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[POLICY_BRAND] === true;
+export const isRetryPolicy = isPolicyMarked as (value: unknown) => value is RetryPolicy;
 
 /** What every adapter accepts: a policy (to share it and its budget) or options for a new one. */
 export type RetryPolicyOrOptions = RetryPolicy | RetryOptions;

@@ -187,15 +187,21 @@ export const parseList = (value: string): Member[] | undefined => {
 
 /** A quota policy of `RateLimit-Policy`: `quota` requests per `windowSeconds`. */
 export interface QuotaPolicy {
+  /** The policy's name (the member's token or string). */
   readonly name: string;
+  /** `q`: the requests allowed per window. */
   readonly quota: number;
+  /** `w`: the window, in seconds, when given. */
   readonly windowSeconds: number | undefined;
 }
 
 /** A service limit of `RateLimit`: `remaining` requests within the next `resetSeconds`. */
 export interface ServiceLimit {
+  /** The policy it belongs to (the member's token or string). */
   readonly name: string;
+  /** `r`: the requests left. */
   readonly remaining: number;
+  /** `t`: the seconds until the quota is reset, when given. */
   readonly resetSeconds: number | undefined;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Server-given delays: `Retry-After` (RFC 9110 §10.2.3), then `RateLimit-Reset` and
- * `X-RateLimit-Reset`. Every parser returns a finite number of milliseconds `>= 0`, or `undefined`
+ * `X-RateLimit-Reset`, then a spent quota's reset in the `RateLimit` field. Every parser returns a finite number of milliseconds `>= 0`, or `undefined`
  * for a value it does not understand: garbage never becomes `NaN`, a negative or an infinite wait.
  */
 
@@ -96,13 +96,45 @@ export const parseRateLimitReset = (
   // a client to wait 31 years); from 10^12 on, in milliseconds.
   digitsMs(value, (n) => (n >= 1e12 ? n - nowMs : n >= 1e9 ? n * 1000 - nowMs : n * 1000));
 
+// An item of the `RateLimit` field as RFC 9651 writes it: a String or Token (the policy's name),
+// then parameters whose values are bare items (Integer, Decimal, String, Token, Boolean, Bytes).
+const RATELIMIT_ITEM =
+  /^[ \t]*(?:"[^"\\]*"|[A-Za-z*][!#$%&'*+.^`|~\w:/-]*)((?:;[ ]*[a-z*][a-z0-9_.*-]*(?:=(?:-?\d+(?:\.\d+)?|"[^"\\]*"|[A-Za-z*][!#$%&'*+.^`|~\w:/-]*|\?[01]|:[A-Za-z0-9+/=]*:))?)*)[ \t]*$/;
+const PARAM = /;[ ]*([a-z*][a-z0-9_.*-]*)(?:=([^;]*))?/g;
+const INTEGER = /^-?\d{1,15}$/;
+
+/**
+ * The wait the `RateLimit` field (draft-ietf-httpapi-ratelimit-headers: `"default";r=0;t=30`) gives
+ * a request its quota refused: the longest `t` (seconds) of the items with `r=0`, in ms. `undefined`
+ * when no item is spent, or when the field is not a list of such items (a field that does not parse
+ * is ignored whole, as the draft says; the pacer reads the whole field, and `RateLimit-Policy`).
+ */
+export const parseRateLimitWait = (value: string | null | undefined): number | undefined => {
+  if (value == null) return undefined;
+  let waitMs: number | undefined;
+  for (const item of value.split(',')) {
+    const params = RATELIMIT_ITEM.exec(item)?.[1];
+    if (params === undefined) return undefined;
+    const found: Record<string, string | undefined> = {};
+    // A key given twice keeps its last value.
+    for (const [, key, v] of params.matchAll(PARAM)) found[key!] = v;
+    const { r, t } = found;
+    // Integers as RFC 9651 writes them (`0`, `00`, `-0` are all zero).
+    if (INTEGER.test(r ?? '') && Number(r) === 0 && INTEGER.test(t ?? '') && Number(t) >= 0) {
+      waitMs = Math.max(waitMs ?? 0, Number(t) * 1000);
+    }
+  }
+  return waitMs;
+};
+
 /** Where a server-given delay came from. */
 export type ServerDelaySource =
   | 'retry-after-ms'
   | 'x-ms-retry-after-ms'
   | 'retry-after'
   | 'ratelimit-reset'
-  | 'x-ratelimit-reset';
+  | 'x-ratelimit-reset'
+  | 'ratelimit';
 
 /** A delay in milliseconds (`retry-after-ms: 1500`, `x-ms-retry-after-ms`), or `undefined`. */
 export const parseDelayMs = (value: string | null | undefined): number | undefined =>
@@ -118,17 +150,26 @@ const SERVER_DELAYS: readonly (readonly [
   ['retry-after', parseRetryAfter],
   ['ratelimit-reset', parseRateLimitReset],
   ['x-ratelimit-reset', parseRateLimitReset],
+  ['ratelimit', parseRateLimitWait],
 ];
 
 /**
  * The delay a response asks for: the millisecond fields first, as precise as servers give
  * (`retry-after-ms`: OpenAI, Anthropic; `x-ms-retry-after-ms`: Azure), then `Retry-After`, then
- * `RateLimit-Reset`, then `X-RateLimit-Reset`. An unparseable header is skipped, not trusted.
+ * `RateLimit-Reset`, then `X-RateLimit-Reset`, then a spent quota of `RateLimit`. An unparseable
+ * header is skipped, not trusted.
  */
 export const serverDelay = (
   headers: HeaderGetter,
   nowMs: number = Date.now(),
-): { readonly ms: number; readonly source: ServerDelaySource } | undefined => {
+):
+  | {
+      /** The delay, in ms, within `[0, MAX_SERVER_DELAY_MS]`. */
+      readonly ms: number;
+      /** The header it came from. */
+      readonly source: ServerDelaySource;
+    }
+  | undefined => {
   for (const [source, parse] of SERVER_DELAYS) {
     const ms = parse(headers(source), nowMs);
     if (ms !== undefined) return { ms, source };

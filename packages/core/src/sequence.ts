@@ -54,8 +54,12 @@ import type { HoldSignal, RunView, Turn } from './types.ts';
 
 const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
 
-/** The header getter of an answer that has no headers. */
+/** A request or a response without headers: every name reads as `undefined`. */
 export const NO_HEADERS: HeaderGetter = nothing;
+
+/** Whether a response looks like a success: `isFailure` is asked about it, `shouldRetry` about the rest. */
+const looksFine = (status: number | undefined, options: ResolvedOptions): boolean =>
+  status !== undefined && status < 400 && !options.statusCodes.has(status);
 
 // Where the sequence is: what the step it gave was, so that the step's outcome goes on from there.
 const IDLE = 0;
@@ -128,7 +132,9 @@ interface Ending {
 export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
   /** The options in force for this request (after route rules and the call's overrides). */
   declare readonly options: ResolvedOptions;
+  /** The request's method, in upper case. */
   declare readonly method: string;
+  /** The request's URL. */
   declare readonly url: string;
   /** Attempts reported so far. */
   declare attempts: number;
@@ -147,6 +153,13 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
   declare protected unread: number;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
+  /** Retries a feature made that `maxAttempts` does not count (a credential refresh's). */
+  declare uncountedRetries: number;
+  /**
+   * The client has hooks of its own that may change a retry (ky's `beforeRetry`): set as the sequence
+   * starts, for the budget (a hook's fix of a refused request is not a server failing).
+   */
+  declare retryHooks: boolean;
   /** Of those, the last ones in a row made while no server answered the policy's requests. */
   declare protected stalledRetries: number;
   /** The policy's answers counted when this request began or last retried transparently. */
@@ -187,6 +200,8 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     this.retries = undefined;
     this.unread = 0;
     this.transparentRetries = 0;
+    this.uncountedRetries = 0;
+    this.retryHooks = false;
     this.stalledRetries = 0;
     this.answersSeen = options.progress.answers;
     this.stage = IDLE;
@@ -208,6 +223,8 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
 
   start(port: SequencePort | undefined, preparing: boolean, waitFirstMs?: number): Step {
     this.port = port;
+    // A hook of the client's that may change a retry (ky's): the budget lets one such retry go free.
+    if (port?.beforeRetry) this.retryHooks = true;
     this.afterEnd = DELIVER;
     this.holding = false;
     if (waitFirstMs !== undefined) this.delayMs = waitFirstMs;
@@ -240,11 +257,16 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
         // A racing copy's result.
         this.stage = SEND;
         return this.race!.done(value as AttemptResult);
-      case VERDICT:
+      case VERDICT: {
+        const outcome = this.lastOutcome!;
         return this.decideOutcome({
-          ...this.lastOutcome!,
-          verdict: typeof value === 'boolean' ? value : undefined,
+          ...outcome,
+          verdict:
+            typeof value === 'boolean' && (value || !looksFine(outcome.status, this.options))
+              ? value
+              : undefined,
         });
+      }
       case ON_RETRY:
         return this.retry();
       case DISCARD:
@@ -447,7 +469,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     const port = this.port as EditableRequest;
     const headers = attemptHeaders(this, port, kind);
     if (headers === undefined) return undefined;
-    const hook = attemptHook(this.options, port, kind);
+    const hook = attemptHook(this, port, kind);
     if (!hook) return port.edit(port.requestUrl(), headers);
     return editedAfter(hook, port, nextAttempt(this, port, kind, headers));
   }
@@ -489,8 +511,11 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     if (outcome.status !== undefined) o.progress.answers++;
     if (o.observing) for (const feature of o.features) feature.observe?.(this, outcome);
     if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
-    const shouldRetry = o.shouldRetry;
-    if (!shouldRetry || outcome.aborted || !o.retry) return this.decideOutcome(outcome);
+    // shouldRetry is asked about failures only (a 200 is never sent again for `() => true`), and
+    // isFailure about the responses that look like successes.
+    const { status } = outcome;
+    const ask = looksFine(status, o) ? o.isFailure : o.shouldRetry;
+    if (!ask || outcome.aborted || !o.retry) return this.decideOutcome(outcome);
     const info: AttemptInfo = {
       method: this.method,
       url: this.url,
@@ -502,9 +527,10 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
       defaultRetry: defaultRetry(outcome, o),
       elapsedMs: outcome.elapsedMs,
     };
-    // Concluded with its verdict (`done` at VERDICT).
+    // Concluded with its verdict (`done` at VERDICT): isFailure's `false` is no opinion, the response
+    // is the success it looks like.
     this.lastOutcome = outcome;
-    return this.callHook(VERDICT, outcome.status, shouldRetry, info);
+    return this.callHook(VERDICT, status, ask, info);
   }
 
   /**
@@ -532,6 +558,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
       aborted: r.aborted === true,
       unprocessed: r.unprocessed === true,
       transparentRetries: this.transparentRetries,
+      uncountedRetries: this.uncountedRetries,
       stalledRetries: this.stalledRetries,
       progressed: o.progress.answers !== this.answersSeen,
     };
@@ -567,6 +594,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
       this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
       this.answersSeen = o.progress.answers;
     }
+    if (decision.uncounted) this.uncountedRetries++;
     const serverDelayUnread = decision.serverDelayUnread === true;
     if (serverDelayUnread) this.unread++;
     const event: Mutable<RetryEvent> = {

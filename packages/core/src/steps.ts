@@ -66,12 +66,15 @@ export type Step =
 /** How an attempt ended, in the core's terms (what `result` asks for). */
 export type AttemptResult =
   | {
+      /** A response arrived, with this status. */
       readonly status: number;
+      /** Reads its headers. */
       readonly headers?: HeaderGetter;
       /** The client's response object, shown to `shouldRetry` as `info.response`. */
       readonly response?: unknown;
     }
   | {
+      /** The attempt failed without a response, with this error. */
       readonly error: unknown;
       /** The error's code as the adapter reads it (default: the code on its `cause` chain). */
       readonly code?: string;

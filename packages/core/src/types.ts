@@ -10,9 +10,15 @@ import type { HeaderGetter } from './retry-after.ts';
 
 /** A request as an adapter describes it to the policy. */
 export interface RetryRequest {
+  /** The request's method (any case). */
   readonly method: string;
   /** Absolute URL (adapters resolve base URLs first). */
   readonly url: string | URL;
+  /**
+   * What the call's own URL was written under (axios' `baseURL`; ky's `baseUrl`, then its `prefix`,
+   * each resolved against the one before), when it has one: route rules match the path below it too.
+   */
+  readonly base?: string | URL | readonly unknown[] | undefined;
   /** Request headers, for the idempotency key. */
   readonly headers?: HeaderGetter;
   /** Default `'none'`. */
@@ -25,9 +31,14 @@ export interface RetryRequest {
  * rather than a promise, so that a simulation can take the same turn without one.
  */
 export type Turn =
-  | { readonly holdMs: number }
   | {
+      /** Wait this many ms, then ask again. */
+      readonly holdMs: number;
+    }
+  | {
+      /** Refuse the attempt: the run finishes with this reason. */
       readonly refuse: StopReason;
+      /** The error the request fails with. */
       readonly error: Error;
       /** The wait that was not made, for `onGiveUp`. */
       readonly refusedDelayMs?: number | undefined;
@@ -37,7 +48,12 @@ export type Turn =
  * What `beforeAttempt` is given: the caller's signal, or an object that makes one only when an
  * attempt is held (`signal()`).
  */
-export type HoldSignal = AbortSignal | { signal(): AbortSignal | undefined };
+export type HoldSignal =
+  | AbortSignal
+  | {
+      /** The caller's signal, made when it is first needed; `undefined` when there is none. */
+      signal(): AbortSignal | undefined;
+    };
 
 /** One request's run, as its features see it: read, never written. */
 export interface RunView {
@@ -54,6 +70,8 @@ export interface RunView {
   readonly attempts: number;
   /** Transparent retries made so far (not in `maxAttempts`). */
   readonly transparentRetries: number;
+  /** The client has hooks of its own that may change a retry (ky's `beforeRetry`). */
+  readonly retryHooks: boolean;
   /** Sum of the waits so far, in ms. */
   readonly totalDelayMs: number;
   /** Set once the request is finished. */

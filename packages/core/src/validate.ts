@@ -12,12 +12,14 @@ import {
   type RetryBudgetOptions,
 } from './features/budget.ts';
 import { type FeatureKind, isFeature } from './features/feature.ts';
+import { createHerdLine } from './features/herd.ts';
 import {
   type Check,
   checkFields,
   fail,
   isOptionObject,
   numberCheck as number,
+  optionsObject,
   unknownOption,
 } from './option-error.ts';
 import { DEFAULTS, type Mutable, type ResolvedOptions } from './options.ts';
@@ -145,6 +147,7 @@ const ROWS: Readonly<Record<string, Row>> = {
   bufferStreamMaxBytes: number(0),
   discardBodyMaxBytes: number(0),
   shouldRetry: fn,
+  isFailure: fn,
   onRetry: fn,
   onGiveUp: fn,
   onFinish: fn,
@@ -156,14 +159,17 @@ const ROWS: Readonly<Record<string, Row>> = {
   now: fn,
   // Features a program imports to use, so that one without them does not carry their code.
   pacer: feature('pacer', 'createPacer()'),
+  // The policy's own line (made with its defaults), or none.
+  herd: (v, n, { herd }) => (typeof v === 'boolean' ? (v ? herd : undefined) : fail(n, 'a boolean', v)),
   hedge: feature('hedge', 'createHedging({ delayMs })'),
   throttle: feature('throttle', 'createAdaptiveThrottle()'),
   resume: feature('resume', 'createResume()'),
+  credential: feature('credential', 'createCredentialRefresh({ refresh })'),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
 /** The options a route rule or a call may override. */
-const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle'];
+const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle', 'herd'];
 export const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
@@ -195,6 +201,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   racer: undefined,
   admitting: [],
   finishing: [],
+  editing: [],
   observing: false,
   random: Math.random,
   sleep,
@@ -214,11 +221,16 @@ export const resolveOptions = (
   base?: ResolvedOptions,
   path = '',
 ): ResolvedOptions => {
-  if (!isOptionObject(source)) return fail(path.slice(0, -1) || 'options', 'an object', source);
-  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget(), progress: { answers: 0 } };
+  const given = optionsObject(source, path.slice(0, -1) || 'options');
+  const inherited = base ?? {
+    ...DEFAULT_OPTIONS,
+    budget: createRetryBudget(),
+    herd: createHerdLine(),
+    progress: { answers: 0 },
+  };
   const resolved: Record<string, unknown> = { ...inherited };
-  for (const key of Object.keys(source)) {
-    const value = source[key];
+  for (const key of Object.keys(given)) {
+    const value = given[key];
     if (!allowed.has(key)) unknownOption(path + key, allowed, value, POLICY_KEYS.has(key));
     const row = ROWS[key];
     if (value !== undefined && row) {
@@ -230,14 +242,21 @@ export const resolveOptions = (
   // again for every source, a route's or a call's too: the features are the same objects (the
   // budget's layer a new wrapper of the same bucket), and no key needs telling apart for it.
   const o = resolved as unknown as ResolvedOptions;
-  const features = [o.pacer, o.budget && budgetFeature(o.budget), o.throttle, o.hedge].filter(
-    (feature) => feature !== undefined,
-  );
+  // The pacer, when there is one, does what the herd line does, and more.
+  // A credential's retry is outermost: no feature inside it counts it (the budget, the throttle).
+  const features = [
+    o.credential,
+    o.pacer ?? o.herd,
+    o.budget && budgetFeature(o.budget),
+    o.throttle,
+    o.hedge,
+  ].filter((feature) => feature !== undefined);
   resolved.features = features;
   resolved.racer = features.find((feature) => feature.wrapSend !== undefined);
   // Asked before every attempt and at every run's end: only the features that have something to say.
   resolved.admitting = features.filter((feature) => feature.admit !== undefined);
   resolved.finishing = features.filter((feature) => feature.finish !== undefined);
+  resolved.editing = features.filter((feature) => feature.edit !== undefined);
   resolved.observing = features.some((feature) => feature.observe !== undefined);
   return resolved as unknown as ResolvedOptions;
 };

@@ -24,8 +24,13 @@ describe('async hooks', () => {
   });
 
   it('an async shouldRetry that resolves true retries what would not be retried', async () => {
-    const run = begin({ shouldRetry: async () => true }, 'POST');
-    expect(await run.next({ status: 503 })).toMatchObject({ retry: true, reason: 'forced' });
+    const run = begin({ shouldRetry: async () => true });
+    expect(await run.next({ status: 404 })).toMatchObject({ retry: true, reason: 'forced' });
+  });
+
+  it('an async isFailure that resolves true retries a 200 as a failure', async () => {
+    const run = begin({ isFailure: async () => true });
+    expect(await run.next({ status: 200 })).toMatchObject({ retry: true, reason: 'forced' });
   });
 
   it('a shouldRetry that rejects fails the decision with its error, and nothing is left unhandled', async () => {

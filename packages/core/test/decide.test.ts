@@ -71,9 +71,12 @@ describe('decideByStatus: the short cut for statuses that settle a request', () 
     expect(decideByStatus(404, { ...o, retry: false })).toMatchObject({ reason: 'route-disabled' });
   });
 
-  it('leaves retried statuses, and every status when shouldRetry is set, to the full decision', () => {
+  it('leaves retried statuses, and a success when isFailure is set, to the full decision', () => {
     expect(decideByStatus(503, resolved())).toBeUndefined();
-    expect(decideByStatus(200, resolved({ shouldRetry: () => undefined }))).toBeUndefined();
+    expect(decideByStatus(200, resolved({ isFailure: () => undefined }))).toBeUndefined();
+    // shouldRetry is asked about failures only: a success settles by its status.
+    expect(decideByStatus(200, resolved({ shouldRetry: () => true }))).toMatchObject({ reason: 'success' });
+    expect(decideByStatus(404, resolved({ shouldRetry: () => true }))).toBeUndefined();
   });
 
   it('reports a disabled route as the reason for a failed status, success as success', () => {
@@ -532,20 +535,34 @@ describe('decide: shouldRetry', () => {
     });
   });
 
-  it('a verdict of true retries what would not be retried (even POST, even a 2xx) as forced, but never a non-replayable body or past maxAttempts', () => {
+  it('a verdict of true retries what would not be retried as forced, within the method rule, never a non-replayable body or past maxAttempts', () => {
     const o = resolved({ shouldRetry: () => true, maxAttempts: 2 });
     expect(decide(outcome({ status: 404, verdict: true }), o)).toMatchObject({
       retry: true,
       reason: 'forced',
     });
-    expect(decide(outcome({ status: 200, verdict: true }), o)).toMatchObject({
+    // isFailure's true for a response below 400.
+    expect(
+      decide(outcome({ status: 200, verdict: true }), resolved({ isFailure: () => true })),
+    ).toMatchObject({
       retry: true,
       reason: 'forced',
     });
-    expect(decide(outcome({ method: 'POST', verdict: true }), o)).toMatchObject({
-      retry: true,
-      reason: 'forced',
+    // A POST without a key is not retried, whatever the hook says; with a key it is.
+    expect(decide(outcome({ method: 'POST', verdict: true }), o)).toEqual({
+      retry: false,
+      reason: 'method-not-idempotent',
+      gaveUp: true,
     });
+    expect(decide(outcome({ method: 'POST', status: 404, verdict: true }), o)).toMatchObject({
+      reason: 'method-not-idempotent',
+    });
+    expect(
+      decide(
+        outcome({ method: 'POST', verdict: true, requestHeaders: headers({ 'idempotency-key': 'k1' }) }),
+        o,
+      ),
+    ).toMatchObject({ retry: true, reason: 'status' });
     expect(decide(outcome({ verdict: true }), o)).toMatchObject({ retry: true, reason: 'status' });
     expect(stopReason(decide(outcome({ bodyReplayable: false, verdict: true }), o))).toBe(
       'body-not-replayable',

@@ -18,10 +18,9 @@ describe('mayRetry', () => {
     expect(mayRetry(policy.resolve('GET', 'https://x.test/off'), 'GET', headers())).toBe(false);
   });
 
-  it('is true for any method when a shouldRetry hook could ask for a retry', () => {
-    expect(mayRetry(createRetryPolicy({ shouldRetry: () => undefined }).options, 'POST', headers())).toBe(
-      true,
-    );
+  it('is false for a POST without a key, a shouldRetry hook or not (its true stays within the method rule)', () => {
+    expect(mayRetry(createRetryPolicy({ shouldRetry: () => true }).options, 'POST', headers())).toBe(false);
+    expect(mayRetry(createRetryPolicy({ shouldRetry: () => true }).options, 'GET', headers())).toBe(true);
   });
 });
 

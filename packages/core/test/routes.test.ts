@@ -150,3 +150,63 @@ describe('routes', () => {
     expect(routes).toEqual(['named-route', 'named-route']);
   });
 });
+
+describe('routes say what they match (issue 33)', () => {
+  const attempts = (policy: ReturnType<typeof createRetryPolicy>, path: string, base?: unknown) =>
+    policy.resolve('GET', url(path), base as never).maxAttempts;
+
+  it('a path is matched below the base URL the call was written under too, and as a whole', () => {
+    const policy = createRetryPolicy({ routes: [{ match: '/health', maxAttempts: 7 }] });
+    expect(attempts(policy, '/api/health', url('/api/'))).toBe(7);
+    expect(attempts(policy, '/api/health', url('/api'))).toBe(7);
+    expect(attempts(policy, '/api/health', '/api/')).toBe(7);
+    // ky: its baseUrl, then its prefix resolved against it.
+    expect(attempts(policy, '/api/v1/health', [url('/api/'), 'v1/'])).toBe(7);
+    expect(attempts(policy, '/api/v1/health', [undefined, url('/api/v1')])).toBe(7);
+    // Not under the base, another origin, no base, or a base that is the origin: the path itself.
+    expect(attempts(policy, '/apix/health', url('/api'))).toBe(3);
+    expect(attempts(policy, '/api/health', 'https://other.example.com/api/')).toBe(3);
+    expect(attempts(policy, '/api/health')).toBe(3);
+    expect(attempts(policy, '/health', url('/'))).toBe(7);
+    const whole = createRetryPolicy({ routes: [{ match: '/api/health', maxAttempts: 5 }] });
+    expect(attempts(whole, '/api/health', url('/api/'))).toBe(5);
+  });
+
+  it('begin() matches below the request’s base', () => {
+    const policy = createRetryPolicy({ routes: [{ match: 'GET /items/:id', maxAttempts: 6 }] });
+    const run = policy.begin({ method: 'GET', url: url('/v2/items/1'), base: url('/v2/') });
+    expect(run.options.maxAttempts).toBe(6);
+  });
+
+  it("a trailing '/*' matches the path without it", () => {
+    const policy = createRetryPolicy({ routes: [{ match: '/search/*', maxAttempts: 4 }] });
+    expect(attempts(policy, '/search')).toBe(4);
+    expect(attempts(policy, '/search/')).toBe(4);
+    expect(attempts(policy, '/search/a/b')).toBe(4);
+    expect(attempts(policy, '/searches')).toBe(3);
+  });
+
+  it('an earlier rule that matches less is no shadow: the later one is taken', () => {
+    for (const [first, second] of [
+      ['/a/x', '/a/:id'],
+      ['GET /api/*', '/api/users'],
+      ['GET /x', 'GET|POST /x'],
+      ['/books/:id', '/books/:id?'],
+      ['/a/:id', '/a/*'],
+      ['/f/:p', '/f/:p+'],
+      ['/x/:y', '/x{/:y}?'],
+      ['/v/(\\d+)', '/v/:name'],
+      ['/a/*', '/b/*'],
+    ]) {
+      expect(() => createRetryPolicy({ routes: [{ match: first! }, { match: second! }] })).not.toThrow();
+    }
+    // A predicate is never called before a request.
+    let called = 0;
+    const predicate = () => {
+      called++;
+      return true;
+    };
+    expect(() => createRetryPolicy({ routes: [{ match: predicate }, { match: '/a' }] })).not.toThrow();
+    expect(called).toBe(0);
+  });
+});

@@ -74,14 +74,17 @@ const withoutOverrides = (init: FetchInit | undefined): RequestInit | undefined 
  * what each attempt sends. The engine's `Call` is this, and sends it.
  */
 export class RequestParts {
+  /** The caller's first argument: a URL, or a `Request`. */
   declare input: FetchInput;
   /** The caller's init without `jitterbug`. */
   declare init: RequestInit | undefined;
+  /** The request's method, in upper case. */
   declare method: string;
   /** Where the attempts go (the caller's URL, or what `beforeRetry` set). */
   declare url: string;
   /** The caller's signal. */
   declare callerSignal: AbortSignal | undefined;
+  /** Whether the request has a body, and whether it can be sent again. */
   declare body: BodyKind;
   declare private replay: Replay;
   declare private bytes: Uint8Array<ArrayBuffer> | undefined;

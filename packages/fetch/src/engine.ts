@@ -10,6 +10,7 @@ import {
   asLayer,
   attemptTimer,
   bufferWebStream,
+  fail,
   isRetryLayer,
   LAYER,
   marking,
@@ -43,7 +44,9 @@ export type Answer = Response | Failed;
  * from plain fetch extends it (ky: the error its caller gets) or sets its `beforeRetry`.
  */
 export class Call extends RequestParts implements Transport<Answer, Response> {
+  /** The fetch each attempt calls. */
   declare fetch: FetchFunction;
+  /** The call's run, which decides every retry. */
   declare run: RetryRun;
   /**
    * The client's own hooks for a retry (ky's `beforeRetry`), after the policy's `beforeRetry`: what
@@ -115,8 +118,15 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
     const send = this.fetch;
     try {
       // Through another jitterbug layer, this one alone retries (see the core's layer.ts).
-      if (isRetryLayer(send)) return await send(input, { ...init, [LAYER]: true } as RequestInit);
-      return await (marking() ? asLayer(() => send(input, init)) : send(input, init));
+      const answer = await (isRetryLayer(send)
+        ? send(input, { ...init, [LAYER]: true } as RequestInit)
+        : marking()
+          ? asLayer(() => send(input, init))
+          : send(input, init));
+      // A function that is not a fetch (undici's request(), got) answers without a status to read.
+      return typeof answer?.status === 'number'
+        ? answer
+        : fail('fetch', 'a fetch function', answer, 'fetchAnswer');
     } catch (error) {
       return new Failed(error, networkCode(error));
     } finally {

@@ -6,7 +6,11 @@ import { asLayer, asRetryLayer, fail, isRetryLayer, marking, toRetryPolicy } fro
 import type { FetchFunction, FetchInit } from './call.ts';
 import { Call, execute } from './engine.ts';
 
-/** What `withRetry` returns: the given fetch's signature, and a `jitterbug` field in `init`. */
+/**
+ * What `withRetry` returns: the given fetch's signature, and a `jitterbug` field in `init`.
+ *
+ * @typeParam F - the type of the fetch that was wrapped.
+ */
 export type RetryingFetch<F extends (input: never, init?: never) => Promise<unknown>> = (
   input: Parameters<F>[0],
   init?: Parameters<F>[1] & Pick<FetchInit, 'jitterbug'>,
@@ -23,10 +27,12 @@ export type RetryingFetch<F extends (input: never, init?: never) => Promise<unkn
  * retried response is drained within `discardBodyMaxBytes`, then cancelled. The caller's `signal`
  * ends a wait at once, with its reason. `getRetryInfo(response)` (or `(error)`) tells what it cost.
  *
+ * @typeParam F - the type of `fetch`, which the result keeps.
  * @param fetch - the fetch to call for each attempt (called as a plain function).
  * @param optionsOrPolicy - options for a new policy, or a policy to share (and its retry budget).
- * @throws TypeError naming the option when an option is invalid (and when `fetch` is not a function,
- *   or a third argument is given: withRetry has no settings of its own).
+ * @throws TypeError naming the option when an option is invalid (and when `fetch` is not a fetch
+ *   function — an axios or ky instance is told which adapter to use —, or a third argument is given:
+ *   withRetry has no settings of its own).
  *
  * @example
  * ```ts
@@ -40,7 +46,10 @@ export const withRetry = <F extends (input: never, init?: never) => Promise<unkn
   // Nothing: withRetry has no settings of its own, and a third argument would be ignored.
   ...unexpected: never[]
 ): RetryingFetch<F> => {
-  if (typeof fetch !== 'function') fail('fetch', 'a function', fetch, 'withRetryFetch');
+  // axios, ky and got are functions too, but not fetches: their own retries, their own errors.
+  if (typeof fetch !== 'function' || 'extend' in fetch || 'interceptors' in fetch) {
+    fail('fetch', 'a fetch function', fetch, 'withRetryFetch');
+  }
   if (unexpected.some((argument) => argument !== undefined)) {
     fail('adapterOptions', 'absent (withRetry has none)', unexpected[0], 'withRetry');
   }

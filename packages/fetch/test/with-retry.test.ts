@@ -236,16 +236,16 @@ describe('withRetry', () => {
     expect(first.bytesWritten).toBeLessThan(size / 4);
   });
 
-  it('a 2xx whose body says "error" can be retried: shouldRetry reads a clone of the response', async () => {
+  it('a 2xx whose body says "error" can be retried: isFailure reads a clone of the response', async () => {
     server.route('/rate', [
       { status: 200, body: '{"error":{"code":"RATE_LIMIT"}}' },
       { status: 200, body: '{"ok":true}' },
     ]);
     const response = await client({
-      shouldRetry: async ({ response }) => {
+      isFailure: async ({ response }) => {
         if (!(response instanceof Response)) return undefined;
         const body = (await response.clone().json()) as { error?: { code?: string } };
-        return body.error?.code === 'RATE_LIMIT' || undefined;
+        return body.error?.code === 'RATE_LIMIT';
       },
     })(url('/rate'));
     expect(await response.json()).toEqual({ ok: true });

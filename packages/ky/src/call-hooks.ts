@@ -76,6 +76,7 @@ export const callHooks = (fetch: object, forced: ForcedRetries | undefined): Cal
       options.jitterbug as CallState['overrides'],
     );
     state.kyOptions = options;
+    if (options.prefix || options.baseUrl) state.base = [options.baseUrl, options.prefix];
     if (typeof options.totalTimeout === 'number') state.startedMs = performance.now();
     state.refused = options.fetch === fetch ? retrySetAgain(options.retry, isForced) : fetchSetAgain();
     const own = hooks.beforeRetry.filter((hook) => hook !== retryHook);
@@ -125,6 +126,7 @@ export const callHooks = (fetch: object, forced: ForcedRetries | undefined): Cal
     if (!state) {
       state = new CallState(bodyOf(options.body), undefined);
       state.timeoutMs = kyTimeoutOf(options.timeout);
+      if (options.prefixUrl) state.base = [options.prefixUrl];
       if (context) byContext.set(context, state);
     }
     byRequest.set(request, state);

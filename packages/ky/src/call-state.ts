@@ -44,6 +44,11 @@ export class CallState {
   /** ky's normalized options, as its `beforeRequest` hooks see them. */
   declare options: KyOptionsView | undefined;
   declare last: LastAttempt | undefined;
+  /**
+   * What the call's own URL was written under, for route rules: its `baseUrl`, then its `prefix`
+   * (ky 1: its `prefixUrl`); `undefined` without either.
+   */
+  declare base: readonly unknown[] | undefined;
 
   constructor(body: BodyKind | undefined, overrides: CallOverrides | false | undefined) {
     this.body = body;

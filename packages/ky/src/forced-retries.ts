@@ -2,7 +2,7 @@
  * Forced retries: `ky.retry()` from an `afterResponse` hook, decided by the call's run. Opt-in, and
  * an export rather than a flag, so that a program that does not force retries carries none of this.
  */
-import { forceRetry, setRetryInfo } from '@jitterbug/core/adapter';
+import { forceRetry, noOptions, setRetryInfo } from '@jitterbug/core/adapter';
 import { byRequest, stateOf } from './call-state.ts';
 import { beforeRetryArgs } from './hook-args.ts';
 
@@ -52,4 +52,7 @@ const FORCED_RETRIES: ForcedRetries = {
  * every call (see the README). A factory, as the core's opt-in features are, so that a program that
  * does not force retries carries none of this.
  */
-export const createForcedRetries = (): ForcedRetries => FORCED_RETRIES;
+export const createForcedRetries = (...none: never[]): ForcedRetries => {
+  noOptions('createForcedRetries', none);
+  return FORCED_RETRIES;
+};

@@ -24,6 +24,8 @@ export interface KyOptionsView {
   /** ky 1 shows these to hooks; ky 2 only to `init` hooks. */
   readonly fetch?: unknown;
   readonly timeout?: unknown;
+  /** ky 1's base of the call's URL (ky 2 shows its `prefix` and `baseUrl` to `init` hooks). */
+  readonly prefixUrl?: unknown;
 }
 
 /** A call's options as ky 2's `init` hooks get them: whole, before ky normalizes them, per call. */
@@ -31,6 +33,8 @@ export interface KyInitOptions extends KyOptionsView {
   json?: unknown;
   jitterbug?: unknown;
   readonly totalTimeout?: unknown;
+  readonly prefix?: unknown;
+  readonly baseUrl?: unknown;
   readonly parseJson?: (text: string, context: object) => unknown;
   readonly hooks: {
     beforeRequest: unknown[];

@@ -55,6 +55,9 @@ const ADAPTER_OPTIONS = {
 
 /** A ky call on the fetch engine: an attempt that timed out ends it with ky's own `TimeoutError`. */
 class KyCall extends Call {
+  /** What the call's own URL was written under (its `baseUrl`, then its `prefix`), for route rules. */
+  declare base: readonly unknown[] | undefined;
+
   override deliver(answer: Answer): Response {
     try {
       return super.deliver(answer);
@@ -116,12 +119,13 @@ export const kyRetry = (
       const state =
         given instanceof CallState ? given : typeof input === 'object' ? byRequest.get(input) : undefined;
       const call = new KyCall(input, init, state?.body);
+      call.base = state?.base;
       let run = state?.run;
       if (!run) {
         const overrides = given instanceof CallState ? given.overrides : given;
         run = policy.begin(
           call,
-          state ? overridesFor(overrides, state.timeLeftMs(), call.method, call.url) : overrides,
+          state ? overridesFor(overrides, state.timeLeftMs(), call.method, call.url, call.base) : overrides,
         );
         if (state) state.run = run;
       }

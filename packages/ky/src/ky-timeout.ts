@@ -35,6 +35,7 @@ export interface KyDeadlines {
     timeoutMs: number | undefined,
     method: string,
     url: string,
+    base?: readonly unknown[],
   ): CallOverrides | false | undefined;
 }
 
@@ -70,11 +71,11 @@ export const kyDeadlines = (optionsOrPolicy: RetryPolicyOrOptions | undefined): 
   const latest = Math.max(...deadlines);
   return {
     policy,
-    overridesFor(overrides, timeoutMs, method, url) {
+    overridesFor(overrides, timeoutMs, method, url, base) {
       if (overrides === false || timeoutMs === undefined) return overrides;
       const own = overrides?.deadlineMs;
       if ((own ?? latest) <= timeoutMs) return overrides;
-      const inForce = own ?? policy.resolve(method, url).deadlineMs ?? NO_DEADLINE;
+      const inForce = own ?? policy.resolve(method, url, base).deadlineMs ?? NO_DEADLINE;
       return inForce <= timeoutMs ? overrides : { ...overrides, deadlineMs: timeoutMs };
     },
   };

@@ -1,9 +1,15 @@
 /**
  * What `instrumentRetries` leaves behind when stopped (nothing: no subscription, no span touched,
- * no metric point), and what it sees of a request already in flight when it starts.
+ * no metric point), what it sees of a request already in flight when it starts, and what a second
+ * call while one runs does (it shares it: each retry is counted once).
  */
 import { channel } from 'node:diagnostics_channel';
-import { createRetryPolicy, type RetryPolicyOptions, type RetryPolicyOrOptions } from '@jitterbug/core';
+import {
+  createRetryBudget,
+  createRetryPolicy,
+  type RetryPolicyOptions,
+  type RetryPolicyOrOptions,
+} from '@jitterbug/core';
 import { CHANNELS } from '@jitterbug/core/diagnostics';
 import { retryInterceptor } from '@jitterbug/undici';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -49,6 +55,16 @@ const requestAttributes = () => ({
   'server.address': '127.0.0.1',
   'server.port': Number(new URL(server.url).port),
 });
+
+/** The metrics of one GET answered 503, then 200 after one retry. */
+const retriedOnce = () =>
+  expectedMetrics({
+    request: requestAttributes(),
+    outcome: 'success',
+    attempts: 2,
+    waitMs: 50,
+    retries: [[{ 'jitterbug.retry.reason': 'status', 'http.response.status_code': 503 }, 1]],
+  });
 
 /** The spans of a GET answered 503 then 200 in the caller's span, without anything from jitterbug. */
 const plainSpans = (path: string) => [
@@ -107,21 +123,68 @@ describe('stopping', () => {
     server.route('/orders/2', [{ status: 503 }, { status: 200 }]);
     expect(await getInCallerSpan('/orders/1')).toBe(200);
     const before = await telemetry.metrics();
-    expect(before).toEqual(
-      expectedMetrics({
-        request: requestAttributes(),
-        outcome: 'success',
-        attempts: 2,
-        waitMs: 50,
-        retries: [[{ 'jitterbug.retry.reason': 'status', 'http.response.status_code': 503 }, 1]],
-      }),
-    );
+    expect(before).toEqual(retriedOnce());
     stop();
     const spansBefore = telemetry.spans().length;
     expect(await getInCallerSpan('/orders/2')).toBe(200);
 
     expect(telemetry.spans().slice(spansBefore)).toEqual(plainSpans('/orders/2'));
     expect(await telemetry.metrics()).toEqual(before);
+  });
+});
+
+describe('called twice (a library and the program, two modules)', () => {
+  const subscribed = () => Object.values(CHANNELS).filter((name) => channel(name).hasSubscribers);
+
+  it('counts each retry once, and gives the caller’s span one event per retry', async () => {
+    stops.push(instrumentRetries({ meterProvider: telemetry.meterProvider }));
+    stops.push(instrumentRetries({ meterProvider: telemetry.meterProvider }));
+    server.route('/orders/1', [{ status: 503 }, { status: 200 }]);
+    expect(await getInCallerSpan('/orders/1')).toBe(200);
+
+    expect(await telemetry.metrics()).toEqual(retriedOnce());
+    const checkout = telemetry.spans().find((span) => span.name === 'checkout');
+    expect(checkout?.events.map((event) => event.name)).toEqual(['jitterbug.retry']);
+  });
+
+  it('runs until every call’s function is called, each once', () => {
+    const first = instrumentRetries({ meterProvider: telemetry.meterProvider });
+    const second = instrumentRetries({ meterProvider: telemetry.meterProvider });
+    first();
+    first();
+    expect(subscribed()).toEqual(Object.values(CHANNELS));
+    second();
+    expect(subscribed()).toEqual([]);
+  });
+
+  it('reports the budgets each call names, each once', async () => {
+    const search = createRetryBudget({ burst: 4 });
+    const checkout = createRetryBudget({ burst: 6 });
+    stops.push(instrumentRetries({ meterProvider: telemetry.meterProvider, budgets: { search } }));
+    stops.push(instrumentRetries({ meterProvider: telemetry.meterProvider, budgets: { search, checkout } }));
+    const [gauge] = await telemetry.metrics();
+    expect(gauge).toMatchObject({
+      name: 'jitterbug.budget.tokens',
+      points: [
+        { attributes: { 'jitterbug.budget.name': 'search' }, value: 4 },
+        { attributes: { 'jitterbug.budget.name': 'checkout' }, value: 6 },
+      ],
+    });
+  });
+
+  it('with another meterProvider or activeSpan, throws a TypeError naming it, and the first runs on', async () => {
+    stops.push(instrumentRetries({ meterProvider: telemetry.meterProvider }));
+    const other = createTelemetry();
+    expect(() => instrumentRetries({ meterProvider: other.meterProvider })).toThrow(
+      /^jitterbug: option "meterProvider" must be the one of the instrumentRetries already running .*: instrumentRetries is already running .* count each retry twice: call it once/,
+    );
+    expect(() => instrumentRetries({ meterProvider: telemetry.meterProvider, activeSpan: false })).toThrow(
+      /^jitterbug: option "activeSpan" must be the one of the instrumentRetries already running/,
+    );
+    await other.shutdown();
+    server.route('/orders/2', [{ status: 503 }, { status: 200 }]);
+    expect(await getInCallerSpan('/orders/2')).toBe(200);
+    expect(await telemetry.metrics()).toEqual(retriedOnce());
   });
 });
 
@@ -156,14 +219,6 @@ describe('a request in flight when the instrumentation starts', () => {
       attemptSpan(server.url, { method: 'GET', path: '/late', status: 503 }),
       attemptSpan(server.url, { method: 'GET', path: '/late', status: 200, resendCount: 1 }),
     ]);
-    expect(await telemetry.metrics()).toEqual(
-      expectedMetrics({
-        request: requestAttributes(),
-        outcome: 'success',
-        attempts: 2,
-        waitMs: 50,
-        retries: [[{ 'jitterbug.retry.reason': 'status', 'http.response.status_code': 503 }, 1]],
-      }),
-    );
+    expect(await telemetry.metrics()).toEqual(retriedOnce());
   });
 });

@@ -29,13 +29,17 @@ type ChartOption = ComposeOption<
 
 /** A chart: its file name and SVG text. */
 export interface Chart {
+  /** The file name to write it to (`occ-calls.svg`). */
   readonly file: string;
+  /** The chart, as an SVG document. */
   readonly svg: string;
 }
 
 /** Chart size in pixels. */
 export interface ChartSize {
+  /** Default 900. */
   readonly width?: number;
+  /** Default 520. */
   readonly height?: number;
 }
 

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 
 /** A bad command line: reported on stderr with exit code 2. */
 export class UsageError extends Error {
+  /** `'UsageError'`. */
   override name = 'UsageError';
 }
 

@@ -82,7 +82,9 @@ const strategyBackoff = (
 
 /** One run of the experiment. */
 export interface OccRunOptions {
+  /** Clients that each must make one successful write. */
   readonly clients: number;
+  /** How a client waits after a conflict. */
   readonly strategy: OccStrategyName;
   /** Default 5 ms. */
   readonly baseMs?: number;
@@ -264,8 +266,11 @@ export interface OccSweepOptions {
   readonly strategies?: readonly OccStrategyName[];
   /** Runs per point. Default 100. */
   readonly runs?: number;
+  /** The strategies' `baseMs`. Default 5 ms. */
   readonly baseMs?: number;
+  /** The strategies' `capMs`. Default 2000 ms. */
   readonly capMs?: number;
+  /** One message's delay. Default `|Normal(10, 2)|` ms. */
   readonly latency?: LatencyModel;
   /** Base seed; run `r` at `n` clients uses `deriveSeed(seed, n, r)` for every strategy. */
   readonly seed: number;
@@ -279,8 +284,11 @@ export interface OccSweepOptions {
 
 /** One point of the sweep: means and spreads over the runs. */
 export interface OccPoint {
+  /** The strategy measured. */
   readonly strategy: OccStrategyName;
+  /** At this many clients. */
   readonly clients: number;
+  /** Over this many runs. */
   readonly runs: number;
   /** Writes received by the server per run. */
   readonly calls: Summary;
@@ -292,26 +300,39 @@ export interface OccPoint {
 
 /** Writes arriving at the server over time in one run: the "clustering" picture. */
 export interface OccHistogram {
+  /** The strategy of the run. */
   readonly strategy: OccStrategyName;
+  /** Its client count. */
   readonly clients: number;
   /** The requested width, or wider if the longest run would need more than 10 000 bins. */
   readonly binMs: number;
   /** `counts[k]` writes arrived in `[k·binMs, (k+1)·binMs)`. */
   readonly counts: readonly number[];
+  /** Writes received by the server in the run. */
   readonly calls: number;
+  /** Time until the last client knew it succeeded, in ms. */
   readonly timeMs: number;
 }
 
 /** The result of {@link runOcc}. */
 export interface OccSweepResult {
+  /** The base seed. */
   readonly seed: number;
+  /** Runs per point. */
   readonly runs: number;
+  /** The strategies' `baseMs`. */
   readonly baseMs: number;
+  /** The strategies' `capMs`. */
   readonly capMs: number;
+  /** One message's delay. */
   readonly latency: LatencyModel;
+  /** The strategies compared. */
   readonly strategies: readonly OccStrategyName[];
+  /** The client counts swept. */
   readonly clients: readonly number[];
+  /** One per strategy and client count. */
   readonly points: readonly OccPoint[];
+  /** The write-time histograms, one per strategy (none with `histogramClients: 0`). */
   readonly histograms: readonly OccHistogram[];
 }
 

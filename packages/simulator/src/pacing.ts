@@ -1,6 +1,7 @@
 /**
  * The pacing experiment: a sustained load above a server's rate limit, met by per-request
- * `Retry-After` (the core's defaults) or by the core's origin-wide pacer (`pacer: createPacer()`).
+ * `Retry-After` (`herd: false`), by the core's defaults (the herd line) or by the core's origin-wide
+ * pacer (`pacer: createPacer()`).
  *
  * Two servers:
  * - `limit-req`, modelled on nginx's `limit_req ... burst=B nodelay` with `limit_req_status 429` and a
@@ -30,6 +31,7 @@ import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { formatTable } from './output.ts';
 import { createAdaptiveLimiterModel } from './pacing-aws.ts';
 import { deriveSeed } from './seeds.ts';
+import { runEachPair } from './server-client-runs.ts';
 import { percentileOfSorted, type Summary, summarize } from './stats.ts';
 import { arrivals } from './storm.ts';
 
@@ -38,10 +40,11 @@ export const PACING_SERVERS = Object.freeze(['limit-req', 'quota'] as const);
 export type PacingServerName = (typeof PACING_SERVERS)[number];
 
 /**
- * The clients: per-request `Retry-After` (the core's defaults), the same with the pacer, and a model
- * of the AWS SDK's adaptive retry mode (`pacing-aws.ts`), the anchor.
+ * The clients: per-request `Retry-After` (`herd: false`: the defaults before the herd line), the
+ * core's defaults (the herd line), the defaults with the pacer, and a model of the AWS SDK's adaptive
+ * retry mode (`pacing-aws.ts`), the anchor.
  */
-export const PACING_CLIENTS = Object.freeze(['retry-after', 'pacer', 'aws-adaptive'] as const);
+export const PACING_CLIENTS = Object.freeze(['retry-after', 'defaults', 'pacer', 'aws-adaptive'] as const);
 export type PacingClientName = (typeof PACING_CLIENTS)[number];
 
 /** Options of the pacing experiment. */
@@ -239,7 +242,9 @@ const clientOptions = (client: PacingClientName): RetryOptions =>
     ? { pacer: createPacer() }
     : client === 'aws-adaptive'
       ? { retryAfter: false, budget: createRetryBudget({ ratio: 0.2, burst: 100 }) }
-      : {};
+      : client === 'retry-after'
+        ? { herd: false }
+        : {};
 const REQUEST = Object.freeze({ method: 'GET', url: 'https://api.example/items' });
 
 /** Simulates one run of one client against one server. */
@@ -373,37 +378,28 @@ export const simulatePacing = (
 /** Runs every client against every server, `runs` times each, the same arrivals for each client. */
 export const runPacing = (options: PacingOptions): PacingResult => {
   const o = resolve(options);
-  const total = o.runs * o.servers.length * o.clients.length;
-  let done = 0;
-  const points: PacingPoint[] = [];
-  for (const server of o.servers) {
-    for (const client of o.clients) {
-      const runs: PacingRunResult[] = [];
-      for (let r = 0; r < o.runs; r++) {
-        runs.push(simulatePacing(server, client, { ...o, seed: deriveSeed(o.seed, r) }));
-        options.onProgress?.(++done, total);
-      }
-      const stopReasons: Record<string, number> = {};
-      for (const run of runs)
-        for (const [reason, count] of Object.entries(run.stopReasons))
-          stopReasons[reason] = (stopReasons[reason] ?? 0) + count;
-      const of = (pick: (r: PacingRunResult) => number): Summary => summarize(runs.map(pick));
-      points.push({
-        server,
-        client,
-        runs: o.runs,
-        requests: of((r) => r.requests),
-        attempts: of((r) => r.attempts),
-        refused: of((r) => r.refused),
-        refusedAfterFirstWindow: of((r) => r.refusedAfterFirstWindow),
-        failed: of((r) => r.failed),
-        latencyP50Ms: of((r) => r.latencyP50Ms),
-        latencyP99Ms: of((r) => r.latencyP99Ms),
-        endMs: of((r) => r.endMs),
-        stopReasons,
-      });
-    }
-  }
+  const pairs = runEachPair(
+    o,
+    (server, client, seed) => simulatePacing(server, client, { ...o, seed }),
+    options.onProgress,
+  );
+  const points = pairs.map(({ server, client, results, stopReasons }): PacingPoint => {
+    const of = (pick: (r: PacingRunResult) => number): Summary => summarize(results.map(pick));
+    return {
+      server,
+      client,
+      runs: o.runs,
+      requests: of((r) => r.requests),
+      attempts: of((r) => r.attempts),
+      refused: of((r) => r.refused),
+      refusedAfterFirstWindow: of((r) => r.refusedAfterFirstWindow),
+      failed: of((r) => r.failed),
+      latencyP50Ms: of((r) => r.latencyP50Ms),
+      latencyP99Ms: of((r) => r.latencyP99Ms),
+      endMs: of((r) => r.endMs),
+      stopReasons,
+    };
+  });
   const { seed, ...settings } = o;
   return { seed, settings, points };
 };

@@ -2,13 +2,17 @@
 
 /** Something a bar can be drawn on. */
 export interface ProgressStream {
+  /** Whether it is a terminal: only then is the bar drawn. */
   readonly isTTY?: boolean;
+  /** Writes text as it is. */
   write(text: string): unknown;
 }
 
 /** A progress reporter: call `update` often (it redraws at most every 100 ms) and `done` at the end. */
 export interface Progress {
+  /** `done` of `total` steps are finished. */
   update(done: number, total: number): void;
+  /** Clears the bar. */
   done(): void;
 }
 

@@ -17,6 +17,7 @@ export interface ServiceTimeModel {
   readonly slowShare: number;
   /** The slow mode is uniform in `[slowMinMs, slowMaxMs]`. */
   readonly slowMinMs: number;
+  /** The slow mode's upper bound, in ms. */
   readonly slowMaxMs: number;
 }
 

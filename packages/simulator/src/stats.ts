@@ -2,11 +2,15 @@
 
 /** Mean and spread of one measure over several runs. */
 export interface Summary {
+  /** The arithmetic mean. */
   readonly mean: number;
   /** Sample standard deviation (n − 1); 0 for a single value. */
   readonly sd: number;
+  /** The smallest value. */
   readonly min: number;
+  /** The largest value. */
   readonly max: number;
+  /** How many values. */
   readonly n: number;
 }
 

@@ -260,6 +260,7 @@ type ResolvedStormOptions = Required<
 
 /** Counts per timeline bin of one run. */
 export interface StormTimeline {
+  /** Each bin's width, in ms: bin `k` covers `[k·binMs, (k+1)·binMs)`. */
   readonly binMs: number;
   /** Attempts arriving at the server. */
   readonly attempts: number[];
@@ -281,7 +282,9 @@ export interface StormTimeline {
 
 /** What one run of one policy measured. */
 export interface StormRunResult {
+  /** The policy run. */
   readonly policy: StormPolicyName;
+  /** Requests started. */
   readonly requests: number;
   /** Attempts that reached the server; always `requests − throttled − paceRefused + retries`. */
   readonly attempts: number;
@@ -295,10 +298,13 @@ export interface StormRunResult {
   readonly paceRefused: number;
   /** Time attempts spent held, in ms. */
   readonly heldMs: number;
+  /** Requests that finally succeeded. */
   readonly succeeded: number;
+  /** Requests that finally failed. */
   readonly failed: number;
-  /** Requests started during the outage, and attempts that arrived during it. */
+  /** Requests started during the outage. */
   readonly outageRequests: number;
+  /** Attempts that arrived during the outage. */
   readonly outageAttempts: number;
   /**
    * Time from the outage's end to the end of the last bin in which more than the recovery threshold
@@ -313,9 +319,11 @@ export interface StormRunResult {
    * ms: its median and 99th percentile (nearest rank); `NaN` when none succeeded.
    */
   readonly latencyP50Ms: number;
+  /** See `latencyP50Ms`: the 99th percentile. */
   readonly latencyP99Ms: number;
   /** Why requests stopped, as the core reports it (`success`, `max-attempts`, `budget-exhausted`, …). */
   readonly stopReasons: Readonly<Record<string, number>>;
+  /** The run, bin by bin. */
   readonly timeline: StormTimeline;
 }
 
@@ -374,12 +382,17 @@ const resolve = (options: StormOptions): ResolvedStormOptions => {
 
 /** What {@link createStormPolicy} reads of the storm's settings. */
 export interface StormPolicySettings {
+  /** The policies' `maxAttempts`. */
   readonly maxAttempts: number;
+  /** Their backoff's `baseMs`. */
   readonly baseMs: number;
+  /** Their backoff's `capMs`. */
   readonly capMs: number;
   /** For the `*throttle` policies: this throttle, or else a new one with these settings (default the core's). */
   readonly throttle?: AdaptiveThrottle;
+  /** The new throttle's `k`. */
   readonly throttleK?: number;
+  /** The new throttle's window, in seconds. */
   readonly throttleWindowSec?: number;
 }
 
@@ -751,13 +764,19 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
 
 /** One policy's results over all runs. */
 export interface StormPolicyResult {
+  /** The policy. */
   readonly policy: StormPolicyName;
+  /** What it is, in a few words. */
   readonly description: string;
+  /** Runs made. */
   readonly runs: number;
-  /** Totals over all runs. */
+  /** Requests, over all runs. */
   readonly requests: number;
+  /** Attempts that reached the server, over all runs. */
   readonly attempts: number;
+  /** Retries decided, over all runs. */
   readonly retries: number;
+  /** Requests that finally failed, over all runs. */
   readonly failed: number;
   /** Requests whose first attempt the throttle refused locally. */
   readonly throttled: number;
@@ -775,6 +794,7 @@ export interface StormPolicyResult {
   readonly goodputPerSec: Summary;
   /** Each run's median and 99th percentile latency of the requests that succeeded, in ms. */
   readonly latencyP50Ms: Summary;
+  /** See `latencyP50Ms`: the 99th percentile. */
   readonly latencyP99Ms: Summary;
   /** Requests that finally failed ÷ requests. */
   readonly failedShare: Summary;
@@ -792,7 +812,9 @@ export interface StormPolicyResult {
   readonly stopReasons: Readonly<Record<string, number>>;
   /** Mean over runs, per bin, in per-second rates. Bin `k` covers `[k·binMs, (k+1)·binMs)`. */
   readonly timeline: {
+    /** Each bin's width, in ms. */
     readonly binMs: number;
+    /** Attempts arriving at the server, per second. */
     readonly attemptsPerSec: readonly number[];
     /** First attempts refused locally by the throttle, per second. */
     readonly throttledPerSec: readonly number[];
@@ -800,16 +822,22 @@ export interface StormPolicyResult {
     readonly heldPerSec: readonly number[];
     /** Requests waiting in a hold at the end of each bin (a level). */
     readonly waiting: readonly number[];
+    /** Attempts rejected with 503, per second. */
     readonly rejectedPerSec: readonly number[];
+    /** Attempts served (200), per second. */
     readonly servedPerSec: readonly number[];
+    /** New requests started, per second. */
     readonly startedPerSec: readonly number[];
   };
 }
 
 /** The result of {@link runStorm}. */
 export interface StormResult {
+  /** The base seed. */
   readonly seed: number;
+  /** The settings the runs used, every default filled in. */
   readonly settings: Omit<ResolvedStormOptions, 'seed' | 'policies'>;
+  /** One result per policy, in the order asked. */
   readonly policies: readonly StormPolicyResult[];
 }
 

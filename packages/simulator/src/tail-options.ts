@@ -126,6 +126,7 @@ export const TAIL_LIMITS = Object.freeze({
 
 /** {@link TailOptions} with every default filled in. */
 export type ResolvedTailOptions = Required<Omit<TailOptions, 'onProgress' | 'hedgeBurst'>> & {
+  /** See {@link TailOptions.hedgeBurst}: `undefined` for the core's own depth. */
   readonly hedgeBurst: number | undefined;
 };
 

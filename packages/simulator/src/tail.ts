@@ -36,8 +36,11 @@ export const tailCapacityPerSec = (workers: number, service: ServiceTimeModel): 
 
 /** What one run of one variant at one load measured. */
 export interface TailRunResult {
+  /** The hedging variant run. */
   readonly variant: TailVariantName;
+  /** Offered load as a share of the capacity without hedging. */
   readonly load: number;
+  /** Requests sent. */
   readonly requests: number;
   /** Copies sent, first ones included. */
   readonly copies: number;
@@ -268,24 +271,31 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
 
 /** One point of the sweep: a variant at a load, over all runs. */
 export interface TailPoint {
+  /** The hedging variant. */
   readonly variant: TailVariantName;
   /** Offered load as a share of the capacity without hedging. */
   readonly load: number;
   /** New requests per second. */
   readonly ratePerSec: number;
+  /** Runs made. */
   readonly runs: number;
-  /** Totals over runs. */
+  /** Requests, over all runs. */
   readonly requests: number;
+  /** Copies sent, first ones included, over all runs. */
   readonly copies: number;
-  /** Hedges due, and of those refused by the hedge budget. */
+  /** Hedges due, over all runs. */
   readonly wantedHedges: number;
+  /** Of those, refused by the hedge budget. */
   readonly refusedHedges: number;
   /** (copies − requests) ÷ requests. */
   readonly extraLoad: number;
   /** Percentiles of the pooled latencies, in ms. */
   readonly p50Ms: number;
+  /** The 99th percentile, in ms. */
   readonly p99Ms: number;
+  /** The 99.9th percentile, in ms. */
   readonly p999Ms: number;
+  /** The mean latency, in ms. */
   readonly meanMs: number;
   /** Worker time spent ÷ (workers × time until the server's last copy was done): 1 is a saturated server. */
   readonly utilisation: number;
@@ -293,11 +303,16 @@ export interface TailPoint {
 
 /** The result of {@link runTail}. */
 export interface TailResult {
+  /** The base seed. */
   readonly seed: number;
+  /** The settings the runs used, every default filled in. */
   readonly settings: Omit<ResolvedTailOptions, 'seed'> & {
+    /** Requests per second the workers serve without hedging. */
     readonly capacityPerSec: number;
+    /** The mean time the server works on one copy, in ms. */
     readonly meanServiceMs: number;
   };
+  /** One per variant and load. */
   readonly points: readonly TailPoint[];
 }
 

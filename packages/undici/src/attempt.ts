@@ -8,6 +8,7 @@ import type { AttemptTimeoutError } from '@jitterbug/core';
 import { asRetryLayer, startTimer } from '@jitterbug/core/adapter';
 import type { RetryingRequest } from './retrying-request.ts';
 import type { Controller, HeaderRecord, NewHandler } from './types.ts';
+import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
 /**
  * The first attempt is the {@link RetryingRequest} itself (one object and one call fewer on every
@@ -57,7 +58,28 @@ export abstract class Attempt implements NewHandler {
   onRequestStart(controller: Controller, context: unknown): void {
     this.controller = controller;
     if (this.abandonedBy) controller.abort(this.abandonedBy);
+    else if (isUndiciRetryController(controller) && this.startedBelowRetry(controller)) return;
     else if (this.request.current === this) this.request.startCaller(context, controller);
+  }
+
+  /**
+   * undici's retry handler below started this attempt, unwritten (`undici-retry.ts`): it goes on
+   * (`false`) when told to pass everything on; else it is sent again so told, or the request is refused.
+   */
+  protected startedBelowRetry(controller: Controller): boolean {
+    const verdict = this.request.downstream.started(this);
+    if (verdict === 'go') return false;
+    if (verdict === 'again') {
+      this.controller = null;
+      controller.abort(SENT_AGAIN);
+      // Not from inside undici's own callback: the next dispatch may start at once.
+      queueMicrotask(() => {
+        if (this.abandonedBy === undefined) this.request.send(this);
+      });
+    } else {
+      this.request.refuse(verdict);
+    }
+    return true;
   }
   onResponseStarted(): void {
     if (this.request.current === this) this.request.caller.onResponseStarted?.();
@@ -82,7 +104,7 @@ export abstract class Attempt implements NewHandler {
     if (this.request.current === this) this.request.sink?.end(controller, trailers);
   }
   onResponseError(_controller: Controller | null, error: Error): void {
-    if (this.request.current === this) this.request.responseError(error);
+    if (this.request.current === this && error !== SENT_AGAIN) this.request.responseError(error);
   }
   onRequestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void {
     if (this.request.current === this) this.request.requestUpgrade(controller, statusCode, headers, socket);

@@ -114,7 +114,11 @@ export class CallerSide implements Controller, BodySink {
   /** An interim answer (100 Continue, 103 Early Hints): the caller's as is. */
   interim(controller: Controller, statusCode: number, headers: HeaderRecord, statusMessage?: string): void {
     this.rawHeaders = controller.rawHeaders;
-    this.caller.onResponseStart?.(this, statusCode, headers, statusMessage);
+    try {
+      this.caller.onResponseStart?.(this, statusCode, headers, statusMessage);
+    } catch (error) {
+      this.threw(error);
+    }
   }
 
   /** An upgrade the request did not ask for (asked-for ones never get here): the caller's, as is. */
@@ -146,7 +150,11 @@ export class CallerSide implements Controller, BodySink {
     if (summary && this.tagHeaders) setRetryInfo(headers, summary);
     this.rawHeaders = raw;
     this.declared = declaredBodyBytes(run.method, statusCode, headers);
-    this.caller.onResponseStart?.(this, statusCode, headers, statusMessage);
+    try {
+      this.caller.onResponseStart?.(this, statusCode, headers, statusMessage);
+    } catch (error) {
+      this.threw(error);
+    }
   }
 
   /** A chunk of the body: handed over, unless it would take the body past its declared length. */
@@ -157,7 +165,11 @@ export class CallerSide implements Controller, BodySink {
       return;
     }
     this.bytes = bytes;
-    this.caller.onResponseData?.(this, chunk);
+    try {
+      this.caller.onResponseData?.(this, chunk);
+    } catch (error) {
+      this.threw(error);
+    }
   }
 
   /** The body's end: the caller's, unless it comes short of the declared length. */
@@ -168,11 +180,26 @@ export class CallerSide implements Controller, BodySink {
     }
     this.owner.responseEnded();
     this.rawTrailers = controller.rawTrailers;
-    this.caller.onResponseEnd?.(this, trailers);
+    try {
+      this.caller.onResponseEnd?.(this, trailers);
+    } catch (error) {
+      // As undici does: a handler that throws at the end gets that error (undici's RetryHandler
+      // throws there to retry a status). Left to undici, it would reach an attempt that is over.
+      this.caller.onResponseError?.(this, error as Error);
+    }
   }
 
   error(error: Error): void {
     this.owner.responseFailed(error, false);
+  }
+
+  /**
+   * A callback of the caller's threw: the request ends with that error, its attempt aborted, as
+   * undici ends it. Thrown on, it would be lost where the response is handed over later than undici
+   * delivered it (after a hook's promise): the caller would never hear of it.
+   */
+  private threw(error: unknown): void {
+    this.owner.responseFailed(error as Error, true);
   }
 
   /** The request fails with `error`, which carries the run's summary. */

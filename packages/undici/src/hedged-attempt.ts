@@ -14,6 +14,7 @@ import { Drain, type DrainOwner } from './drain.ts';
 import type { RetryingRequest } from './retrying-request.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { Controller, HeaderRecord } from './types.ts';
+import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
 /**
  * `out`: sent, no head yet; `draining`: its answer is not wanted and is read and dropped; `over`:
@@ -108,6 +109,7 @@ class HedgeCopy extends Attempt implements DrainOwner {
       return;
     }
     this.controller = controller;
+    if (isUndiciRetryController(controller) && this.startedBelowRetry(controller)) return;
     this.attempt.started(controller, context);
   }
 
@@ -133,6 +135,7 @@ class HedgeCopy extends Attempt implements DrainOwner {
   }
 
   override onResponseError(controller: Controller | null, error: Error): void {
+    if (error === SENT_AGAIN) return;
     if (this.phase === 'won') {
       super.onResponseError(controller, error);
       return;
@@ -222,8 +225,11 @@ export class HedgedAttempt {
     );
   }
 
-  /** A `beforeRetry` for a copy failed: every copy goes, and the request fails with its error. */
-  private abandon(error: Error): void {
+  /**
+   * A `beforeRetry` for a copy failed, or the request is refused (`RetryingRequest.refuse`): every
+   * copy goes, and the request fails with its error.
+   */
+  abandon(error: Error): void {
     if (this.race.over) return;
     this.race.over = true;
     this.close();

@@ -39,7 +39,14 @@ export const withInfoHeaders = (
  */
 export const readInfoHeaders = (
   headers: { get(name: string): string | null } | HeaderRecord,
-): { readonly attempts: number; readonly totalDelayMs: number } | undefined => {
+):
+  | {
+      /** Attempts made, counting the first (`x-jitterbug-attempts`). */
+      readonly attempts: number;
+      /** Sum of the waits between them, in ms (`x-jitterbug-total-delay-ms`). */
+      readonly totalDelayMs: number;
+    }
+  | undefined => {
   // Duck-typed: undici's fetch has its own `Headers` class, not the global one.
   const get = (name: string): string | undefined => {
     const value = typeof headers.get === 'function' ? headers.get(name) : (headers as HeaderRecord)[name];

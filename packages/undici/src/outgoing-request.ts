@@ -10,7 +10,8 @@
 import type { EditableRequest, RetryRun } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
 import { editedOpts, headersObject } from './request-info.ts';
-import type { Controller, DispatchOpts, NextDispatch } from './types.ts';
+import type { Controller, DispatchOpts } from './types.ts';
+import type { Downstream } from './undici-retry.ts';
 
 export abstract class OutgoingRequest extends Attempt implements EditableRequest {
   declare readonly run: RetryRun;
@@ -18,7 +19,8 @@ export abstract class OutgoingRequest extends Attempt implements EditableRequest
   declare opts: DispatchOpts | undefined;
   /** Inside undici's dispatch call: a failure reported now is the request's, not a connection's. */
   declare sending: boolean;
-  declare protected dispatch: NextDispatch;
+  /** Where attempts are dispatched (the next dispatch, told to pass on when undici's retry is there). */
+  declare downstream: Downstream;
   /** The current attempt: this request for the first one (`undefined` between attempts). */
   declare current: Attempt | undefined;
   /** Where the attempts go once `beforeRetry` sent them elsewhere (else the run's URL). */
@@ -40,7 +42,7 @@ export abstract class OutgoingRequest extends Attempt implements EditableRequest
   send(attempt: Attempt): boolean {
     this.sending = true;
     try {
-      return this.dispatch(this.opts!, attempt);
+      return this.downstream.send(this.opts!, attempt);
     } catch (error) {
       attempt.onResponseError(null, error as Error);
       return true;

@@ -11,7 +11,8 @@ import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
 import type { RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { RetryingRequest } from './retrying-request.ts';
-import type { DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
+import type { DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
+import type { Downstream } from './undici-retry.ts';
 
 /**
  * `headers` (a record, a flat `[name, value, …]` array or an iterable of pairs, as undici takes them)
@@ -57,7 +58,7 @@ export class RestRequest extends RetryingRequest {
   declare private refused: ResumeError | undefined;
 
   constructor(
-    dispatch: NextDispatch,
+    downstream: Downstream,
     resume: NewHandler,
     run: RetryRun,
     scope: AsyncResource | undefined,
@@ -65,7 +66,7 @@ export class RestRequest extends RetryingRequest {
     validator: string,
     length: number,
   ) {
-    super(dispatch, resume, run, REST_SETTINGS, false, scope);
+    super(downstream, resume, run, REST_SETTINGS, false, scope);
     this.from = from;
     this.validator = validator;
     this.length = length;

@@ -17,7 +17,8 @@ import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller
 import { responseHeaderGetter } from './request-info.ts';
 import { RestRequest } from './rest-request.ts';
 import { RetryingRequest } from './retrying-request.ts';
-import type { Controller, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
+import type { Controller, HeaderRecord, NewHandler } from './types.ts';
+import type { Downstream } from './undici-retry.ts';
 
 /**
  * `head`: the first request has handed nothing over yet; `body`: the caller is reading the body (of
@@ -35,7 +36,7 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
   /** The controller of the request feeding this handler now (the first, then each rest). */
   declare inner: Controller | null;
   declare first: RetryingRequest | undefined;
-  declare private readonly dispatch: NextDispatch;
+  declare private readonly downstream: Downstream;
   declare private readonly caller: NewHandler;
   declare private readonly run: RetryRun;
   declare private readonly tagHeaders: boolean;
@@ -48,11 +49,11 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
   /** The headers object the caller was handed: undici 8's `request()` reads the summary from it. */
   declare private headers: HeaderRecord | undefined;
 
-  constructor(dispatch: NextDispatch, caller: NewHandler, run: RetryRun, tagHeaders: boolean) {
+  constructor(downstream: Downstream, caller: NewHandler, run: RetryRun, tagHeaders: boolean) {
     this.scope = callerScope(run);
     this.inner = null;
     this.first = undefined;
-    this.dispatch = dispatch;
+    this.downstream = downstream;
     this.caller = caller;
     this.run = run;
     this.tagHeaders = tagHeaders;
@@ -155,7 +156,15 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
     }
     this.phase = 'rest';
     const { bytes, declared } = this.outer;
-    const rest = new RestRequest(this.dispatch, this, this.run, this.scope, bytes, this.validator!, declared);
+    const rest = new RestRequest(
+      this.downstream,
+      this,
+      this.run,
+      this.scope,
+      bytes,
+      this.validator!,
+      declared,
+    );
     rest.resumeAfter(this.first!.opts!, decision.delayMs);
   }
 
@@ -192,14 +201,14 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
 
 /** The first request of a call whose body may be resumed: its caller is a {@link ResumeHandler}. */
 export const resumableRequest = (
-  dispatch: NextDispatch,
+  downstream: Downstream,
   caller: NewHandler,
   run: RetryRun,
   settings: RequestSettings,
   tagHeaders: boolean,
 ): RetryingRequest => {
-  const handler = new ResumeHandler(dispatch, caller, run, tagHeaders);
-  const first = new RetryingRequest(dispatch, handler, run, settings, tagHeaders, handler.scope);
+  const handler = new ResumeHandler(downstream, caller, run, tagHeaders);
+  const first = new RetryingRequest(downstream, handler, run, settings, tagHeaders, handler.scope);
   handler.first = first;
   return first;
 };

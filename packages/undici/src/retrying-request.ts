@@ -35,7 +35,8 @@ import { HeldBody, type HeldFor } from './held-body.ts';
 import { OutgoingRequest } from './outgoing-request.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
-import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from './types.ts';
+import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
+import type { Downstream } from './undici-retry.ts';
 
 type State =
   | 'preparing' // reading a stream body before the first attempt
@@ -74,7 +75,7 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
   declare private next: number | Error;
 
   constructor(
-    dispatch: NextDispatch,
+    downstream: Downstream,
     caller: NewHandler,
     run: RetryRun,
     settings: RequestSettings,
@@ -94,7 +95,7 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
     this.hedge = undefined;
     this.opts = undefined;
     this.sending = false;
-    this.dispatch = dispatch;
+    this.downstream = downstream;
     this.scope = scope ?? callerScope(run);
     this.state = 'preparing';
     this.dispatched = false;
@@ -380,6 +381,17 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
       this.release(reason);
       queueMicrotask(() => this.abortRun(reason));
     }
+  }
+
+  /**
+   * What is below cannot send the request as composed (undici's RetryAgent, `undici-retry.ts`): it
+   * fails with `error`, its attempt aborted before anything was written.
+   */
+  refuse(error: TypeError): void {
+    Promise.resolve(this.run.finish('error-not-retryable', undefined, error, false)).catch(() => undefined);
+    const hedge = this.hedge;
+    if (hedge) hedge.abandon(error);
+    else this.responseFailed(error, true);
   }
 
   /** The caller aborted while no attempt was in flight: the run ends as aborted with its reason. */

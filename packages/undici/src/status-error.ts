@@ -23,10 +23,17 @@ type RuntimeShape = new (
  * `'UND_ERR_REQ_RETRY'`, `statusCode`, `headers`, `data.count` (the attempts made).
  */
 export class RetryStatusError extends Error {
+  /** `'UND_ERR_REQ_RETRY'`, as undici's. */
   readonly code = 'UND_ERR_REQ_RETRY';
+  /** The last attempt's status. */
   readonly statusCode: number;
+  /** The last attempt's response headers. */
   readonly headers: HeaderRecord;
-  readonly data: { readonly count: number };
+  /** As undici's `RequestRetryError.data`. */
+  readonly data: {
+    /** The attempts made. */
+    readonly count: number;
+  };
   constructor(
     message: string,
     statusCode: number,

@@ -78,6 +78,7 @@ export type NextDispatch = (opts: DispatchOpts, handler: NewHandler) => boolean;
  * a method, so these `never` parameters are accepted). Call it through the composed dispatcher.
  */
 export type RetryDispatch = {
+  /** Sends one request: `false` when the dispatcher needs a `drain` before the next. */
   dispatch(opts: never, handler: never): boolean;
 }['dispatch'];
 

@@ -6,87 +6,8 @@ import { AttemptTimeoutError, createRetryPolicy, getRetryInfo, type RetryOptions
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { retryInterceptor } from '../src/index.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from '../src/types.ts';
+import { fakeNext, RecordingCaller } from './fake-dispatch.ts';
 import { endlessSleep, recordingSleep } from './helpers.ts';
-
-class FakeController implements Controller {
-  aborted = false;
-  paused = false;
-  reason: unknown = null;
-  rawHeaders: Controller['rawHeaders'] = null;
-  rawTrailers: Controller['rawTrailers'] = null;
-  calls: string[] = [];
-  readonly #onAbort: (reason: Error) => void;
-  constructor(onAbort: (reason: Error) => void = () => {}) {
-    this.#onAbort = onAbort;
-  }
-  abort(reason: Error): void {
-    this.calls.push('abort');
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.#onAbort(reason);
-  }
-  pause(): void {
-    this.calls.push('pause');
-    this.paused = true;
-  }
-  resume(): void {
-    this.calls.push('resume');
-    this.paused = false;
-  }
-}
-
-interface Dispatched {
-  readonly opts: DispatchOpts;
-  readonly handler: NewHandler;
-  /** Starts the attempt as undici would; aborting it reports the reason through onResponseError. */
-  start(): FakeController;
-}
-
-const fakeNext = (): { next: NextDispatch; dispatched: Dispatched[] } => {
-  const dispatched: Dispatched[] = [];
-  const next: NextDispatch = (opts, handler) => {
-    dispatched.push({
-      opts,
-      handler,
-      start() {
-        const controller = new FakeController((reason) => handler.onResponseError?.(controller, reason));
-        handler.onRequestStart?.(controller, { attempt: dispatched.length });
-        return controller;
-      },
-    });
-    return true;
-  };
-  return { next, dispatched };
-};
-
-/** A new-API caller that records what it is told. */
-class RecordingCaller implements NewHandler {
-  events: string[] = [];
-  controller: Controller | undefined;
-  headers: HeaderRecord | undefined;
-  error: Error | undefined;
-  chunks: Buffer[] = [];
-  onRequestStart(controller: Controller): void {
-    this.events.push('start');
-    this.controller = controller;
-  }
-  onResponseStart(_c: Controller, status: number, headers: HeaderRecord): void {
-    this.events.push(`response ${status}`);
-    this.headers = headers;
-  }
-  onResponseData(_c: Controller, chunk: Buffer): void {
-    this.events.push('data');
-    this.chunks.push(chunk);
-  }
-  onResponseEnd(): void {
-    this.events.push('end');
-  }
-  onResponseError(_c: Controller | null, error: Error): void {
-    this.events.push('error');
-    this.error = error;
-  }
-}
 
 const setup = (options: RetryOptions = {}) => {
   const { next, dispatched } = fakeNext();
@@ -363,6 +284,46 @@ describe('attemptTimeoutMs', () => {
     const first = dispatched[0]!.start();
     dispatched[0]!.handler.onResponseError?.(first, Object.assign(new Error('x'), { code: 'ECONNRESET' }));
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('the caller’s handler', () => {
+  test('one whose onResponseEnd throws gets that error, as undici gives it (undici’s RetryHandler throws there to retry)', () => {
+    const { dispatch, dispatched } = setup();
+    const thrown = new Error('retry me');
+    class Throwing extends RecordingCaller {
+      override onResponseEnd(): void {
+        super.onResponseEnd();
+        throw thrown;
+      }
+    }
+    const caller = new Throwing();
+    dispatch(GET, caller);
+    const attempt = dispatched[0]!;
+    const controller = attempt.start();
+    attempt.handler.onResponseStart?.(controller, 200, { 'content-length': '2' });
+    attempt.handler.onResponseData?.(controller, Buffer.from('ok'));
+    attempt.handler.onResponseEnd?.(controller, {});
+    expect(caller.events).toEqual(['start', 'response 200', 'data', 'end', 'error']);
+    expect(caller.error).toBe(thrown);
+  });
+  test('one that throws in onResponseStart after a hook’s promise gets that error, its attempt aborted', async () => {
+    const { dispatch, dispatched } = setup({ shouldRetry: async () => false });
+    const thrown = new Error('refused by the caller');
+    class Throwing extends RecordingCaller {
+      override onResponseStart(controller: Controller, status: number, headers: HeaderRecord): void {
+        super.onResponseStart(controller, status, headers);
+        throw thrown;
+      }
+    }
+    const caller = new Throwing();
+    dispatch(GET, caller);
+    const controller = dispatched[0]!.start();
+    dispatched[0]!.handler.onResponseStart?.(controller, 503, {});
+    await tick();
+    expect(caller.events).toEqual(['start', 'response 503', 'error']);
+    expect(caller.error).toBe(thrown);
+    expect(controller.aborted).toBe(true);
   });
 });
 

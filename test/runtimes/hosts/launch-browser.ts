@@ -21,7 +21,7 @@ const ENV: Readonly<Record<BrowserName, string>> = {
 };
 
 export const INSTALL_HINT =
-  'run `sh scripts/install-browsers.sh` as root (it runs: apt-get install -y --no-install-recommends chromium-headless-shell firefox-esr)';
+  'run `sh scripts/install-debian-packages.sh` as root (it runs: apt-get install -y --no-install-recommends chromium-headless-shell firefox-esr)';
 
 /** The browser's executable, or an error saying it is missing and how to install it. */
 export const browserExecutable = (name: BrowserName): string => {

@@ -4,7 +4,7 @@
  * ours that tests read back: when it arrived and ended, its status, method, path, protocol,
  * connection and the `Idempotency-Key` it carried.
  */
-import { readFile } from 'node:fs/promises';
+import { type LogFile, logFile, type RequestLogLine } from '../log-file.ts';
 
 /**
  * The `log_format` (with `escape=json`: an absent header is an empty field). `$msec` is when the
@@ -24,22 +24,11 @@ export const ACCESS_LOG_FORMAT = [
   '$upstream_status',
 ].join('|');
 
-export interface AccessLogLine {
-  /** When nginx had the request's first bytes, epoch ms (its end less its duration). */
-  readonly startMs: number;
-  /** When it ended (the line was written), epoch ms. */
-  readonly endMs: number;
-  readonly status: number;
-  readonly method: string;
-  /** The path, normalised (no query). */
-  readonly uri: string;
-  /** `HTTP/1.1`, `HTTP/2.0`. */
-  readonly protocol: string;
+export interface AccessLogLine extends RequestLogLine {
   /** nginx's serial number of the connection, and which request on it this was (1-based). */
   readonly connection: number;
   readonly connectionRequest: number;
   readonly port: number;
-  readonly idempotencyKey: string | undefined;
   /** The backend's status, when nginx asked it (`502`/`504` for one that failed, `undefined` for nginx's own answers). */
   readonly upstreamStatus: number | undefined;
 }
@@ -71,39 +60,7 @@ export const parseAccessLog = (text: string): AccessLogLine[] =>
       };
     });
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** nginx's access log (see `LogFile` for when a line is there). */
+export type AccessLog = LogFile<AccessLogLine>;
 
-export interface AccessLog {
-  readonly path: string;
-  /** The lines written so far. */
-  read(): Promise<AccessLogLine[]>;
-  /**
-   * The lines once nginx has written every line of the requests that ended: nginx writes a line
-   * as it finishes a request, just after its last byte went out, so a client can have its answer a
-   * moment before the line exists. Waits until the log has not grown for `quietMs` (at most
-   * `timeoutMs`).
-   */
-  settled(quietMs?: number, timeoutMs?: number): Promise<AccessLogLine[]>;
-}
-
-export const accessLog = (path: string): AccessLog => {
-  const text = () => readFile(path, 'utf8').catch(() => '');
-  return {
-    path,
-    read: async () => parseAccessLog(await text()),
-    async settled(quietMs = 60, timeoutMs = 2_000) {
-      const until = Date.now() + timeoutMs;
-      let last = await text();
-      let since = Date.now();
-      while (Date.now() < until) {
-        await sleep(10);
-        const now = await text();
-        if (now.length !== last.length) {
-          last = now;
-          since = Date.now();
-        } else if (Date.now() - since >= quietMs) break;
-      }
-      return parseAccessLog(last);
-    },
-  };
-};
+export const accessLog = (path: string): AccessLog => logFile(path, parseAccessLog);

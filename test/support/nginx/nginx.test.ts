@@ -7,27 +7,16 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive, sleep, withEnv } from '../child-process.ts';
 import { type HttpScriptedServer, startScriptedServer } from '../scripted-server.ts';
 import { nginxConfig } from './config.ts';
 import { NGINX_INSTALL_HINT, type RunningNginx, startNginx } from './nginx.ts';
-
-/** Whether `pid` runs (a zombie, killed but not yet reaped by its new parent, does not). */
-const alive = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('nginx started by a test', () => {
   let backend: HttpScriptedServer;
@@ -194,15 +183,9 @@ describe('nginx harness', () => {
   });
 
   it('a missing nginx fails saying how to install it', async () => {
-    const before = process.env['JITTERBUG_NGINX'];
-    process.env['JITTERBUG_NGINX'] = '/nonexistent/nginx';
-    try {
-      await expect(startNginx({ servers: [] })).rejects.toThrow(
-        `nginx is not installed: /nonexistent/nginx does not exist; ${NGINX_INSTALL_HINT}`,
-      );
-    } finally {
-      if (before === undefined) delete process.env['JITTERBUG_NGINX'];
-      else process.env['JITTERBUG_NGINX'] = before;
-    }
+    const start = withEnv('JITTERBUG_NGINX', '/nonexistent/nginx', () => startNginx({ servers: [] }));
+    await expect(start).rejects.toThrow(
+      `nginx is not installed: /nonexistent/nginx does not exist; ${NGINX_INSTALL_HINT}`,
+    );
   });
 });

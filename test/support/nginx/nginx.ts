@@ -6,27 +6,20 @@
  *
  * nginx missing is an error saying how to install it, never a reason to skip.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Child, debianExecutable, freePorts, spawnChild, waitUntil } from '../child-process.ts';
 import { type AccessLog, accessLog } from './access-log.ts';
 import { nginxCertificate } from './certificate.ts';
 import { type Listener, type NginxSetup, nginxConfig, type Placement } from './config.ts';
 
-export const NGINX_INSTALL_HINT =
-  'run `sh scripts/install-browsers.sh` as root (it runs: apt-get install -y --no-install-recommends nginx), or set JITTERBUG_NGINX to an nginx executable';
+const EXECUTABLE = debianExecutable('nginx', 'nginx', '/usr/sbin/nginx', 'JITTERBUG_NGINX');
+
+export const NGINX_INSTALL_HINT = EXECUTABLE.hint;
 
 /** The nginx executable (`JITTERBUG_NGINX`, else Debian's), or an error saying it is missing and how to install it. */
-export const nginxExecutable = (): string => {
-  const path = process.env['JITTERBUG_NGINX'] ?? '/usr/sbin/nginx';
-  if (existsSync(path)) return path;
-  throw new Error(`nginx is not installed: ${path} does not exist; ${NGINX_INSTALL_HINT}`);
-};
-
-const SETPRIV = '/usr/bin/setpriv';
+export const nginxExecutable = EXECUTABLE.find;
 
 export interface StartNginxOptions {
   /** The Node backend's URL (`http://127.0.0.1:PORT`), for locations that proxy to it. */
@@ -48,38 +41,6 @@ export interface RunningNginx {
   errorLog(): Promise<string>;
   /** TERM, then KILL after `graceMs`; then the folder is removed. Safe to call twice. */
   stop(graceMs?: number): Promise<void>;
-}
-
-/** Every nginx this process started and has not seen exit: killed if the process exits first. */
-const live = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
-
-const listenOn = (server: Server): Promise<number> =>
-  new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : 0);
-    });
-  });
-
-/** `count` distinct free ports on 127.0.0.1 (held together, then released for nginx to bind). */
-const freePorts = async (count: number): Promise<number[]> => {
-  const servers = Array.from({ length: count }, () => createServer());
-  try {
-    return await Promise.all(servers.map(listenOn));
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  }
-};
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-interface Exit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
 }
 
 const place = async (setup: NginxSetup, dir: string, backend: string | undefined): Promise<Placement> => {
@@ -106,45 +67,16 @@ const place = async (setup: NginxSetup, dir: string, backend: string | undefined
  * Spawns nginx on `config` and waits until it has written its pid file (it does so once every
  * listening socket is bound). Resolves with the child, or the reason it exited.
  */
-const launch = async (
-  dir: string,
-  executable: string,
-): Promise<{ child: ChildProcess; exit: Promise<Exit> } | { failed: string }> => {
+const launch = async (dir: string, executable: string): Promise<{ child: Child } | { failed: string }> => {
   const args = ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'error.log')];
-  const [command, argv] = existsSync(SETPRIV)
-    ? [SETPRIV, ['--pdeathsig', 'KILL', '--', executable, ...args]]
-    : [executable, args];
-  const child = spawn(command, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
-  live.add(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  let exited: Exit | undefined;
-  const exit = new Promise<Exit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      live.delete(child);
-      exited = { code, signal };
-      resolve(exited);
-    });
-    child.once('error', (error) => {
-      stderr += String(error);
-    });
-  });
+  const child = spawnChild(executable, args);
   const pidFile = join(dir, 'nginx.pid');
-  const until = Date.now() + 5_000;
-  while (exited === undefined && Date.now() < until) {
-    const pid = await readFile(pidFile, 'utf8').catch(() => '');
-    if (pid.trim() === String(child.pid)) return { child, exit };
-    await sleep(5);
-  }
-  if (exited === undefined) {
-    child.kill('SIGKILL');
-    await exit;
-    return { failed: `nginx did not start within 5 s: ${stderr}` };
-  }
+  const wrote = async () => (await readFile(pidFile, 'utf8').catch(() => '')).trim() === String(child.pid);
+  const failed = await waitUntil(child, wrote, 'nginx');
+  if (failed === undefined) return { child };
+  if (child.exited() === undefined) await child.stop(0);
   const errors = await readFile(join(dir, 'error.log'), 'utf8').catch(() => '');
-  return { failed: `nginx exited (code ${exited.code}, signal ${exited.signal}): ${stderr}${errors}` };
+  return { failed: `${failed}${errors}` };
 };
 
 /**
@@ -170,7 +102,7 @@ export const startNginx = async (
         if (tries < 3 && started.failed.includes('Address already in use')) continue;
         throw new Error(started.failed);
       }
-      return running(started.child, started.exit, dir, cert, config, where);
+      return running(started.child, dir, cert, config, where);
     }
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
@@ -178,14 +110,7 @@ export const startNginx = async (
   }
 };
 
-const running = (
-  child: ChildProcess,
-  exit: Promise<Exit>,
-  dir: string,
-  ca: string,
-  config: string,
-  where: Placement,
-): RunningNginx => {
+const running = (child: Child, dir: string, ca: string, config: string, where: Placement): RunningNginx => {
   const port = (server: string, listener: Listener): number => {
     const found = where.ports.get(server)?.[listener];
     if (found === undefined) throw new TypeError(`nginx has no ${listener} listener for server "${server}"`);
@@ -193,18 +118,11 @@ const running = (
   };
   let stopped: Promise<void> | undefined;
   const stop = async (graceMs: number): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      const ended = await Promise.race([exit.then(() => true), sleep(graceMs).then(() => false)]);
-      if (!ended) {
-        child.kill('SIGKILL');
-        await exit;
-      }
-    }
+    await child.stop(graceMs);
     await rm(dir, { recursive: true, force: true });
   };
   return {
-    pid: child.pid!,
+    pid: child.pid,
     dir,
     ca,
     config,

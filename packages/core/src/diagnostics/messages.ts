@@ -10,8 +10,11 @@ export type RunIdentity = object;
 
 /** `jitterbug:run:start`: a request began (before its first attempt). */
 export interface RunStartMessage {
+  /** The request: the same object in each of its messages (a `WeakMap` key). */
   readonly run: RunIdentity;
+  /** The request's method, in upper case. */
   readonly method: string;
+  /** The request's URL. */
   readonly url: string;
   /** The matched route rule's name, if any. */
   readonly route: string | undefined;
@@ -23,6 +26,7 @@ export interface RunStartMessage {
  * so that a subscriber to the client's own channels can tell which attempt a request is.
  */
 export interface AttemptStartMessage {
+  /** The request: the same object in each of its messages (a `WeakMap` key). */
   readonly run: RunIdentity;
   /** 1-based number of this attempt (the first is 1; a resend is 2 or more). */
   readonly attempt: number;
@@ -32,9 +36,13 @@ export interface AttemptStartMessage {
 
 /** `jitterbug:attempt:end`: an attempt ended with a response or an error. */
 export interface AttemptEndMessage {
+  /** The request: the same object in each of its messages (a `WeakMap` key). */
   readonly run: RunIdentity;
+  /** 1-based number of the attempt that ended. */
   readonly attempt: number;
+  /** The status it got (`undefined` when it failed without a response). */
   readonly status: number | undefined;
+  /** The error it failed with (`undefined` when it got a response). */
   readonly error: unknown;
   /** The error's code as the decision read it (`ECONNRESET`, `ERR_NETWORK`, …). */
   readonly errorCode: string | undefined;
@@ -42,17 +50,21 @@ export interface AttemptEndMessage {
 
 /** `jitterbug:retry`: a retry was decided; the wait (`delayMs`) begins. The `onRetry` event, and `run`. */
 export interface RetryMessage extends RetryEvent {
+  /** The request: the same object in each of its messages (a `WeakMap` key). */
   readonly run: RunIdentity;
 }
 
 /** `jitterbug:give-up`: a failure that is normally retried was not. The `onGiveUp` event, and `run`. */
 export interface GiveUpMessage extends GiveUpEvent {
+  /** The request: the same object in each of its messages (a `WeakMap` key). */
   readonly run: RunIdentity;
 }
 
 /** `jitterbug:run:end`: the request finished. Its summary (what `getRetryInfo` returns), and `run`. */
 export interface RunEndMessage {
+  /** The request: the same object in each of its messages (a `WeakMap` key). */
   readonly run: RunIdentity;
+  /** Its summary. */
   readonly info: RetryInfo;
 }
 

@@ -13,7 +13,7 @@
  * accept each other's features.
  */
 import type { AttemptOutcome, Decision } from '../decide.ts';
-import type { Mutable, RetryEvent, RetryInfo } from '../options.ts';
+import type { Mutable, NextAttempt, RetryEvent, RetryInfo } from '../options.ts';
 import type { Copies, DrivenSequence, Raced, RacedSend, RaceHost } from '../steps.ts';
 import type { RunView, Turn } from '../types.ts';
 
@@ -35,6 +35,11 @@ export interface RunFeature {
    * replaces a retry (the budget or the throttle refusing it), innermost feature first.
    */
   review?(run: RunView, outcome: AttemptOutcome, decision: Decision): Decision;
+  /**
+   * A retry, hedged copy or resume of `run` is about to be sent (before the `beforeRetry` hooks):
+   * what the feature sets on it. A promise is awaited; its rejection fails the request as a hook's.
+   */
+  edit?(run: RunView, next: NextAttempt): unknown;
   /** A retry was decided: what the feature adds to its event (before `onRetry` sees it). */
   retrying?(run: RunView, event: Mutable<RetryEvent>): void;
   /** The request finished: what the feature adds to its summary. */
@@ -51,7 +56,7 @@ export interface RunFeature {
 const FEATURE = Symbol.for('jitterbug.feature');
 
 /** The opt-in features, by the option that takes them. */
-export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume';
+export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume' | 'credential';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>

@@ -50,6 +50,7 @@ export interface HedgeOptions {
  * `hedge`; give the same one to several to share that state.
  */
 export interface Hedging extends RunFeature {
+  /** Copies of an attempt in flight at most, counting the first. */
   readonly maxCopies: number;
   /** The delay before the next copy, now; `undefined` while a percentile has too few latencies. */
   delay(): number | undefined;
@@ -58,6 +59,7 @@ export interface Hedging extends RunFeature {
    * saved still counts as slow), for the percentile.
    */
   readonly latencies: LatencyWindow;
+  /** The hedges' own budget: one token per copy sent. */
   readonly budget: RetryBudget;
   /**
    * When another copy of `run`'s attempt may be sent, in ms after the last one was: `undefined` when

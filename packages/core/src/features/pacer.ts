@@ -28,6 +28,7 @@
  * to wait half of what is left and asks again, so that a rate that grew meanwhile lets it go sooner.
  */
 import type { StopDecision } from '../decide.ts';
+import { noOptions } from '../option-error.ts';
 import type { StopReason } from '../options.ts';
 import { advertisedQuota } from '../rate-limit-fields.ts';
 import { serverDelay } from '../retry-after.ts';
@@ -258,7 +259,8 @@ const learnFrom429 = (s: Origin, nowMs: number): void => {
 const UNAVAILABLE: StopDecision = Object.freeze({ retry: false, reason: 'origin-unavailable', gaveUp: true });
 
 /** Creates the pacer of a policy: `pacer: createPacer()`. Give one to several policies to share it. */
-export const createPacer = (): Pacer => {
+export const createPacer = (...none: never[]): Pacer => {
+  noOptions('createPacer', none);
   const origins = new Map<string, Origin>();
   // Per request: its place while it waits, and when its last attempt to a paced origin was sent.
   const places = new WeakMap<RunView, Place>();

@@ -31,7 +31,15 @@ export interface ResumeSender extends EditableRequest {
   send(
     headers: Readonly<Record<string, string>>,
     signal: AbortSignal,
-  ): Promise<Response | { readonly error: unknown; readonly code?: string | undefined }>;
+  ): Promise<
+    | Response
+    | {
+        /** What the request failed with. */
+        readonly error: unknown;
+        /** The code for the core to read, when `error` carries none. */
+        readonly code?: string | undefined;
+      }
+  >;
   /** Drops an answer that is not used: at most `maxBytes` of its body drained, the rest cancelled. */
   discard(response: Response, maxBytes: number): Promise<void>;
   /** The code of an error the body broke with, when it carries none the core can read. */

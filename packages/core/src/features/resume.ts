@@ -5,6 +5,7 @@
  * Anything else ends the body with an error: mismatched bytes are never joined.
  */
 import type { Decision } from '../decide.ts';
+import { noOptions } from '../option-error.ts';
 import { type HeaderGetter, parseHttpDate } from '../retry-after.ts';
 import type { RetryRun } from '../run.ts';
 import { branded, isFeature } from './feature.ts';
@@ -40,7 +41,15 @@ export const resumeValidator = (
 };
 
 /** The headers that ask for the rest of a body from byte `from`, if it is still `validator`. */
-export const resumeHeaders = (from: number, validator: string): { range: string; 'if-range': string } => ({
+export const resumeHeaders = (
+  from: number,
+  validator: string,
+): {
+  /** `bytes=N-`: the rest from byte `from`. */
+  range: string;
+  /** `validator`: the rest only if the representation is still that one. */
+  'if-range': string;
+} => ({
   range: `bytes=${from}-`,
   'if-range': validator,
 });
@@ -143,7 +152,10 @@ export interface Resume {
  * counts as an attempt and draws on the budget. A factory rather than a boolean so that a program
  * that never resumes does not carry this code: bundlers leave out what is not imported.
  */
-export const createResume = (): Resume => branded({ response: resumableResponse }, 'resume');
+export const createResume = (...none: never[]): Resume => {
+  noOptions('createResume', none);
+  return branded({ response: resumableResponse }, 'resume');
+};
 
 /** Whether a value was made by {@link createResume}. */
 export const isResume = (value: unknown): value is Resume => isFeature(value, 'resume');

@@ -46,7 +46,9 @@ export interface AdaptiveThrottleOptions {
 export interface AdaptiveThrottle extends RunFeature {
   /** The settings in force. */
   readonly k: number;
+  /** The sliding window's length, in ms. */
   readonly windowMs: number;
+  /** The largest share of requests refused locally. */
   readonly maxRejectProbability: number;
   /** The probability that the next request is rejected locally, at `nowMs`. */
   rejectProbability(nowMs: number): number;

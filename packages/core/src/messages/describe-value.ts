@@ -4,9 +4,12 @@
  * would be replaced by one that names nothing.
  */
 
+import { isPolicyMarked } from '../policy-brand.ts';
+
 /** A short readable description of any value, for error messages. Never throws. */
 export const describeValue = (value: unknown): string => {
   if (typeof value === 'function') return 'a function';
+  if (isPolicyMarked(value)) return 'a retry policy';
   if (typeof value === 'bigint') return `${value}n`;
   if (Object.is(value, -0)) return '-0';
   let shown: string | undefined;

@@ -2,17 +2,30 @@
  * Option errors as development builds word them (Node, and bundlers resolving `development` or no
  * build condition): the option, what it must be, the value given, and the fix when it can be told:
  * the closest real option for a typo, the jitterbug equivalent of a peer library's option, where a
- * real option given in the wrong place goes. `short.ts` is the same without the fixes.
+ * real option given in the wrong place goes. And the warnings of values that are valid but almost
+ * surely a slip (`slips.ts`), and of route rules that matched nothing (`unmatched-routes.ts`).
+ * `short.ts` is the same without the fixes, and warns of nothing.
  */
+
+import { isPolicyMarked } from '../policy-brand.ts';
 import { closestOption } from './closest.ts';
 import { describeValue } from './describe-value.ts';
 import { SIGNATURES, UNKNOWN_HINTS, VALUE_HINTS } from './hints.ts';
 
-const hintFor = (table: typeof UNKNOWN_HINTS, key: string, value: unknown, name: string): string => {
+export { warnSlips } from './slips.ts';
+export { watchRoutes } from './unmatched-routes.ts';
+
+const hintFor = (
+  table: typeof UNKNOWN_HINTS,
+  key: string,
+  value: unknown,
+  name: string,
+  detail = name,
+): string => {
   const lower = key.toLowerCase();
   const found = Object.keys(table).find((k) => k.toLowerCase() === lower);
   const hint = found === undefined ? '' : table[found]!;
-  return typeof hint === 'function' ? hint(value, name) : hint;
+  return typeof hint === 'function' ? hint(value, name, detail) : hint;
 };
 
 /**
@@ -20,7 +33,14 @@ const hintFor = (table: typeof UNKNOWN_HINTS, key: string, value: unknown, name:
  * mistake whose fix can be told from the value (`'kyRetry'`: ky itself given as options).
  */
 export const mustBe = (name: string, expected: string, value: unknown, situation?: string): string => {
-  const hint = situation === undefined ? '' : hintFor(VALUE_HINTS, situation, value, name);
+  // A policy where options go: where it goes instead (`situation`: the entry point, if any).
+  const [key, detail = ''] = isPolicyMarked(value) ? ['policy', situation] : (situation?.split(':') ?? []);
+  const hint =
+    key === undefined
+      ? typeof value === 'function' && expected === 'an object'
+        ? 'options are an object ({ maxAttempts: 4 }), or a policy from createRetryPolicy(options): a function here is a factory not called, or an argument in the wrong place'
+        : ''
+      : hintFor(VALUE_HINTS, key, value, name, detail);
   return `jitterbug: option "${name}" must be ${expected}, got ${describeValue(value)}${hint && `: ${hint}`}`;
 };
 
@@ -53,7 +73,7 @@ export const unknownText = (
       ? `it goes with the retry policy's options: ${(SIGNATURES[owner] ?? '$').replace('$', key)}`
       : closest?.toLowerCase() === key.toLowerCase()
         ? `did you mean "${closest}"?`
-        : hintFor(UNKNOWN_HINTS, key, value, key) ||
+        : hintFor(UNKNOWN_HINTS, key, value, key, name) ||
           (policyKey
             ? `it is set in a policy's options (createRetryPolicy({ ${key} }), or an adapter given the options), which every call and route rule shares`
             : closest && `did you mean "${closest}"?`);

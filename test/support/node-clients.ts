@@ -1,6 +1,7 @@
 /**
- * The Node clients the nginx scenarios run, each with jitterbug attached as a user would, reached
- * over plain HTTP/1.1, HTTP/1.1 over TLS or HTTP/2, trusting nginx's certificate. They are the
+ * The Node clients the real-server scenarios (nginx, HAProxy, Caddy) run, each with jitterbug
+ * attached as a user would, reached over plain HTTP/1.1, HTTP/1.1 over TLS or HTTP/2, trusting the
+ * server's certificate. They are the
  * conformance suite's drivers where those take a transport (withRetry over Node's fetch, axios'
  * http adapter, undici 8's `request()` and `fetch()`), and ky here, whose driver has no TLS.
  *
