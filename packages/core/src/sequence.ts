@@ -146,8 +146,11 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
   declare body: BodyKind;
   /** The request's headers, for the idempotency key. */
   declare readonly headers: HeaderGetter;
+  /** When the request began, on the policy's clock (for the deadline and the summary). */
   declare protected readonly startMs: number;
+  /** Where the backoff stands (decorrelated jitter needs the last delay). */
   declare protected backoffState: BackoffState;
+  /** Why each retry so far was made, in order (the summary's `retries`). */
   declare protected retries: RetryReason[] | undefined;
   /** Retries of a 429 or 503 whose delay could not be read (the summary's `serverDelaysUnread`). */
   declare protected unread: number;
@@ -169,7 +172,9 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
   /** What the last decision looked at (`beforeRetry` shows how the last attempt ended). */
   declare lastOutcome: AttemptOutcome | undefined;
 
+  /** Where in the order of one attempt's steps the sequence is. */
   declare protected stage: number;
+  /** What the driver's client offers the sequence (cancellation, edits), given at `start`. */
   declare protected port: SequencePort | undefined;
   /** The decision being carried out, across the hooks' promises. */
   declare protected decision: Decision | undefined;
@@ -747,6 +752,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     return this.ask(FAILING, 'drop');
   }
 
+  /** Ends the request with the decision's failure, now (no feature holds it back). */
   protected failNow(): Step {
     if (this.summary) return this.ask(OVER, 'fail');
     return this.end('error-not-retryable', undefined, this.error, false, QUIET);

@@ -93,6 +93,12 @@ export type AttemptResult =
  * generated idempotency key, what `beforeRetry` sets). All optional: a simulation gives none of it.
  */
 export interface SequencePort extends Partial<EditableRequest> {
+  /** A copy of the headers the next attempt would be sent with (a client whose attempts can be edited). */
+  requestHeaders?(): Headers;
+  /** The URL the next attempt would be sent to. */
+  requestUrl?(): string;
+  /** Sends the attempts from now on with this URL and these headers (a promise while that is prepared). */
+  edit?(url: string, headers: Headers): void | Promise<void>;
   /** The caller's cancellation once they cancelled (the reason the request then fails with), else `undefined`. */
   cancellation?(): unknown;
   /** Whether this attempt must be sent once, hedging or not (axios' stream mode). */
