@@ -21,6 +21,7 @@ export {
   methodAllowsRetry,
   type StopDecision,
 } from './decide.ts';
+export { runAttempts, type Transport } from './drive/promise.ts';
 export { describeError, errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 export { isRetryBudget } from './features/budget.ts';
 export { isCredentialRefresh } from './features/credential.ts';
@@ -35,7 +36,6 @@ export { isAdaptiveThrottle } from './features/throttle.ts';
 export { forceRetry } from './force.ts';
 export { lostKeptConnection } from './kept-connection.ts';
 export { asRetryLayer, isRetryLayer, LAYER } from './layer.ts';
-export { runAttempts, type Transport } from './loop.ts';
 export {
   attemptMayRetry,
   mayRetry,
@@ -73,4 +73,6 @@ export {
 } from './retry-after.ts';
 export { setRetryInfo } from './retry-info.ts';
 export { type AttemptResult, type HoldSignal, NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
+export { AttemptSequence } from './sequence.ts';
 export { sleep } from './sleep.ts';
+export type { SequencePort, Step } from './steps.ts';

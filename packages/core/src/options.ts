@@ -552,6 +552,8 @@ export interface ResolvedOptions {
   };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
+  /** The one of them that wraps the send of each attempt (hedging: racing copies). */
+  readonly racer: RunFeature | undefined;
   /** Those of them that may hold or refuse an attempt (`admit`). */
   readonly admitting: readonly RunFeature[];
   /** Those of them that see a run's summary (`finish`). */

@@ -198,6 +198,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   resume: undefined,
   progress: { answers: 0, failedAt: -1 },
   features: [],
+  racer: undefined,
   admitting: [],
   finishing: [],
   editing: [],
@@ -251,6 +252,7 @@ export const resolveOptions = (
     o.hedge,
   ].filter((feature) => feature !== undefined);
   resolved.features = features;
+  resolved.racer = features.find((feature) => feature.wrapSend !== undefined);
   // Asked before every attempt and at every run's end: only the features that have something to say.
   resolved.admitting = features.filter((feature) => feature.admit !== undefined);
   resolved.finishing = features.filter((feature) => feature.finish !== undefined);

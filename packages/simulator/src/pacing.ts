@@ -14,8 +14,8 @@
  *   (draft-ietf-httpapi-ratelimit-headers, structured form, `t` rounded up to whole seconds), a
  *   request past the quota refused with 429 and `Retry-After` until the window ends.
  *
- * The clients are real `RetryPolicy`s of the core in virtual time, driven as the storm drives them
- * (`run.admission()` before every attempt, `run.next()` on every answer).
+ * The clients are real `RetryPolicy`s of the core in virtual time: each request's attempt sequence
+ * is driven as the storm drives it, told each answer and the end of each wait.
  */
 import {
   createPacer,
@@ -25,7 +25,7 @@ import {
   type RetryOptions,
   seededRandom,
 } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import type { AttemptSequence, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { formatTable } from './output.ts';
@@ -273,7 +273,7 @@ export const simulatePacing = (
   const n = starts.length;
   const heap = new EventHeap(Math.max(1, n));
   const kind = new Uint8Array(n);
-  const runs: (RetryRun | undefined)[] = new Array(n);
+  const runs: (AttemptSequence | undefined)[] = new Array(n);
   const answers: (Answer | undefined)[] = new Array(n);
   const latencies: number[] = [];
   const stopReasons: Record<string, number> = {};
@@ -292,31 +292,13 @@ export const simulatePacing = (
     const t = heap.peekTime();
     clock = t;
     const k = kind[id];
-    if (k === START || k === READY) {
-      if (k === START) runs[id] = policy.begin(REQUEST);
-      const run = runs[id]!;
-      const turn = run.admission();
-      if (turn && 'holdMs' in turn) {
-        run.totalDelayMs += turn.holdMs;
-        kind[id] = READY;
-        heap.replaceTop(t + turn.holdMs);
-      } else if (turn) {
-        failed++;
-        stopped(turn.refuse, t);
-        heap.pop();
-      } else if (aws && aws.waitMs(t) > 0) {
-        kind[id] = TOKEN;
-        heap.replaceTop(t + aws.waitMs(t));
-      } else {
-        aws?.take();
-        kind[id] = ARRIVE;
-        heap.replaceTop(t + delay());
-      }
-    } else if (k === TOKEN) {
+    if (k === TOKEN) {
       aws!.take();
       kind[id] = ARRIVE;
       heap.replaceTop(t + delay());
-    } else if (k === ARRIVE) {
+      continue;
+    }
+    if (k === ARRIVE) {
       attempts++;
       const a = answer(t);
       if (a.status === 429) {
@@ -326,20 +308,55 @@ export const simulatePacing = (
       answers[id] = a;
       kind[id] = RESPOND;
       heap.replaceTop(t + delay());
+      continue;
+    }
+    // The request's attempt sequence is told what happened, and says what comes next.
+    let step: Step;
+    if (k === START) {
+      runs[id] = policy.begin(REQUEST);
+      step = runs[id]!.start(undefined, false);
+    } else if (k === READY) {
+      step = runs[id]!.done();
     } else {
       const a = answers[id]!;
       aws?.answered(t, a.status === 429);
-      const pending = runs[id]!.next(a);
-      if (pending instanceof Promise) throw new Error('pacing: a policy hook returned a promise');
-      if (pending.retry) {
+      step = runs[id]!.answered(1, a.status);
+      if (step === 'result') step = runs[id]!.done(a);
+    }
+    const run = runs[id]!;
+    // A retry: nothing to drain here; then its wait.
+    if (step === 'discard') step = run.done();
+    switch (step) {
+      case 'hold':
+      case 'wait':
         kind[id] = READY;
-        heap.replaceTop(t + pending.delayMs);
-      } else {
-        if (a.status === 200) latencies.push(t - starts[id]!);
+        heap.replaceTop(t + run.delayMs);
+        break;
+      case 'send':
+        // The AWS model's own bucket may hold the attempt, after the core let it go.
+        if (aws && aws.waitMs(t) > 0) {
+          kind[id] = TOKEN;
+          heap.replaceTop(t + aws.waitMs(t));
+        } else {
+          aws?.take();
+          kind[id] = ARRIVE;
+          heap.replaceTop(t + delay());
+        }
+        break;
+      case 'deliver':
+        if (answers[id]!.status === 200) latencies.push(t - starts[id]!);
         else failed++;
-        stopped(pending.reason, t);
+        stopped(run.summary!.reason, t);
         heap.pop();
-      }
+        break;
+      case 'fail':
+        // The pacer refused the attempt: nothing was sent.
+        failed++;
+        stopped(run.summary!.reason, t);
+        heap.pop();
+        break;
+      default:
+        throw new Error(`pacing: the attempt sequence asked for '${step}'`);
     }
   }
   const sorted = Float64Array.from(latencies).sort();

@@ -33,7 +33,7 @@
  */
 import type { AttemptOutcome, Decision, StopDecision } from '../decide.ts';
 import { checkFields, fail, numberCheck } from '../option-error.ts';
-import type { RetryRun } from '../run.ts';
+import type { RunView } from '../types.ts';
 import type { RunFeature } from './feature.ts';
 
 /** Options of {@link createRetryBudget}. */
@@ -107,13 +107,13 @@ export const isRetryBudget = (value: unknown): value is RetryBudget =>
 const EXHAUSTED: StopDecision = Object.freeze({ retry: false, reason: 'budget-exhausted', gaveUp: true });
 
 /** Requests that had their one retry free of the budget for a hook's fix. */
-const fixedByHook = new WeakSet<RetryRun>();
+const fixedByHook = new WeakSet<RunView>();
 
 /**
  * Whether this retry is the request's first that `shouldRetry` forced of a 4xx the default does not
  * retry, with a `beforeRetry` hook to change the request first (see the module's comment).
  */
-const hookFix = (run: RetryRun, { status, verdict }: AttemptOutcome, decision: Decision): boolean => {
+const hookFix = (run: RunView, { status, verdict }: AttemptOutcome, decision: Decision): boolean => {
   const o = run.options;
   if (
     decision.retry &&

@@ -15,8 +15,9 @@
  * requests waiting for it with its error (`hook-failed`); the next request refused tries again.
  */
 import type { StopDecision } from '../decide.ts';
+import { after } from '../maybe-promise.ts';
 import { fail, fieldsOf, given } from '../option-error.ts';
-import { after, type RetryRun } from '../run.ts';
+import type { RunView } from '../types.ts';
 import { branded, isFeature, perRun, type RunFeature } from './feature.ts';
 
 /** Options of {@link createCredentialRefresh}. */
@@ -76,8 +77,8 @@ export const createCredentialRefresh = (options: CredentialRefreshOptions): Cred
   let current: string | undefined;
   let pending: Promise<string> | undefined;
   // Per request: the credential its retry is to carry (until it is set), and whether it had one.
-  const toSet = new WeakMap<RetryRun, string | Promise<string>>();
-  const refreshed = new WeakSet<RetryRun>();
+  const toSet = new WeakMap<RunView, string | Promise<string>>();
+  const refreshed = new WeakSet<RunView>();
   // What a request was last sent with: the credential set here, else its own header.
   const sentWith = perRun<string>();
 

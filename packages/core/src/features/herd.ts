@@ -23,7 +23,7 @@
  * a server advertises); `herd: false` turns it off.
  */
 import { serverDelay } from '../retry-after.ts';
-import type { RetryRun } from '../run.ts';
+import type { RunView } from '../types.ts';
 import type { RunFeature } from './feature.ts';
 
 /** The pace a line starts at once its hold is over, in retries per second. */
@@ -86,7 +86,7 @@ const originOf = (url: string): string => {
 /** Creates a policy's herd line (a policy with the defaults has its own). */
 export const createHerdLine = (): RunFeature => {
   const lines = new Map<string, Line>();
-  const places = new WeakMap<RetryRun, Place>();
+  const places = new WeakMap<RunView, Place>();
 
   return {
     admit(run) {
