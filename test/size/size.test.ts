@@ -10,7 +10,7 @@
  * bundle that does not. `make bench` prints the sizes beside the peers'.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { measureSizes, type SizeRow } from '../../bench/sizes.ts';
+import { FEATURE_FACTORIES, featureRow, measureSizes, type SizeRow } from '../../bench/sizes.ts';
 
 const CEILINGS: Readonly<Record<string, number>> = {
   // 10 003, 12 833, 10 935 and 8 514 after the size pass (9 898, 12 734, 10 834, 8 417) and the
@@ -41,6 +41,19 @@ const CEILINGS: Readonly<Record<string, number>> = {
   kyRetry: 16_133,
   attachRetry: 14_132,
   createRetryPolicy: 12_671,
+};
+
+/**
+ * What each opt-in feature adds to `withRetry`'s bundle (gzip), once a program imports its factory:
+ * measured at 687d4b5, the row per feature of issue 34.
+ */
+const FEATURE_CEILINGS: Readonly<Record<string, number>> = {
+  createHedging: 2_091,
+  createPacer: 3_229,
+  createAdaptiveThrottle: 620,
+  createResume: 1_586,
+  createCredentialRefresh: 571,
+  createRetryPolicy: 2_583,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
@@ -89,6 +102,18 @@ describe('browser bundle sizes (minified + gzip -9)', () => {
     expect(measured.error).toBeUndefined();
     expect(measured.gzip).toBeGreaterThan(0);
     expect(measured.gzip).toBeLessThanOrEqual(ceiling);
+  });
+
+  it('has a ceiling for every opt-in feature it measures', () => {
+    expect(Object.keys(FEATURE_CEILINGS).sort()).toEqual([...FEATURE_FACTORIES].sort());
+  });
+
+  it.each(Object.entries(FEATURE_CEILINGS))('%s adds at most %d bytes to withRetry', (factory, ceiling) => {
+    const measured = row(featureRow(factory));
+    expect(measured.error).toBeUndefined();
+    const added = measured.gzip! - row('withRetry').gzip!;
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThanOrEqual(ceiling);
   });
 
   it.each(Object.entries(LEFT_OUT))('%s leaves out what its user did not import', (id, patterns) => {
