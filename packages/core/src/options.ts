@@ -11,6 +11,7 @@ import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
 import type { Pacer } from './features/pacer.ts';
 import type { Resume } from './features/resume.ts';
+import type { FeatureSettings } from './features/table.ts';
 import type { AdaptiveThrottle } from './features/throttle.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Sleep } from './sleep.ts';
@@ -482,8 +483,6 @@ export interface ResolvedOptions {
   readonly maxAttempts: number;
   /** See {@link RetryOverrides.transparentRetries}. */
   readonly transparentRetries: number;
-  /** See {@link RetryOverrides.resume}; `undefined` when off. */
-  readonly resume: Resume | undefined;
   /** The strategy with its numbers. */
   readonly backoff: BackoffParams & {
     /** The strategy's function (a built-in one, or the user's). */
@@ -518,18 +517,11 @@ export interface ResolvedOptions {
   readonly bufferStreamMaxBytes: number;
   /** See {@link RetryOverrides.discardBodyMaxBytes}. */
   readonly discardBodyMaxBytes: number;
-  /** The retry budget in force, or `undefined` for none. */
-  readonly budget: RetryBudget | undefined;
-  /** See {@link RetryOptions.pacer}; `undefined` when off. */
-  readonly pacer: Pacer | undefined;
-  /** The policy's herd line (`herd: true`, the default), or `undefined`. */
-  readonly herd: RunFeature | undefined;
-  /** @deprecated See `pacer`. */
-  readonly throttle: AdaptiveThrottle | undefined;
-  /** See {@link RetryOverrides.hedge}; `undefined` when off. */
-  readonly hedge: Hedging | undefined;
-  /** The credential refresh (`credential: createCredentialRefresh(…)`), or `undefined`. */
-  readonly credential: CredentialRefresh | undefined;
+  /**
+   * The features in force, by their option (`feature.budget`: the retry budget; `undefined` or
+   * absent: off), as the feature table (`features/table.ts`) resolved them.
+   */
+  readonly feature: FeatureSettings;
   /**
    * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
    * answered between two transparent retries of a request.
