@@ -36,6 +36,8 @@ export const FEATURE_FACTORIES: readonly string[] = [
   'createAdaptiveThrottle',
   'createResume',
   'createCredentialRefresh',
+  'createAttemptHeaders',
+  'createIdempotencyKeys',
   'createRetryPolicy',
 ];
 

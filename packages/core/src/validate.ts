@@ -5,6 +5,8 @@
  */
 
 import { backoffStrategies } from './backoff.ts';
+import { isFeature } from './features/feature.ts';
+import type { IdempotencyKeys } from './features/idempotency-keys.ts';
 import {
   checkFeature,
   defaultFeatures,
@@ -14,9 +16,9 @@ import {
   layersOf,
 } from './features/table.ts';
 import {
-  type Check,
   checkFields,
   fail,
+  isHeaderName,
   isOptionObject,
   numberCheck as number,
   optionsObject,
@@ -37,10 +39,6 @@ type Row = (
 ) => unknown;
 
 const fn: Row = (v, n) => (typeof v === 'function' ? v : fail(n, 'a function', v));
-
-// RFC 9110 §5.6.2 token: the syntax of header names and of methods.
-const isToken = (v: unknown): v is string =>
-  typeof v === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(v);
 
 /** An array whose every item passes `valid` (each one `expected`, all `plural`), as a set of `map(item)`. */
 const setOf =
@@ -75,23 +73,6 @@ const RETRY_AFTER_FIELDS = {
   jitterRatio: number(0, 1),
 };
 
-/** The attempt headers' names for `attemptHeaders: true`. */
-const ATTEMPT_HEADERS = Object.freeze({
-  attempt: 'amz-sdk-request',
-  deadline: 'x-envoy-expected-rq-timeout-ms',
-} as const);
-
-const headerOrFalse: Check = (v, n) => (v === false || isToken(v) ? v : fail(n, 'a header name or false', v));
-
-/** The fields of `idempotencyKey`'s object form; its header is a name in lower case, as compared. */
-const IDEMPOTENCY_KEY_FIELDS = {
-  header: (v: unknown, n: string) => (isToken(v) ? v.toLowerCase() : fail(n, 'a header name', v)),
-  generate: (v: unknown, n: string) =>
-    v === undefined || typeof v === 'boolean' || typeof v === 'function'
-      ? v
-      : fail(n, 'a boolean or a function', v),
-};
-
 const ROWS: Readonly<Record<string, Row>> = {
   maxAttempts: number(1, 1000, true),
   transparentRetries: number(0, 10, true),
@@ -105,34 +86,24 @@ const ROWS: Readonly<Record<string, Row>> = {
     if (b.capMs < b.baseMs) fail(`${n}.capMs`, `>= ${n}.baseMs (${b.baseMs})`, b.capMs);
     return b;
   },
-  methods: setOf(isToken, 'HTTP method (a token)', 'HTTP methods (tokens)', (m: string) => m.toUpperCase()),
+  methods: setOf(isHeaderName, 'HTTP method (a token)', 'HTTP methods (tokens)', (m: string) =>
+    m.toUpperCase(),
+  ),
   statusCodes: setOf(
     (s) => Number.isInteger(s) && (s as number) >= 100 && (s as number) <= 599,
     'an integer from 100 to 599',
     'integers from 100 to 599',
   ),
   errorCodes: setOf((c) => typeof c === 'string' && c.trim() !== '', 'non-empty string', 'non-empty strings'),
-  idempotencyKey: (v, n, _, resolved) => {
-    resolved.generateKey = undefined;
-    if (v === false) return v;
-    if (isToken(v)) return v.toLowerCase();
-    if (!isOptionObject(v)) return fail(n, 'a header name, false or { header, generate }', v);
-    // Its header is the default one unless given (not inherited).
-    const { header, generate } = checkFields(
-      v,
-      n,
-      { header: DEFAULTS.idempotencyKey, generate: undefined },
-      IDEMPOTENCY_KEY_FIELDS,
-    );
-    resolved.generateKey = generate === true ? () => crypto.randomUUID() : generate || undefined;
-    return header;
-  },
-  attemptHeaders: (v, n) =>
-    typeof v === 'boolean'
+  // A header name, or generated keys (their feature row keeps the generator) with theirs.
+  idempotencyKey: (v, n) =>
+    v === false
       ? v
-        ? ATTEMPT_HEADERS
-        : undefined
-      : checkFields(v, n, ATTEMPT_HEADERS, { attempt: headerOrFalse, deadline: headerOrFalse }),
+      : isHeaderName(v)
+        ? v.toLowerCase()
+        : isFeature(v, 'idempotencyKey')
+          ? (v as IdempotencyKeys).header
+          : fail(n, 'a header name, false or what createIdempotencyKeys() returns', v, 'idempotencyKey'),
   // `true`: the defaults (or what was inherited), as the type's `false` suggests.
   retryAfter: (v, n, { retryAfter }) =>
     v !== false && checkFields(v === true ? {} : v, n, retryAfter || DEFAULTS.retryAfter, RETRY_AFTER_FIELDS),
@@ -165,7 +136,7 @@ const POLICY_ONLY = [
   ...FEATURES.filter((r) => r.scope === 'policy').map((r) => r.option),
 ];
 /** The options a route rule or a call may override. */
-export const OVERRIDABLE = [...Object.keys(ROWS), ...Object.keys(FEATURE_ROWS)].filter(
+export const OVERRIDABLE = [...new Set([...Object.keys(ROWS), ...Object.keys(FEATURE_ROWS)])].filter(
   (key) => key !== 'retry' && !POLICY_ONLY.includes(key),
 );
 /** Keys of the options adapters take. */
@@ -193,7 +164,6 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   statusCodes: new Set(DEFAULTS.statusCodes),
   errorCodes: new Set(DEFAULTS.errorCodes),
   idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
-  generateKey: undefined,
   feature: {},
   progress: { answers: 0 },
   features: [],

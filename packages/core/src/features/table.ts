@@ -12,6 +12,7 @@
  */
 import { fail } from '../option-error.ts';
 import type { RetryInfo } from '../options.ts';
+import type { AttemptHeaders } from './attempt-headers.ts';
 import {
   budgetFeature,
   createRetryBudget,
@@ -23,6 +24,7 @@ import type { CredentialRefresh } from './credential.ts';
 import { type FeatureKind, isFeature, type RunFeature } from './feature.ts';
 import type { Hedging } from './hedging.ts';
 import { createHerdLine } from './herd.ts';
+import type { IdempotencyKeys } from './idempotency-keys.ts';
 import type { Pacer } from './pacer.ts';
 import type { Resume } from './resume.ts';
 import type { AdaptiveThrottle } from './throttle.ts';
@@ -36,6 +38,8 @@ export interface FeatureValues {
   readonly throttle: AdaptiveThrottle;
   readonly hedge: Hedging;
   readonly resume: Resume;
+  readonly attemptHeaders: AttemptHeaders;
+  readonly idempotencyKey: IdempotencyKeys;
 }
 
 /** The option that takes a feature. */
@@ -63,7 +67,7 @@ export interface FeatureRow {
   readonly factory: string;
   /** The feature as a layer of the run (default: the resolved value itself, when it is a layer). */
   readonly layer?: (value: never) => RunFeature;
-  /** Not a layer of the run: a value the drivers or the edits read (`resume`). */
+  /** Not a layer of the run: a value the drivers or the edits read (`resume`, `attemptHeaders`). */
   readonly data?: true;
   /** A feature this one does the work of, and more: the other is then no layer (the pacer, the herd line). */
   readonly replaces?: FeatureOption;
@@ -71,7 +75,10 @@ export interface FeatureRow {
   readonly summary?: keyof RetryInfo;
 }
 
-/** `false`, or what the factory of `kind` made (the table's default check). */
+/**
+ * `false`, or what the factory of `kind` made (the table's default check); development builds tell
+ * a plain value given instead how to write it (`messages/hints.ts`, by the option's name).
+ */
 const made =
   (kind: FeatureKind, factory: string) =>
   (value: unknown, name: string): unknown =>
@@ -79,7 +86,7 @@ const made =
       ? undefined
       : isFeature(value, kind)
         ? value
-        : fail(name, `false or what ${factory} returns`, value);
+        : fail(name, `false or what ${factory} returns`, value, kind);
 
 /** The features, outermost first: a credential's retry is outermost, so that no feature inside counts it. */
 export const FEATURES: readonly FeatureRow[] = [
@@ -104,6 +111,14 @@ export const FEATURES: readonly FeatureRow[] = [
   { option: 'throttle', scope: 'policy', factory: 'createAdaptiveThrottle()' },
   { option: 'hedge', scope: 'route', factory: 'createHedging({ delayMs })', summary: 'hedge' },
   { option: 'resume', factory: 'createResume()', data: true },
+  { option: 'attemptHeaders', factory: 'createAttemptHeaders()', data: true },
+  {
+    option: 'idempotencyKey',
+    factory: 'createIdempotencyKeys()',
+    // A header name or `false` (checked as the option's own) generates no key.
+    check: (v) => (isFeature(v, 'idempotencyKey') ? v : undefined),
+    data: true,
+  },
 ];
 
 /** The features a new policy has before its options are read: its own herd line and budget. */
