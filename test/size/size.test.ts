@@ -3,11 +3,12 @@
  * platform, minified, gzip -9, the HTTP client external), held to ceilings, and what tree-shaking
  * must leave out of each bundle.
  *
- * The ceilings are today's sizes plus 1 %: a ratchet that fails a change which makes a bundle
- * noticeably bigger, to be lowered as the bundles shrink. They are not issue 25's budgets, which
- * stay open (see below). Hedging, the pacer, the adaptive throttle, resumed downloads and the
- * credential refresh are factories a program imports (`createHedging`, …), and must stay out of a
- * bundle that does not. `make bench` prints the sizes beside the peers'.
+ * The ceilings are the sizes measured last: a ratchet that fails a change which makes a bundle
+ * bigger, to be lowered as the bundles shrink. They are not issue 34's budgets, which stay open
+ * (see below). Hedging, the pacer, the adaptive throttle, resumed downloads, the credential
+ * refresh, the attempt headers and generated idempotency keys are factories a program imports
+ * (`createHedging`, …), and must stay out of a bundle that does not; each has a row of what it adds
+ * once imported. `make bench` prints the sizes beside the peers', and the rows.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FEATURE_FACTORIES, featureRow, measureSizes, type SizeRow } from '../../bench/sizes.ts';
@@ -36,13 +37,17 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // +1,806, +1,759, +2,157. The feature table (a row per feature that validation, resolution and
   // the layers' order read): +197, +196, +202, +184. The attempt headers and generated keys from
   // their factories (createAttemptHeaders, createIdempotencyKeys): -316, -315, -322, -320.
-  withRetry: 13_089,
+  // From here the ceilings are the sizes measured at the end of issue 34's features step (its
+  // budgets: withRetry 6,000, kyRetry and attachRetry 7,000, withRetry under production 5,000), no
+  // longer plus 1 %: a change that adds a byte to a default bundle raises its ceiling by that byte,
+  // in the same commit, with the figure.
+  withRetry: 12_939,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 13_089,
-  kyRetry: 16_014,
-  attachRetry: 14_012,
-  createRetryPolicy: 12_535,
+  'withRetry (production)': 12_939,
+  kyRetry: 15_862,
+  attachRetry: 13_874,
+  createRetryPolicy: 12_427,
 };
 
 /**
