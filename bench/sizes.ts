@@ -5,6 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { defaultFeatures, FEATURES } from '../packages/core/src/features/table.ts';
 import { table } from './table.ts';
 
 /**
@@ -27,17 +28,14 @@ const ENTRIES: readonly (readonly [
 ];
 
 /**
- * The opt-in features, by the factory a program imports to use one: each is measured as `withRetry`
+ * The opt-in features, by the factory a program imports to use one (the feature table's rows that
+ * are off by default, and the route rules' `createRetryPolicy`): each is measured as `withRetry`
  * with that factory beside it, so that its row is what the feature alone adds to a browser bundle.
  */
 export const FEATURE_FACTORIES: readonly string[] = [
-  'createHedging',
-  'createPacer',
-  'createAdaptiveThrottle',
-  'createResume',
-  'createCredentialRefresh',
-  'createAttemptHeaders',
-  'createIdempotencyKeys',
+  ...FEATURES.filter((row) => !Object.hasOwn(defaultFeatures(), row.option)).map(
+    (row) => row.factory.split('(')[0]!,
+  ),
   'createRetryPolicy',
 ];
 
