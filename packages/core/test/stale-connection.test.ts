@@ -20,7 +20,7 @@ describe('stale connections', () => {
     expect(decided(run.next(reset()))).toMatchObject({ retry: true, reason: 'stale-connection' });
     expect(decided(run.next({ status: 200 }))).toMatchObject({ retry: false, reason: 'success' });
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['stale-connection'], outcome: 'success' });
-    expect(policy.options.budget?.tokens).toBe(1);
+    expect(policy.options.feature.budget?.tokens).toBe(1);
   });
 
   it('the onRetry event and its budget tokens say so', () => {
@@ -82,7 +82,7 @@ describe('stale connections', () => {
     for (let d = decided(run.next(reset())); d.retry; d = decided(run.next(reset()))) reasons.push(d.reason);
     expect(reasons).toEqual(['stale-connection', 'stale-connection']);
     expect(run.summary).toMatchObject({ attempts: 3, reason: 'max-attempts', outcome: 'failure' });
-    expect(policy.options.budget?.tokens).toBe(10);
+    expect(policy.options.feature.budget?.tokens).toBe(10);
   });
 
   it('while the last answer of the policy was a failure (an outage), a reset costs a token as any', () => {
@@ -93,7 +93,7 @@ describe('stale connections', () => {
       retry: true,
       reason: 'error',
     });
-    expect(policy.options.budget?.tokens).toBe(0);
+    expect(policy.options.feature.budget?.tokens).toBe(0);
     expect(decided(policy.begin({ method: 'GET', url: URL }).next(reset()))).toMatchObject({
       retry: false,
       reason: 'budget-exhausted',
