@@ -27,13 +27,18 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // say what they match (below a client's base URL, shadowed rules, queries, commas and empty
   // patterns refused, a trailing '/*'): +4, +59, +10, +680 (createRetryPolicy 8,600 -> 9,280).
   // Development warnings (none in these builds: their calls are removed): +0, +0, +1, +2.
-  withRetry: 10_225,
+  // Issue 36, the signals jitterbug reads in every request's decision (an Idempotency-Key's 409 and
+  // 422, Proxy-Status, a spent quota, the RateLimit problem types, the browser's offline wait; a
+  // structured-field parser of their own, which the pacer shares): withRetry +1,974 B, kyRetry
+  // +1,982, attachRetry +1,970, createRetryPolicy +1,972 (10,125 -> 12,099; 12,998 -> 14,980;
+  // 11,063 -> 13,033; 9,282 -> 11,254).
+  withRetry: 12_199,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 10_225,
-  kyRetry: 13_129,
-  attachRetry: 11_173,
-  createRetryPolicy: 9_374,
+  'withRetry (production)': 12_199,
+  kyRetry: 15_111,
+  attachRetry: 13_143,
+  createRetryPolicy: 11_346,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */

@@ -50,24 +50,32 @@ export {
   upperMethod,
 } from './policy.ts';
 export { type PrivateSlot, privateSlot } from './private-slot.ts';
+export { isProblemJson, problemType } from './problem-details.ts';
+export {
+  NOT_FORWARDED_ERRORS,
+  notForwarded,
+  type ProxyStatusEntry,
+  parseProxyStatus,
+} from './proxy-status.ts';
 export {
   type AdvertisedQuota,
   advertisedQuota,
-  parseList,
-  parseRateLimit,
   parseRateLimitPolicy,
   type QuotaPolicy,
-  type ServiceLimit,
 } from './rate-limit-fields.ts';
 export {
+  explicitDelay,
   MAX_SERVER_DELAY_MS,
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
+  type ServerDelay,
   type ServerDelaySource,
   serverDelay,
 } from './retry-after.ts';
 export { setRetryInfo } from './retry-info.ts';
 export { type AttemptResult, type HoldSignal, NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
 export { sleep } from './sleep.ts';
+export { parseRateLimit, type QuotaResetSource, type ServiceLimit, spentQuota } from './spent-quota.ts';
+export { parseList } from './structured-field.ts';

@@ -44,5 +44,5 @@ export const mayRetryUpper = (
  */
 export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): boolean =>
   run.body !== 'stream' &&
-  run.attempts - run.transparentRetries + 1 < run.options.maxAttempts &&
+  run.attempts - run.transparentRetries - run.uncountedRetries + 1 < run.options.maxAttempts &&
   mayRetryUpper(run.options, run.method, requestHeaders);

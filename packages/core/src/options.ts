@@ -63,17 +63,38 @@ export type StopReason =
   | 'throttled' // the adaptive throttle refused the attempt locally
   | 'origin-unavailable' // the pacer: the origin answers everything with 503, and this was not its probe
   | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
+  | 'key-reused' // a request with an idempotency key answered 422: the key was used with another payload
+  | 'quota-exceeded' // the quota is spent: a `quota-exceeded` problem, or a spent quota back later than `retryAfter.maxMs`
+  | 'abnormal-usage' // an `abnormal-usage-detected` problem: the server takes the requests for abuse
   | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
 /**
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
  * failure that proves the server never processed the request (`transparentRetries`), or a body that
- * broke after it was handed over, asked for again from where it broke (`resume`).
+ * broke after it was handed over, asked for again from where it broke (`resume`). What an answer
+ * said has reasons of its own: `key-in-use` (a request with an idempotency key answered 409: one
+ * with this key is still being processed), `reduced-capacity` (a `temporary-reduced-capacity`
+ * problem), `not-forwarded` (a `Proxy-Status` that proves no intermediary sent the request on:
+ * retried as `unprocessed` is), and `offline` (a network failure while the browser was offline,
+ * retried once it is back online).
  */
-export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'resume';
+export type RetryReason =
+  | 'status'
+  | 'error'
+  | 'forced'
+  | 'unprocessed'
+  | 'resume'
+  | 'key-in-use'
+  | 'reduced-capacity'
+  | 'not-forwarded'
+  | 'offline';
 
-/** Where a retry's delay came from. */
+/**
+ * Where a retry's delay came from: the backoff, a server's field (`ratelimit`: the `RateLimit` field
+ * of a spent quota, its `t`), the delay given with a forced retry, or `offline`: the wait until the
+ * browser is back online (its `online` event), `delayMs` being the longest it lasts.
+ */
 export type DelaySource =
   | 'backoff'
   | 'retry-after-ms'
@@ -81,7 +102,9 @@ export type DelaySource =
   | 'retry-after'
   | 'ratelimit-reset'
   | 'x-ratelimit-reset'
-  | 'forced';
+  | 'ratelimit'
+  | 'forced'
+  | 'offline';
 
 /** The request and the attempt that just ended, as passed to `shouldRetry` and `isFailure`. */
 export interface AttemptInfo {
@@ -240,6 +263,12 @@ export interface RetryInfo {
   readonly error: unknown;
   /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
   readonly route: string | undefined;
+  /**
+   * When the spent quota is back, in epoch ms by the policy's clock (`now`), for a request that
+   * ended `quota-exceeded` with a time the server gave (`Retry-After`, the `RateLimit` field's `t`,
+   * `X-RateLimit-Reset`): tell the user when to try again. Otherwise `undefined`.
+   */
+  readonly quotaResetAt: number | undefined;
   /** Hedged copies sent (extra to the attempts) and the copy of the last attempt that answered, if hedged. */
   readonly hedge:
     | {

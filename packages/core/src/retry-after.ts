@@ -108,37 +108,58 @@ export type ServerDelaySource =
 export const parseDelayMs = (value: string | null | undefined): number | undefined =>
   digitsMs(value, (ms) => ms);
 
-/** Each header that can give a delay, in the order they are read, with its parser; its name is the source. */
-const SERVER_DELAYS: readonly (readonly [
+/** A header that gives a delay, with its parser; its name is the source. */
+type DelayField = readonly [
   ServerDelaySource,
   (value: string | null | undefined, nowMs: number) => number | undefined,
-])[] = [
+];
+
+/** The fields that ask for a delay as such, in the order they are read. */
+const DELAY_FIELDS: readonly DelayField[] = [
   ['retry-after-ms', parseDelayMs],
   ['x-ms-retry-after-ms', parseDelayMs],
   ['retry-after', parseRetryAfter],
+];
+
+/** The fields that say when a rate-limit window resets, read after those. */
+const RESET_FIELDS: readonly DelayField[] = [
   ['ratelimit-reset', parseRateLimitReset],
   ['x-ratelimit-reset', parseRateLimitReset],
 ];
 
-/**
- * The delay a response asks for: the millisecond fields first, as precise as servers give
- * (`retry-after-ms`: OpenAI, Anthropic; `x-ms-retry-after-ms`: Azure), then `Retry-After`, then
- * `RateLimit-Reset`, then `X-RateLimit-Reset`. An unparseable header is skipped, not trusted.
- */
-export const serverDelay = (
+/** A server-given delay: how long, and the header it came from. */
+export interface ServerDelay {
+  /** The delay, in ms, within `[0, MAX_SERVER_DELAY_MS]`. */
+  readonly ms: number;
+  /** The header it came from. */
+  readonly source: ServerDelaySource;
+}
+
+/** The first of `fields` that parses. */
+const firstDelay = (
+  fields: readonly DelayField[],
   headers: HeaderGetter,
-  nowMs: number = Date.now(),
-):
-  | {
-      /** The delay, in ms, within `[0, MAX_SERVER_DELAY_MS]`. */
-      readonly ms: number;
-      /** The header it came from. */
-      readonly source: ServerDelaySource;
-    }
-  | undefined => {
-  for (const [source, parse] of SERVER_DELAYS) {
+  nowMs: number,
+): ServerDelay | undefined => {
+  for (const [source, parse] of fields) {
     const ms = parse(headers(source), nowMs);
     if (ms !== undefined) return { ms, source };
   }
   return undefined;
 };
+
+/**
+ * The delay a response asks for in so many words: `retry-after-ms` (OpenAI, Anthropic), then
+ * `x-ms-retry-after-ms` (Azure), both as precise as servers give, then `Retry-After`. It takes
+ * precedence over what the rate-limit fields say (draft-ietf-httpapi-ratelimit-headers: "the
+ * Retry-After field MUST take precedence").
+ */
+export const explicitDelay = (headers: HeaderGetter, nowMs: number = Date.now()): ServerDelay | undefined =>
+  firstDelay(DELAY_FIELDS, headers, nowMs);
+
+/**
+ * The delay a response asks for: {@link explicitDelay}'s fields first, then `RateLimit-Reset`, then
+ * `X-RateLimit-Reset`. An unparseable header is skipped, not trusted.
+ */
+export const serverDelay = (headers: HeaderGetter, nowMs: number = Date.now()): ServerDelay | undefined =>
+  firstDelay(DELAY_FIELDS, headers, nowMs) ?? firstDelay(RESET_FIELDS, headers, nowMs);

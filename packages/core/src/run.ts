@@ -10,6 +10,7 @@
  */
 
 import { channels, observed } from '#diagnostics';
+import { offline, untilOnline } from '#offline';
 import { generatedKey } from './attempt-edits.ts';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
@@ -33,6 +34,7 @@ import type {
   RetryReason,
   StopReason,
 } from './options.ts';
+import { notForwarded } from './proxy-status.ts';
 import type { HeaderGetter } from './retry-after.ts';
 
 /** A request as an adapter describes it to the policy. */
@@ -61,6 +63,11 @@ export type AttemptResult =
       readonly headers?: HeaderGetter;
       /** The client's response object, shown to `shouldRetry` as `info.response`. */
       readonly response?: unknown;
+      /**
+       * The `type` of its `application/problem+json` body, when the adapter read one
+       * (`problemType()`; the RateLimit draft's problem types decide then).
+       */
+      readonly problemType?: string;
     }
   | {
       /** The attempt failed without a response, with this error. */
@@ -135,6 +142,10 @@ export class RetryRun {
   declare private unread: number;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
+  /** Other retries `maxAttempts` does not count: those of a failure while offline, once back online. */
+  declare uncountedRetries: number;
+  /** The retry just decided waits for the browser to be back online (`offline`). */
+  declare private untilOnline: boolean;
   /** Of those, the last ones in a row made while no server answered the policy's requests. */
   declare private stalledRetries: number;
   /** The policy's answers counted when this request began or last retried transparently. */
@@ -164,6 +175,8 @@ export class RetryRun {
     this.retries = undefined;
     this.unread = 0;
     this.transparentRetries = 0;
+    this.uncountedRetries = 0;
+    this.untilOnline = false;
     this.stalledRetries = 0;
     this.answersSeen = options.progress.answers;
     // Indexed loops over the features: a for-of makes an iterator, which code still in V8's
@@ -271,7 +284,10 @@ export class RetryRun {
     this.attempts++;
     const outcome = this.outcome(result);
     const o = this.options;
-    if (outcome.status !== undefined) o.progress.answers++;
+    // An intermediary's answer that it never sent the request on is no sign that servers serve.
+    if (outcome.status !== undefined && notForwarded(outcome.status, outcome.responseHeaders) === undefined) {
+      o.progress.answers++;
+    }
     if (o.observing) for (const feature of o.features) feature.observe?.(this, outcome);
     if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
     // shouldRetry is asked about failures only (a 200 is never sent again for `() => true`), and
@@ -320,11 +336,14 @@ export class RetryRun {
       backoffState: this.backoffState,
       status: r.status,
       responseHeaders: r.status === undefined ? undefined : (r.headers ?? NO_HEADERS),
+      problemType: r.problemType,
       error: r.error,
       code: r.code,
       aborted: r.aborted === true,
       unprocessed: r.unprocessed === true,
+      offline: r.status === undefined && r.aborted !== true && offline(),
       transparentRetries: this.transparentRetries,
+      uncountedRetries: this.uncountedRetries,
       stalledRetries: this.stalledRetries,
       progressed: o.progress.answers !== this.answersSeen,
     };
@@ -348,7 +367,15 @@ export class RetryRun {
       // A response the user asked to retry is not a success, whatever its status.
       const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
       return after(
-        this.stop(decision.reason, decision.gaveUp, status, error, success, decision.refusedDelayMs),
+        this.stop(
+          decision.reason,
+          decision.gaveUp,
+          status,
+          error,
+          success,
+          decision.refusedDelayMs,
+          decision.quotaResetAt,
+        ),
         () => decision,
       );
     }
@@ -357,11 +384,12 @@ export class RetryRun {
     this.retries ??= [];
     this.retries.push(reason);
     // A transparent retry does not count in maxAttempts: the server never saw the attempt.
-    if (reason === 'unprocessed') {
+    if (reason === 'unprocessed' || reason === 'not-forwarded') {
       this.transparentRetries++;
       this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
       this.answersSeen = o.progress.answers;
     }
+    this.untilOnline = reason === 'offline';
     const serverDelayUnread = decision.serverDelayUnread === true;
     if (serverDelayUnread) this.unread++;
     const event: Mutable<RetryEvent> = {
@@ -394,6 +422,7 @@ export class RetryRun {
     error: unknown,
     success: boolean,
     refusedDelayMs: number | undefined,
+    quotaResetAt?: number,
   ): void | Promise<void> {
     let told: unknown;
     if (gaveUp) {
@@ -411,7 +440,7 @@ export class RetryRun {
       const { onGiveUp } = this.options;
       if (onGiveUp) told = this.hook(status, onGiveUp, event);
     }
-    return after(told, () => this.finish(reason, status, error, success));
+    return after(told, () => this.finish(reason, status, error, success, quotaResetAt));
   }
 
   /**
@@ -449,15 +478,22 @@ export class RetryRun {
    * it fired, so that no adapter starts an attempt the caller has already given up on.
    */
   async wait(ms: number, signal?: AbortSignal): Promise<void> {
+    const o = this.options;
+    const online = this.untilOnline;
+    this.untilOnline = false;
+    const startMs = online ? o.now() : 0;
     try {
-      await this.options.sleep(ms, signal);
+      // A failure while offline waits until the browser is back online, at most `ms`; once back,
+      // the failed attempt is not counted.
+      if (online && (await untilOnline(o.sleep, ms, signal))) this.uncountedRetries++;
+      else if (!online) await o.sleep(ms, signal);
       if (signal?.aborted) throw signal.reason;
     } catch (error) {
       // The run is over with the abort; an onFinish that rejects does not replace the reason.
       void quietly(this.finish('aborted', undefined, error, false));
       throw error;
     }
-    this.totalDelayMs += ms;
+    this.totalDelayMs += online ? Math.min(ms, Math.max(0, o.now() - startMs)) || 0 : ms;
   }
 
   /**
@@ -471,12 +507,14 @@ export class RetryRun {
   /**
    * Finishes the run (once; later calls do nothing): its summary, `jitterbug:run:end`, `onFinish`,
    * whose promise it returns if it returned one. For adapters, `abort` and `wait` do this.
+   * `quotaResetAt`: when a spent quota is back, for a run ended `quota-exceeded`.
    */
   finish(
     reason: StopReason,
     status: number | undefined,
     error: unknown,
     success: boolean,
+    quotaResetAt?: number,
   ): void | Promise<void> {
     if (this.summary) return;
     const o = this.options;
@@ -494,6 +532,7 @@ export class RetryRun {
       status,
       error,
       route: o.route,
+      quotaResetAt,
       hedge: undefined,
     };
     const { finishing } = o;
