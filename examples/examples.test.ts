@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as axiosInterceptor } from './axios-interceptor.ts';
 import { main as betweenAttempts, CLIENTS } from './between-attempts.ts';
 import { main as browserExample } from './browser/run.ts';
+import { main as credentialRefresh } from './credential-refresh.ts';
 import { main as fetchDispatcher } from './fetch-dispatcher.ts';
 import { main as fetchRetry } from './fetch-retry.ts';
 import { type FlakyServer, startFlakyServer } from './flaky-server.ts';
@@ -55,6 +56,18 @@ describe('examples', () => {
     expect(text.match(/GET \/me with an expired token: 200 after 2 attempts/g)).toHaveLength(5);
     expect(text.match(/GET \/signed, signed: 200 after 2 attempts/g)).toHaveLength(5);
     expect(text.match(/GET \/report with the primary down: 200 after 3 attempts/g)).toHaveLength(5);
+  });
+
+  it('credential-refresh: 20 requests with an expired token, one refresh, every one 200 at its second attempt, through every client', async () => {
+    await credentialRefresh(server, log);
+    const clients = Object.keys(CLIENTS);
+    for (const slug of clients.map((name) => name.replace(' ', '-'))) {
+      expect(server.hits.get(`GET /me/${slug}`)).toBe(40);
+    }
+    expect(server.hits.get('POST /token')).toBe(clients.length);
+    expect(
+      lines.join('\n').match(/20 GETs with an expired token: 20 × 200, 40 attempts, 1 refresh/g),
+    ).toHaveLength(clients.length);
   });
 
   it('per-route-policies: reports get 6 attempts, payments none, the rest 3', async () => {

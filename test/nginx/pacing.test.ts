@@ -1,12 +1,13 @@
 /**
  * Pacing against a real nginx (issue 24): a sustained load of 2.5 times the limit for 10 s (50 GETs
  * a second, each started on time whatever happened to the others), through withRetry over Node's
- * fetch, once with the core's defaults (each request honours its own Retry-After) and once with
+ * fetch, once with each request honouring its own Retry-After (`herd: false`: the defaults before
+ * the herd line, which a burst test of its own measures, `herd.test.ts`) and once with
  * `pacer: createPacer()`, each against its own nginx and backend, side by side.
  *
  * - nginx's `limit_req` at 20 r/s, burst 10, nodelay, a 429 with `Retry-After: 1` (it advertises
  *   nothing): the pacer learns the pace from the 429s. nginx must serve at least 90 % fewer 429s
- *   than to the defaults, and no paced request may fail.
+ *   than to per-request Retry-After, and no paced request may fail.
  * - An API behind nginx that advertises its quota (40 requests per fixed 2 s window, in
  *   `RateLimit-Policy` and `RateLimit`, the IETF draft's structured fields) and answers 429 past it:
  *   nginx must serve no 429 after the first window, and no paced request may fail.
@@ -146,7 +147,7 @@ describe.concurrent('pacing a sustained load above the limit, through nginx', ()
   it('limit_req 20 r/s burst 10 nodelay, Retry-After 1: the pacer gets at least 90 % fewer 429s, none failing', async () => {
     const items = (i: number) => `/items/${i}`;
     const [perRequest, paced] = await Promise.all([
-      run(limitReq, {}, items),
+      run(limitReq, { herd: false }, items),
       run(limitReq, { pacer: createPacer() }, items),
     ]);
     record('nginx limit_req', { 'retry-after': perRequest, pacer: paced });
@@ -158,7 +159,7 @@ describe.concurrent('pacing a sustained load above the limit, through nginx', ()
   it('an API advertising its quota (RateLimit, 40 per 2 s): no 429 after the first window, none failing', async () => {
     const quota = () => '/quota';
     const [perRequest, paced] = await Promise.all([
-      run(proxyOnly, {}, quota, advertiseQuota),
+      run(proxyOnly, { herd: false }, quota, advertiseQuota),
       run(proxyOnly, { pacer: createPacer() }, quota, advertiseQuota),
     ]);
     record('RateLimit fields from the backend', { 'retry-after': perRequest, pacer: paced });

@@ -7,29 +7,14 @@
  * later, by nginx's log.
  */
 import { describe, expect, it } from 'vitest';
-import type { NginxSetup } from '../support/nginx/config.ts';
 import { CLIENTS, createClient, tlsTransport } from '../support/node-clients.ts';
 import { countBy, endings, sendAll } from '../support/sent.ts';
+import { limitReq20 } from './limit-req.ts';
 import { startStack } from './stack.ts';
 
 const BURST = 30;
 const RETRY_AFTER_S = 1;
-const setup: NginxSetup = {
-  zones: { api: { rate: '20r/s' } },
-  servers: [
-    {
-      name: 'api',
-      listen: ['https', 'h2'],
-      locations: [
-        {
-          path: '/',
-          to: { proxy: 'backend' },
-          limitReq: { zone: 'api', burst: 10, nodelay: true, status: 429, retryAfterSeconds: RETRY_AFTER_S },
-        },
-      ],
-    },
-  ],
-};
+const setup = limitReq20(RETRY_AFTER_S);
 
 describe.each(CLIENTS)('nginx limit_req 20r/s burst=10 nodelay, %s', (name) => {
   it(`${BURST} concurrent GETs, maxAttempts 6: all end 200`, async () => {

@@ -5,8 +5,9 @@
  *
  * The ceilings are today's sizes plus 1 %: a ratchet that fails a change which makes a bundle
  * noticeably bigger, to be lowered as the bundles shrink. They are not issue 25's budgets, which
- * stay open (see below). Hedging, the pacer, the adaptive throttle and resumed downloads are
- * factories a program imports (`createHedging`, …), and must stay out of a bundle that does not. `make bench` prints the sizes beside the peers'.
+ * stay open (see below). Hedging, the pacer, the adaptive throttle, resumed downloads and the
+ * credential refresh are factories a program imports (`createHedging`, …), and must stay out of a
+ * bundle that does not. `make bench` prints the sizes beside the peers'.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { measureSizes, type SizeRow } from '../../bench/sizes.ts';
@@ -27,23 +28,29 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // say what they match (below a client's base URL, shadowed rules, queries, commas and empty
   // patterns refused, a trailing '/*'): +4, +59, +10, +680 (createRetryPolicy 8,600 -> 9,280).
   // Development warnings (none in these builds: their calls are removed): +0, +0, +1, +2.
+  // Issue 32's herd line (695) and the reader of the `RateLimit` field's spent quota (254), the
+  // budget's free retry for a hook's fix, the features' attempt edits and retries outside
+  // maxAttempts (createCredentialRefresh's, itself opt-in): +1,203, +1,198, +1,200, +1,140.
+  // Issue 34's attempt sequence (the step order and its abort rules as a state of their own, the
+  // run's older methods kept beside it for undici until its rewrite), over main at f960df0: +1,780,
+  // +1,806, +1,759, +2,157.
   // Issue 36, the signals jitterbug reads in every request's decision (an Idempotency-Key's 409 and
-  // 422, Proxy-Status, a spent quota, the RateLimit problem types, the browser's offline wait; a
-  // structured-field parser of their own, which the pacer shares): withRetry +1,974 B, kyRetry
-  // +1,982, attachRetry +1,970, createRetryPolicy +1,972 (10,125 -> 12,099; 12,998 -> 14,980;
-  // 11,063 -> 13,033; 9,282 -> 11,254).
-  withRetry: 12_199,
+  // 422, Proxy-Status, a spent quota, the RateLimit problem types, the browser's offline wait; one
+  // structured-field parser of their own, which the pacer and the herd line's `RateLimit` reader
+  // share), over main at 687d4b5: withRetry +1,789 B, kyRetry +1,815, attachRetry +1,798,
+  // createRetryPolicy +1,638 (13,108 -> 14,897; 16,002 -> 17,817; 14,022 -> 15,820; 12,579 -> 14,217).
+  withRetry: 14_997,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 12_199,
-  kyRetry: 15_111,
-  attachRetry: 13_143,
-  createRetryPolicy: 11_346,
+  'withRetry (production)': 14_997,
+  kyRetry: 17_948,
+  attachRetry: 15_930,
+  createRetryPolicy: 14_309,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
 const FEATURES =
-  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response)|rate-limit-fields)\.ts$/;
+  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential)|rate-limit-fields)\.ts$/;
 
 /** Source files a bundle must not contain: what its user did not import. */
 const LEFT_OUT: Readonly<Record<string, readonly RegExp[]>> = {

@@ -21,8 +21,10 @@ export {
   methodAllowsRetry,
   type StopDecision,
 } from './decide.ts';
+export { runAttempts, type Transport } from './drive/promise.ts';
 export { describeError, errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 export { isRetryBudget } from './features/budget.ts';
+export { isCredentialRefresh } from './features/credential.ts';
 export { branded, type FeatureKind, isFeature, type RunFeature, type Turn } from './features/feature.ts';
 export { type HedgedCopies, HedgeRace, lost } from './features/hedge-race.ts';
 export { isHedging } from './features/hedging.ts';
@@ -33,7 +35,6 @@ export { checkResumed, isResume, resumeDecision, resumeHeaders, resumeValidator 
 export { isAdaptiveThrottle } from './features/throttle.ts';
 export { forceRetry } from './force.ts';
 export { asRetryLayer, isRetryLayer, LAYER } from './layer.ts';
-export { runAttempts, type Transport } from './loop.ts';
 export {
   attemptMayRetry,
   mayRetry,
@@ -63,6 +64,7 @@ export {
   parseRateLimitPolicy,
   type QuotaPolicy,
 } from './rate-limit-fields.ts';
+export { parseRateLimit, parseRateLimitWait, type ServiceLimit } from './ratelimit-field.ts';
 export {
   explicitDelay,
   MAX_SERVER_DELAY_MS,
@@ -76,6 +78,8 @@ export {
 } from './retry-after.ts';
 export { setRetryInfo } from './retry-info.ts';
 export { type AttemptResult, type HoldSignal, NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
+export { AttemptSequence } from './sequence.ts';
 export { sleep } from './sleep.ts';
-export { parseRateLimit, type QuotaResetSource, type ServiceLimit, spentQuota } from './spent-quota.ts';
+export { type QuotaResetSource, spentQuota } from './spent-quota.ts';
+export type { SequencePort, Step } from './steps.ts';
 export { parseList } from './structured-field.ts';

@@ -1,12 +1,15 @@
 /**
  * What changes in a request between its attempts: a generated idempotency key (from the first
- * attempt on), the attempt headers (on every attempt), and what `beforeRetry` sets (before each
- * retry, hedged copy and resume). The core decides what to set; the adapter applies it to its client's
- * request through an {@link EditableRequest}.
+ * attempt on), the attempt headers (on every attempt), and what the features (a refreshed
+ * credential) and then `beforeRetry` set (before each retry, hedged copy and resume). The core
+ * decides what to set; the adapter applies it to its client's request through an
+ * {@link EditableRequest}.
  */
+import type { RunFeature } from './features/feature.ts';
+import { after } from './maybe-promise.ts';
 import type { NextAttempt, ResolvedOptions } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
-import { after, type RetryRun } from './run.ts';
+import type { RunView } from './types.ts';
 
 /** A request whose headers and URL the next attempts may be sent with (an adapter's). */
 export interface EditableRequest {
@@ -25,6 +28,11 @@ export interface EditableRequest {
 
 /** What is about to be sent: the first attempt, a retry, a hedged copy or a request for the rest of a body. */
 export type AttemptKind = 'first' | NextAttempt['kind'];
+
+/** What the edits read of a run. */
+export interface EditedRun extends RunView {
+  readonly idempotencyKey: string | undefined;
+}
 
 /**
  * The key a request gets when the options generate keys, its method is not retried by itself and it
@@ -51,38 +59,81 @@ export const generatedKey = (
 
 const URL_SCHEME = /^https?:\/\//i;
 
-/**
- * Sets what the attempt about to be sent carries, when anything is to be set: `undefined` at once
- * when nothing is (nearly always), else a promise only when `beforeRetry` returned one. A hook that
- * throws or rejects has finished the run (`hook-failed`); its error goes on to the caller.
- */
-export const editAttempt = (
-  run: RetryRun,
-  request: EditableRequest,
+/** Whether an attempt of `kind` is edited by a hook or a feature (see {@link attemptHook}). */
+export const hasAttemptHook = (
+  options: ResolvedOptions,
+  request: Partial<EditableRequest> | undefined,
   kind: AttemptKind,
-): void | Promise<void> => {
+): boolean =>
+  kind !== 'first' &&
+  (options.beforeRetry !== undefined || request?.beforeRetry !== undefined || options.editing.length > 0);
+
+/** The features' edits of `next`, from `i` on, each once the one before it has settled. */
+const featureEdits = (
+  run: EditedRun,
+  features: readonly RunFeature[],
+  next: NextAttempt,
+  i: number,
+): unknown =>
+  i < features.length
+    ? after(features[i]!.edit!(run, next), () => featureEdits(run, features, next, i + 1))
+    : undefined;
+
+/**
+ * What edits an attempt of `kind`: the features' edits (a refreshed credential), then the policy's
+ * `beforeRetry`, then the client's own, each once the promise before it (if any) has settled; none
+ * for a first attempt.
+ */
+export const attemptHook = (
+  run: EditedRun,
+  request: Partial<EditableRequest> | undefined,
+  kind: AttemptKind,
+): ((next: NextAttempt) => unknown) | undefined => {
+  if (kind === 'first') return undefined;
   const o = run.options;
   const policyHook = o.beforeRetry;
-  const clientHook = request.beforeRetry;
-  // The client's own hooks come after the policy's, once its promise (if any) has settled.
-  const hook =
-    kind === 'first'
-      ? undefined
-      : policyHook && clientHook
-        ? (next: NextAttempt): unknown => after(policyHook(next), () => clientHook(next))
-        : (policyHook ?? clientHook);
+  const clientHook = request?.beforeRetry;
+  const hooks =
+    policyHook && clientHook
+      ? (next: NextAttempt): unknown => after(policyHook(next), () => clientHook(next))
+      : (policyHook ?? clientHook);
+  const { editing } = o;
+  return editing.length === 0
+    ? hooks
+    : (next: NextAttempt): unknown => after(featureEdits(run, editing, next, 0), () => hooks?.(next));
+};
+
+/**
+ * The headers the attempt about to be sent carries, with the generated key and the attempt headers
+ * set; `undefined` when nothing is to be set on it (nearly always).
+ */
+export const attemptHeaders = (
+  run: EditedRun,
+  request: EditableRequest,
+  kind: AttemptKind,
+): Headers | undefined => {
+  const o = run.options;
   const key = kind === 'first' ? run.idempotencyKey : undefined;
   const names = o.attemptHeaders;
-  if (!hook && !key && !names) return undefined;
+  if (!key && !names && !hasAttemptHook(o, request, kind)) return undefined;
   const headers = request.requestHeaders();
   if (key) headers.set(o.idempotencyKey as string, key);
   if (names?.attempt) headers.set(names.attempt, `attempt=${run.attempts + 1}; max=${o.maxAttempts}`);
   if (names?.deadline && o.deadlineMs !== undefined) {
     headers.set(names.deadline, String(Math.max(0, Math.floor(o.deadlineMs - run.elapsedMs()))));
   }
-  if (!hook) return request.edit(request.requestUrl(), headers);
+  return headers;
+};
+
+/** The attempt about to be sent, as `beforeRetry` sees it, with `headers` (those it is sent with). */
+export const nextAttempt = (
+  run: EditedRun,
+  request: EditableRequest,
+  kind: AttemptKind,
+  headers: Headers,
+): NextAttempt => {
   const last = run.lastOutcome;
-  const next: NextAttempt = {
+  return {
     attempt: run.attempts + 1,
     kind: kind as NextAttempt['kind'],
     method: run.method,
@@ -92,13 +143,51 @@ export const editAttempt = (
     responseHeaders: last?.responseHeaders,
     error: last?.error,
   };
-  const apply = (): void | Promise<void> => {
+};
+
+/**
+ * `hook` called with `next`, then what it set applied to `request` (a promise when the hook's is one,
+ * or the edit's): the URL must stay an absolute `http:` or `https:` one. Throws (or rejects with)
+ * what the hook throws, or a `TypeError` for a URL it set that cannot be sent to.
+ */
+export const editedAfter = (
+  hook: (next: NextAttempt) => unknown,
+  request: EditableRequest,
+  next: NextAttempt,
+): unknown =>
+  after(hook(next), () => {
     if (typeof next.url !== 'string' || !URL_SCHEME.test(next.url)) {
       throw new TypeError(
         `jitterbug: beforeRetry set the url to ${JSON.stringify(next.url)}: an absolute http: or https: URL is needed`,
       );
     }
-    return request.edit(next.url, headers);
-  };
-  return after(run.hook(last?.status, hook, next), () => run.hook(last?.status, apply, next));
+    return request.edit(next.url, next.headers);
+  });
+
+/** What {@link editAttempt} asks of a run: the edits', and its hook's failure rule. */
+export interface HookedRun extends EditedRun {
+  hook<A, T>(status: number | undefined, call: (arg: A) => T, arg: A): T;
+}
+
+/**
+ * Sets what the attempt about to be sent carries, when anything is to be set: `undefined` at once
+ * when nothing is (nearly always), else a promise only when `beforeRetry` returned one. A hook that
+ * throws or rejects has finished the run (`hook-failed`); its error goes on to the caller. For
+ * undici's state machine (a compatibility surface: the attempt sequence applies the edits itself).
+ */
+export const editAttempt = (
+  run: HookedRun,
+  request: EditableRequest,
+  kind: AttemptKind,
+): void | Promise<void> => {
+  const headers = attemptHeaders(run, request, kind);
+  if (headers === undefined) return undefined;
+  const hook = attemptHook(run, request, kind);
+  if (!hook) return request.edit(request.requestUrl(), headers);
+  const next = nextAttempt(run, request, kind, headers);
+  return run.hook(
+    run.lastOutcome?.status,
+    () => editedAfter(hook, request, next),
+    undefined,
+  ) as void | Promise<void>;
 };

@@ -55,7 +55,10 @@ export interface AttemptOutcome {
   readonly resuming?: boolean | undefined;
   /** Transparent retries made so far. */
   readonly transparentRetries?: number | undefined;
-  /** Other retries made so far that `maxAttempts` does not count (an offline wait's that ended online). */
+  /**
+   * Other retries made so far that `maxAttempts` does not count (a credential refresh's, an offline
+   * wait's that ended online).
+   */
   readonly uncountedRetries?: number | undefined;
   /**
    * The attempt failed without a response while the browser said it was offline
@@ -102,6 +105,8 @@ export type Decision =
       readonly reason: RetryReason;
       /** The backoff's state for the next decision. */
       readonly nextBackoffState: BackoffState;
+      /** Not counted in `maxAttempts` (a feature's retry: a credential refreshed). */
+      readonly uncounted?: true | undefined;
     }
   | {
       /** Stop: the last outcome is the request's. */
@@ -396,8 +401,9 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     }
     // Past this point the attempt is one we would retry: every stop is a give-up.
     if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
-    // Attempts the server provably never saw (retried transparently) do not count, nor those made
-    // while the browser was offline once it was back.
+    // Attempts the server provably never saw (retried transparently) do not count, nor those a
+    // feature's retry made (a fresh credential's), nor those made while the browser was offline
+    // once it was back.
     if (
       outcome.attempt - (outcome.transparentRetries ?? 0) - (outcome.uncountedRetries ?? 0) >=
       options.maxAttempts

@@ -30,6 +30,11 @@ export {
   type RetryBudget,
   type RetryBudgetOptions,
 } from './features/budget.ts';
+export {
+  type CredentialRefresh,
+  type CredentialRefreshOptions,
+  createCredentialRefresh,
+} from './features/credential.ts';
 export { createHedging, type HedgeOptions, type Hedging } from './features/hedging.ts';
 export {
   createPacer,

@@ -6,6 +6,7 @@
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
+import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
 import type { Pacer } from './features/pacer.ts';
@@ -63,6 +64,7 @@ export type StopReason =
   | 'throttled' // the adaptive throttle refused the attempt locally
   | 'origin-unavailable' // the pacer: the origin answers everything with 503, and this was not its probe
   | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
+  | 'credential-refused' // the request sent again with a fresh credential (`credential`) was refused again
   | 'key-reused' // a request with an idempotency key answered 422: the key was used with another payload
   | 'quota-exceeded' // the quota is spent: a `quota-exceeded` problem, or a spent quota back later than `retryAfter.maxMs`
   | 'abnormal-usage' // an `abnormal-usage-detected` problem: the server takes the requests for abuse
@@ -72,12 +74,13 @@ export type StopReason =
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
  * failure that proves the server never processed the request (`transparentRetries`), or a body that
- * broke after it was handed over, asked for again from where it broke (`resume`). What an answer
- * said has reasons of its own: `key-in-use` (a request with an idempotency key answered 409: one
- * with this key is still being processed), `reduced-capacity` (a `temporary-reduced-capacity`
- * problem), `not-forwarded` (a `Proxy-Status` that proves no intermediary sent the request on:
- * retried as `unprocessed` is), and `offline` (a network failure while the browser was offline,
- * retried once it is back online).
+ * broke after it was handed over, asked for again from where it broke (`resume`), or a request
+ * refused for a stale credential, sent again with a fresh one (`credential`). What an answer said
+ * has reasons of its own: `key-in-use` (a request with an idempotency key answered 409: one with
+ * this key is still being processed), `reduced-capacity` (a `temporary-reduced-capacity` problem),
+ * `not-forwarded` (a `Proxy-Status` that proves no intermediary sent the request on: retried as
+ * `unprocessed` is), and `offline` (a network failure while the browser was offline, retried once
+ * it is back online).
  */
 export type RetryReason =
   | 'status'
@@ -85,6 +88,7 @@ export type RetryReason =
   | 'forced'
   | 'unprocessed'
   | 'resume'
+  | 'credential'
   | 'key-in-use'
   | 'reduced-capacity'
   | 'not-forwarded'
@@ -92,8 +96,9 @@ export type RetryReason =
 
 /**
  * Where a retry's delay came from: the backoff, a server's field (`ratelimit`: the `RateLimit` field
- * of a spent quota, its `t`), the delay given with a forced retry, or `offline`: the wait until the
- * browser is back online (its `online` event), `delayMs` being the longest it lasts.
+ * of a spent quota, its `t`), a delay given with the retry (`forced`: a forced retry's, or none at
+ * all for a credential refresh's retry), or `offline`: the wait until the browser is back online
+ * (its `online` event), `delayMs` being the longest it lasts.
  */
 export type DelaySource =
   | 'backoff'
@@ -406,6 +411,16 @@ export interface RetryOverrides {
    * needs the latencies they share). A factory, so that a program that never hedges does not carry it.
    */
   readonly hedge?: Hedging | false;
+  /**
+   * A credential refreshed once for every request refused with it, from
+   * `createCredentialRefresh({ refresh, header?, statusCodes? })`: a request answered 401 (or one
+   * of `statusCodes`) is sent again at once with the credential `refresh()` makes, which it sets in
+   * `header` (`authorization`); the requests refused with the same credential share one refresh, and
+   * a request sent with an older credential than the last refresh's takes that one. That retry takes
+   * no budget token, is not counted in `maxAttempts`, and is made once: refused again, the request
+   * ends (`credential-refused`). Default `false`.
+   */
+  readonly credential?: CredentialRefresh | false;
 }
 
 /**
@@ -465,6 +480,15 @@ export interface RetryOptions extends RetryOverrides {
    * Give one `AdaptiveThrottle` to several policies to share it.
    */
   readonly throttle?: AdaptiveThrottle | false;
+  /**
+   * The herd line: when a rate limit tells many requests to one origin to come back (429s retried
+   * at the time the server gave), they go back one after the other at a pace the line learns (it
+   * starts slowly after the server's time and doubles every half second; one it let go refused
+   * again slows it to what the server accepted), not all at that time. First attempts are never
+   * held. Default `true`; `false` retries each 429 at its own time. A pacer (`pacer:
+   * createPacer()`) replaces it. A policy's option (the line is shared by its routes and calls).
+   */
+  readonly herd?: boolean;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */
@@ -525,10 +549,14 @@ export interface ResolvedOptions {
   readonly budget: RetryBudget | undefined;
   /** See {@link RetryOptions.pacer}; `undefined` when off. */
   readonly pacer: Pacer | undefined;
+  /** The policy's herd line (`herd: true`, the default), or `undefined`. */
+  readonly herd: RunFeature | undefined;
   /** @deprecated See `pacer`. */
   readonly throttle: AdaptiveThrottle | undefined;
   /** See {@link RetryOverrides.hedge}; `undefined` when off. */
   readonly hedge: Hedging | undefined;
+  /** The credential refresh (`credential: createCredentialRefresh(…)`), or `undefined`. */
+  readonly credential: CredentialRefresh | undefined;
   /**
    * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
    * answered between two transparent retries of a request.
@@ -539,10 +567,14 @@ export interface ResolvedOptions {
   };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
-  /** Those of them that may hold or refuse an attempt (`admit`), and that see a run's summary (`finish`). */
+  /** The one of them that wraps the send of each attempt (hedging: racing copies). */
+  readonly racer: RunFeature | undefined;
+  /** Those of them that may hold or refuse an attempt (`admit`). */
   readonly admitting: readonly RunFeature[];
   /** Those of them that see a run's summary (`finish`). */
   readonly finishing: readonly RunFeature[];
+  /** Those of them that may set something on a retry, a hedged copy or a resume (`edit`). */
+  readonly editing: readonly RunFeature[];
   /** Whether a feature observes every answer (then no answer is settled by its status alone). */
   readonly observing: boolean;
   /** See {@link RetryOverrides.shouldRetry}. */

@@ -10,8 +10,9 @@
  * malformed field MUST be ignored). Every number comes out finite and non-negative: garbage never
  * becomes `NaN`, a negative or an infinite count.
  */
+
+import { parseRateLimit } from './ratelimit-field.ts';
 import { type HeaderGetter, parseRateLimitReset } from './retry-after.ts';
-import { parseRateLimit } from './spent-quota.ts';
 import { integer, readField } from './structured-field.ts';
 
 /** A quota policy of `RateLimit-Policy`: `quota` requests per `windowSeconds`. */

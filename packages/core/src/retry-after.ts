@@ -1,8 +1,10 @@
 /**
  * Server-given delays: `Retry-After` (RFC 9110 §10.2.3), then `RateLimit-Reset` and
- * `X-RateLimit-Reset`. Every parser returns a finite number of milliseconds `>= 0`, or `undefined`
+ * `X-RateLimit-Reset`, then a spent quota's reset in the `RateLimit` field. Every parser returns a finite number of milliseconds `>= 0`, or `undefined`
  * for a value it does not understand: garbage never becomes `NaN`, a negative or an infinite wait.
  */
+
+import { parseRateLimitWait } from './ratelimit-field.ts';
 
 /** Reads one response header by name (any case); `null`/`undefined` when absent. */
 export type HeaderGetter = (name: string) => string | null | undefined;
@@ -102,7 +104,8 @@ export type ServerDelaySource =
   | 'x-ms-retry-after-ms'
   | 'retry-after'
   | 'ratelimit-reset'
-  | 'x-ratelimit-reset';
+  | 'x-ratelimit-reset'
+  | 'ratelimit';
 
 /** A delay in milliseconds (`retry-after-ms: 1500`, `x-ms-retry-after-ms`), or `undefined`. */
 export const parseDelayMs = (value: string | null | undefined): number | undefined =>
@@ -125,6 +128,7 @@ const DELAY_FIELDS: readonly DelayField[] = [
 const RESET_FIELDS: readonly DelayField[] = [
   ['ratelimit-reset', parseRateLimitReset],
   ['x-ratelimit-reset', parseRateLimitReset],
+  ['ratelimit', parseRateLimitWait],
 ];
 
 /** A server-given delay: how long, and the header it came from. */
@@ -159,7 +163,8 @@ export const explicitDelay = (headers: HeaderGetter, nowMs: number = Date.now())
 
 /**
  * The delay a response asks for: {@link explicitDelay}'s fields first, then `RateLimit-Reset`, then
- * `X-RateLimit-Reset`. An unparseable header is skipped, not trusted.
+ * `X-RateLimit-Reset`, then a spent quota of `RateLimit`. An unparseable header is skipped, not
+ * trusted.
  */
 export const serverDelay = (headers: HeaderGetter, nowMs: number = Date.now()): ServerDelay | undefined =>
   firstDelay(DELAY_FIELDS, headers, nowMs) ?? firstDelay(RESET_FIELDS, headers, nowMs);

@@ -7,34 +7,12 @@
  * attempts and the budget: the decision waits for it, or ends the request at once when it is
  * further away than `retryAfter.maxMs` (as a `Retry-After` that long does).
  *
- * The `RateLimit` field is parsed strictly (the draft: a malformed field MUST be ignored); the pacer
- * reads it too (`rate-limit-fields.ts`).
+ * The `RateLimit` field is parsed strictly (the draft: a malformed field MUST be ignored:
+ * `ratelimit-field.ts`).
  */
+
+import { parseRateLimit, parseRateLimitWait } from './ratelimit-field.ts';
 import { type HeaderGetter, parseRateLimitReset } from './retry-after.ts';
-import { integer, readField } from './structured-field.ts';
-
-/** A service limit of `RateLimit`: `remaining` requests within the next `resetSeconds`. */
-export interface ServiceLimit {
-  /** The policy it belongs to (the member's token or string). */
-  readonly name: string;
-  /** `r`: the requests left. */
-  readonly remaining: number;
-  /** `t`: the seconds until the quota is reset, when given. */
-  readonly resetSeconds: number | undefined;
-}
-
-/**
- * Parses `RateLimit`: each item a policy name with `r` (an Integer >= 0, required) and `t` (an
- * Integer >= 0, seconds). `undefined` when the field is absent or malformed.
- */
-export const parseRateLimit = (value: string | null | undefined): ServiceLimit[] | undefined =>
-  readField(value, (name, params): ServiceLimit | undefined => {
-    const remaining = integer(params.get('r'), 0);
-    const t = params.get('t');
-    const resetSeconds = integer(t, 0);
-    if (remaining === undefined || (t !== undefined && resetSeconds === undefined)) return undefined;
-    return { name, remaining, resetSeconds };
-  });
 
 const ZERO = /^0{1,15}$/;
 
@@ -59,13 +37,11 @@ export const spentQuota = (
       readonly source: QuotaResetSource;
     }
   | undefined => {
-  const limits = parseRateLimit(headers('ratelimit'));
-  if (limits) {
-    let seconds: number | undefined;
-    for (const { remaining, resetSeconds } of limits) {
-      if (remaining === 0 && resetSeconds !== undefined) seconds = Math.max(seconds ?? 0, resetSeconds);
-    }
-    return seconds === undefined ? undefined : { ms: seconds * 1000, source: 'ratelimit' };
+  const field = headers('ratelimit');
+  // A valid `RateLimit` field is the whole answer.
+  if (parseRateLimit(field)) {
+    const ms = parseRateLimitWait(field);
+    return ms === undefined ? undefined : { ms, source: 'ratelimit' };
   }
   for (const prefix of ['x-', ''] as const) {
     const remaining = headers(`${prefix}ratelimit-remaining`);

@@ -12,6 +12,7 @@ import {
   type RetryBudgetOptions,
 } from './features/budget.ts';
 import { type FeatureKind, isFeature } from './features/feature.ts';
+import { createHerdLine } from './features/herd.ts';
 import {
   type Check,
   checkFields,
@@ -158,14 +159,17 @@ const ROWS: Readonly<Record<string, Row>> = {
   now: fn,
   // Features a program imports to use, so that one without them does not carry their code.
   pacer: feature('pacer', 'createPacer()'),
+  // The policy's own line (made with its defaults), or none.
+  herd: (v, n, { herd }) => (typeof v === 'boolean' ? (v ? herd : undefined) : fail(n, 'a boolean', v)),
   hedge: feature('hedge', 'createHedging({ delayMs })'),
   throttle: feature('throttle', 'createAdaptiveThrottle()'),
   resume: feature('resume', 'createResume()'),
+  credential: feature('credential', 'createCredentialRefresh({ refresh })'),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
 /** The options a route rule or a call may override. */
-const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle'];
+const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle', 'herd'];
 export const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
@@ -194,8 +198,10 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   resume: undefined,
   progress: { answers: 0 },
   features: [],
+  racer: undefined,
   admitting: [],
   finishing: [],
+  editing: [],
   observing: false,
   random: Math.random,
   sleep,
@@ -216,7 +222,12 @@ export const resolveOptions = (
   path = '',
 ): ResolvedOptions => {
   const given = optionsObject(source, path.slice(0, -1) || 'options');
-  const inherited = base ?? { ...DEFAULT_OPTIONS, budget: createRetryBudget(), progress: { answers: 0 } };
+  const inherited = base ?? {
+    ...DEFAULT_OPTIONS,
+    budget: createRetryBudget(),
+    herd: createHerdLine(),
+    progress: { answers: 0 },
+  };
   const resolved: Record<string, unknown> = { ...inherited };
   for (const key of Object.keys(given)) {
     const value = given[key];
@@ -231,13 +242,21 @@ export const resolveOptions = (
   // again for every source, a route's or a call's too: the features are the same objects (the
   // budget's layer a new wrapper of the same bucket), and no key needs telling apart for it.
   const o = resolved as unknown as ResolvedOptions;
-  const features = [o.pacer, o.budget && budgetFeature(o.budget), o.throttle, o.hedge].filter(
-    (feature) => feature !== undefined,
-  );
+  // The pacer, when there is one, does what the herd line does, and more.
+  // A credential's retry is outermost: no feature inside it counts it (the budget, the throttle).
+  const features = [
+    o.credential,
+    o.pacer ?? o.herd,
+    o.budget && budgetFeature(o.budget),
+    o.throttle,
+    o.hedge,
+  ].filter((feature) => feature !== undefined);
   resolved.features = features;
+  resolved.racer = features.find((feature) => feature.wrapSend !== undefined);
   // Asked before every attempt and at every run's end: only the features that have something to say.
   resolved.admitting = features.filter((feature) => feature.admit !== undefined);
   resolved.finishing = features.filter((feature) => feature.finish !== undefined);
+  resolved.editing = features.filter((feature) => feature.edit !== undefined);
   resolved.observing = features.some((feature) => feature.observe !== undefined);
   return resolved as unknown as ResolvedOptions;
 };

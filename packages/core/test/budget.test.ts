@@ -90,6 +90,76 @@ describe('retries free of the budget', () => {
     expect(decided(run.next({ error: refused }))).toMatchObject({ retry: true, reason: 'unprocessed' });
   });
 
+  it('once per request, a 4xx shouldRetry forced that a beforeRetry hook can change (a token refreshed)', () => {
+    const budget = createRetryBudget({ ratio: 0, burst: 1 });
+    budget.tryWithdraw();
+    const policy = createRetryPolicy({
+      random: fixed(0.5),
+      budget,
+      shouldRetry: ({ status }) => (status === 401 ? true : undefined),
+      beforeRetry: () => {},
+    });
+    const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
+    // The same request refused again is charged as any retry: the empty budget ends it.
+    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+    // Each request has its own.
+    const other = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+    expect(decided(other.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
+  });
+
+  it('a client’s own retry hooks count as a hook that can change it (ky’s beforeRetry)', () => {
+    const budget = createRetryBudget({ ratio: 0, burst: 1 });
+    budget.tryWithdraw();
+    const policy = createRetryPolicy({ budget, shouldRetry: ({ status }) => status === 401 || undefined });
+    const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+    run.retryHooks = true;
+    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
+  });
+
+  it('but not without a hook that could change the request, nor a forced retry of a 5xx or a success', () => {
+    const empty = () => {
+      const budget = createRetryBudget({ ratio: 0, burst: 1 });
+      budget.tryWithdraw();
+      return budget;
+    };
+    const forced = () => true;
+    const bare = createRetryPolicy({ budget: empty(), shouldRetry: forced });
+    expect(
+      decided(bare.begin({ method: 'GET', url: 'https://a.example/' }).next({ status: 401 })),
+    ).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
+    const hooked = createRetryPolicy({ budget: empty(), shouldRetry: forced, beforeRetry: () => {} });
+    expect(
+      decided(hooked.begin({ method: 'GET', url: 'https://a.example/' }).next({ status: 501 })),
+    ).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
+    // A 2xx the caller calls a failure (isFailure) is not a request that was wrong either.
+    const ok = createRetryPolicy({ budget: empty(), isFailure: forced, beforeRetry: () => {} });
+    expect(
+      decided(ok.begin({ method: 'GET', url: 'https://a.example/' }).next({ status: 200 })),
+    ).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
+  });
+
+  it('a server that answers 401 forever still ends each request within maxAttempts', () => {
+    const policy = createRetryPolicy({
+      budget: false,
+      shouldRetry: ({ status }) => (status === 401 ? true : undefined),
+      beforeRetry: () => {},
+    });
+    const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
+    while (decided(run.next({ status: 401 })).retry) {}
+    expect(run.attempts).toBe(3);
+    expect(run.summary).toMatchObject({ reason: 'max-attempts', retries: ['forced', 'forced'] });
+  });
+
   it('the onRetry event says what is left of the budget, unchanged by a free retry', () => {
     const left: (number | undefined)[] = [];
     const policy = createRetryPolicy({ random: fixed(0.5), onRetry: (e) => left.push(e.budgetTokens) });

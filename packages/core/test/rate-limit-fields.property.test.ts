@@ -3,7 +3,12 @@
  * never throws and never yields a count that is not a finite whole number >= 0, nor a pace that is
  * `NaN`, negative or made of garbage: garbage is ignored.
  */
-import { advertisedQuota, parseRateLimit, parseRateLimitPolicy } from '@jitterbug/core/adapter';
+import {
+  advertisedQuota,
+  parseRateLimit,
+  parseRateLimitPolicy,
+  parseRateLimitWait,
+} from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fieldValue } from './structured-field-arbitraries.ts';
@@ -64,6 +69,39 @@ describe('rate-limit field parsing properties', () => {
           expect(parseRateLimit(limit)).toEqual(
             items.map(([n, r, t]) => ({ name: n, remaining: r, resetSeconds: t })),
           );
+        },
+      ),
+    );
+  });
+
+  it('parseRateLimitWait (the default path’s reader of a spent quota) never reads what the strict parser does not: its wait is the longest t of the items with r=0', () => {
+    fc.assert(
+      fc.property(fieldArb, (value) => {
+        const wait = parseRateLimitWait(value);
+        if (wait === undefined) return;
+        const items = parseRateLimit(value);
+        expect(items).toBeDefined();
+        const spent = (items ?? []).filter((l) => l.remaining === 0 && l.resetSeconds !== undefined);
+        expect(wait).toBe(Math.max(...spent.map((l) => l.resetSeconds! * 1000)));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('parseRateLimitWait reads every field of names, r and t (and other parameters) as servers write them', () => {
+    const name = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}$/), fc.stringMatching(/^"[a-z ]{0,8}"$/));
+    const count = fc.integer({ min: 0, max: MAX_INTEGER });
+    const extra = fc.constantFrom('', ';pk=:YWJj:', ';q=?1', ';x="y"', ';z=1.5');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, fc.oneof(fc.constant(0), count), count, extra, fc.constantFrom('', ' ')), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        (items) => {
+          const field = items.map(([n, r, t, x, sp]) => `${n};${sp}r=${r};${sp}t=${t}${x}`).join(', ');
+          const spent = items.filter(([, r]) => r === 0).map(([, , t]) => t * 1000);
+          expect(parseRateLimitWait(field)).toBe(spent.length === 0 ? undefined : Math.max(...spent));
         },
       ),
     );

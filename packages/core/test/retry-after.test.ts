@@ -3,6 +3,7 @@ import {
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
+  parseRateLimitWait,
   parseRetryAfter,
   serverDelay,
 } from '@jitterbug/core/adapter';
@@ -167,6 +168,47 @@ describe('serverDelay', () => {
       'retry-after',
       'ratelimit-reset',
       'x-ratelimit-reset',
+      'ratelimit',
     ]);
+  });
+
+  it('reads a spent quota’s reset in the RateLimit field last, for a 429 that gives no other delay', () => {
+    expect(serverDelay(headers({ ratelimit: '"default";r=0;t=3' }), NOW)).toEqual({
+      ms: 3000,
+      source: 'ratelimit',
+    });
+    expect(serverDelay(headers({ ratelimit: '"default";r=0;t=3', 'retry-after': '1' }), NOW)).toEqual({
+      ms: 1000,
+      source: 'retry-after',
+    });
+    // A quota not spent asks for no wait.
+    expect(serverDelay(headers({ ratelimit: '"default";r=4;t=3' }), NOW)).toBeUndefined();
+  });
+});
+
+describe('parseRateLimitWait', () => {
+  it('the longest t of the items whose r is 0, in ms', () => {
+    expect(parseRateLimitWait('"default";r=0;t=1')).toBe(1000);
+    expect(parseRateLimitWait('default;r=0;t=30, "daily";r=0;t=3600')).toBe(3_600_000);
+    expect(parseRateLimitWait('"burst";r=0;t=2, "daily";r=900;t=3600')).toBe(2000);
+    expect(parseRateLimitWait('"default"; r=0; t=7')).toBe(7000);
+  });
+
+  it('nothing for a quota left, no t, or a field that does not parse (ignored whole)', () => {
+    for (const value of [
+      undefined,
+      null,
+      '',
+      '"default";r=5;t=1',
+      '"default";r=0',
+      '"default";r=0;t=1.5',
+      '"default";r=0;t=-1',
+      '"a";r=0;t=2, bad bad',
+      '"a";r=0;t=2,',
+      '(a b);r=0;t=2',
+      'garbage',
+    ]) {
+      expect(parseRateLimitWait(value), String(value)).toBeUndefined();
+    }
   });
 });

@@ -24,6 +24,16 @@ import {
   sweep,
   UsageError,
 } from './flags.ts';
+import {
+  HERD_CLIENTS,
+  HERD_DEFAULTS,
+  HERD_LIMITS,
+  HERD_SERVERS,
+  herdCsv,
+  herdJson,
+  herdTable,
+  runHerd,
+} from './herd.ts';
 import { DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import {
   DEFAULT_OCC_STRATEGIES,
@@ -481,14 +491,15 @@ const PACING_FLAGS = {
 };
 
 const pacing = command('pacing', {
-  summary: "a sustained load above a server's rate limit: per-request Retry-After against the core's pacer",
+  summary: "a sustained load above a server's rate limit: per-request Retry-After, the defaults, the pacer",
   about: `Open-loop clients send requests (Poisson) at --load times a server's rate limit for --duration
 seconds. limit-req is nginx's limit_req with nodelay and a fixed Retry-After on its 429s (a leaky
 bucket: --limit per second, --burst); quota is an API with fixed windows of --window seconds that
 advertises its quota on every answer (RateLimit-Policy and RateLimit, the IETF draft's structured
 fields) and answers 429 with Retry-After past it. Each client is a real jitterbug RetryPolicy driven
-in virtual time: retry-after is the core's defaults (each request honours its own Retry-After),
-pacer adds pacer: createPacer(). Prints the 429s each server answered, those after its first
+in virtual time: retry-after honours each request's own Retry-After (herd: false, the defaults
+before the herd line), defaults is the core's defaults (the herd line), pacer adds pacer:
+createPacer(), aws-adaptive models the AWS SDK's adaptive retry mode. Prints the 429s each server answered, those after its first
 --window seconds, the requests that failed, and their latency.`,
   flags: PACING_FLAGS,
   examples: [
@@ -522,7 +533,80 @@ pacer adds pacer: createPacer(). Prints the 429s each server answered, those aft
   },
 });
 
-const COMMANDS: Readonly<Record<string, Command>> = { occ, storm, tail, pacing };
+const hd = HERD_DEFAULTS;
+
+/** Keyed by the {@link HerdOptions} each row sets (it writes no charts). */
+const HERD_FLAGS = {
+  servers: flag('servers', names(HERD_SERVERS), HERD_SERVERS, 'comma-separated', { shown: 'all' }),
+  clients: flag('clients', names(HERD_CLIENTS), HERD_CLIENTS, 'comma-separated', { shown: 'all' }),
+  requests: flag('requests', count(HERD_LIMITS.requests), hd.requests, 'requests sent at once'),
+  limitPerSec: flag('limit', positive(), hd.limitPerSec, "the limit's rate, requests per second"),
+  burst: flag('burst', count(1_000_000), hd.burst, "the limit's burst"),
+  retryAfterSec: flag('retry-after', count(86_400), hd.retryAfterSec, 'the seconds a 429 says to wait'),
+  deadlineMs: flag(
+    'deadline',
+    secondsOrOff,
+    undefined,
+    "each request's deadline in seconds (ky's timeout: 10)",
+    {
+      shown: 'off',
+    },
+  ),
+  maxAttempts: flag(
+    'attempts',
+    count(HERD_LIMITS.maxAttempts),
+    hd.maxAttempts,
+    'attempts per request, counting the first',
+    CORE,
+  ),
+  runs: flag('runs', count(HERD_LIMITS.runs), hd.runs, 'runs per server and client, averaged'),
+  ...latencyFlags(DEFAULT_LATENCY),
+  ...PACING_OUTPUT,
+};
+
+const herd = command('herd', {
+  summary: 'many requests at once against a rate limit: per-request Retry-After, the defaults, the pacer',
+  about: `--requests GETs go at once to one origin whose rate limit lets --limit a second through with a
+burst of --burst and refuses the rest with 429. bucket is a token bucket that says Retry-After;
+bucket-fields the same saying only RateLimit/RateLimit-Policy (r=0;t=…); limit-req is nginx's
+limit_req with nodelay. Each client is a real jitterbug RetryPolicy driven in virtual time:
+retry-after retries each 429 at its own Retry-After (herd: false, the defaults before the herd
+line), defaults is the core's defaults (the herd line), pacer adds pacer: createPacer(). Prints the
+requests that ended 200, the 429s in all and after the first wave (those the herd caused), and when
+the last request ended; means over runs, the worst run in brackets.`,
+  flags: HERD_FLAGS,
+  examples: [
+    ' --seed 1',
+    ' --requests 100 --limit 20 --burst 10 --deadline 10',
+    ' --servers limit-req --csv herd.csv',
+  ],
+  run: (v, io) => {
+    const { seed, json, csv, latencyMeanMs, latencySdMs, deadlineMs, ...rest } = v;
+    const options = {
+      ...rest,
+      deadlineMs: deadlineMs === undefined ? undefined : deadlineMs * 1000,
+      latency: { meanMs: latencyMeanMs, sdMs: latencySdMs },
+    };
+    return runExperiment(
+      'herd',
+      io,
+      { ...v, out: undefined },
+      (seed, onProgress) => runHerd({ ...options, seed, onProgress }),
+      {
+        table: herdTable,
+        settings: ({ settings: s }, seconds) =>
+          `${s.requests} requests at once · ${s.limitPerSec} req/s, burst ${s.burst}, Retry-After ${s.retryAfterSec} s · ` +
+          `${s.maxAttempts} attempts · deadline ${s.deadlineMs === undefined ? 'none' : `${s.deadlineMs / 1000} s`} · ` +
+          `${s.runs} runs in ${seconds.toFixed(2)} s`,
+        json: herdJson,
+        csv: herdCsv,
+        charts: async () => [],
+      },
+    );
+  },
+});
+
+const COMMANDS: Readonly<Record<string, Command>> = { occ, storm, tail, pacing, herd };
 const NAMES = Object.keys(COMMANDS);
 const NAMED = `${NAMES.slice(0, -1).join(', ')} and ${NAMES.at(-1)}`;
 

@@ -1,6 +1,7 @@
 /**
  * The pacing experiment: a sustained load above a server's rate limit, met by per-request
- * `Retry-After` (the core's defaults) or by the core's origin-wide pacer (`pacer: createPacer()`).
+ * `Retry-After` (`herd: false`), by the core's defaults (the herd line) or by the core's origin-wide
+ * pacer (`pacer: createPacer()`).
  *
  * Two servers:
  * - `limit-req`, modelled on nginx's `limit_req ... burst=B nodelay` with `limit_req_status 429` and a
@@ -13,8 +14,8 @@
  *   (draft-ietf-httpapi-ratelimit-headers, structured form, `t` rounded up to whole seconds), a
  *   request past the quota refused with 429 and `Retry-After` until the window ends.
  *
- * The clients are real `RetryPolicy`s of the core in virtual time, driven as the storm drives them
- * (`run.admission()` before every attempt, `run.next()` on every answer).
+ * The clients are real `RetryPolicy`s of the core in virtual time: each request's attempt sequence
+ * is driven as the storm drives it, told each answer and the end of each wait.
  */
 import {
   createPacer,
@@ -24,12 +25,13 @@ import {
   type RetryOptions,
   seededRandom,
 } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import type { AttemptSequence, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { formatTable } from './output.ts';
 import { createAdaptiveLimiterModel } from './pacing-aws.ts';
 import { deriveSeed } from './seeds.ts';
+import { runEachPair } from './server-client-runs.ts';
 import { percentileOfSorted, type Summary, summarize } from './stats.ts';
 import { arrivals } from './storm.ts';
 
@@ -38,10 +40,11 @@ export const PACING_SERVERS = Object.freeze(['limit-req', 'quota'] as const);
 export type PacingServerName = (typeof PACING_SERVERS)[number];
 
 /**
- * The clients: per-request `Retry-After` (the core's defaults), the same with the pacer, and a model
- * of the AWS SDK's adaptive retry mode (`pacing-aws.ts`), the anchor.
+ * The clients: per-request `Retry-After` (`herd: false`: the defaults before the herd line), the
+ * core's defaults (the herd line), the defaults with the pacer, and a model of the AWS SDK's adaptive
+ * retry mode (`pacing-aws.ts`), the anchor.
  */
-export const PACING_CLIENTS = Object.freeze(['retry-after', 'pacer', 'aws-adaptive'] as const);
+export const PACING_CLIENTS = Object.freeze(['retry-after', 'defaults', 'pacer', 'aws-adaptive'] as const);
 export type PacingClientName = (typeof PACING_CLIENTS)[number];
 
 /** Options of the pacing experiment. */
@@ -239,7 +242,9 @@ const clientOptions = (client: PacingClientName): RetryOptions =>
     ? { pacer: createPacer() }
     : client === 'aws-adaptive'
       ? { retryAfter: false, budget: createRetryBudget({ ratio: 0.2, burst: 100 }) }
-      : {};
+      : client === 'retry-after'
+        ? { herd: false }
+        : {};
 const REQUEST = Object.freeze({ method: 'GET', url: 'https://api.example/items' });
 
 /** Simulates one run of one client against one server. */
@@ -268,7 +273,7 @@ export const simulatePacing = (
   const n = starts.length;
   const heap = new EventHeap(Math.max(1, n));
   const kind = new Uint8Array(n);
-  const runs: (RetryRun | undefined)[] = new Array(n);
+  const runs: (AttemptSequence | undefined)[] = new Array(n);
   const answers: (Answer | undefined)[] = new Array(n);
   const latencies: number[] = [];
   const stopReasons: Record<string, number> = {};
@@ -287,31 +292,13 @@ export const simulatePacing = (
     const t = heap.peekTime();
     clock = t;
     const k = kind[id];
-    if (k === START || k === READY) {
-      if (k === START) runs[id] = policy.begin(REQUEST);
-      const run = runs[id]!;
-      const turn = run.admission();
-      if (turn && 'holdMs' in turn) {
-        run.totalDelayMs += turn.holdMs;
-        kind[id] = READY;
-        heap.replaceTop(t + turn.holdMs);
-      } else if (turn) {
-        failed++;
-        stopped(turn.refuse, t);
-        heap.pop();
-      } else if (aws && aws.waitMs(t) > 0) {
-        kind[id] = TOKEN;
-        heap.replaceTop(t + aws.waitMs(t));
-      } else {
-        aws?.take();
-        kind[id] = ARRIVE;
-        heap.replaceTop(t + delay());
-      }
-    } else if (k === TOKEN) {
+    if (k === TOKEN) {
       aws!.take();
       kind[id] = ARRIVE;
       heap.replaceTop(t + delay());
-    } else if (k === ARRIVE) {
+      continue;
+    }
+    if (k === ARRIVE) {
       attempts++;
       const a = answer(t);
       if (a.status === 429) {
@@ -321,20 +308,55 @@ export const simulatePacing = (
       answers[id] = a;
       kind[id] = RESPOND;
       heap.replaceTop(t + delay());
+      continue;
+    }
+    // The request's attempt sequence is told what happened, and says what comes next.
+    let step: Step;
+    if (k === START) {
+      runs[id] = policy.begin(REQUEST);
+      step = runs[id]!.start(undefined, false);
+    } else if (k === READY) {
+      step = runs[id]!.done();
     } else {
       const a = answers[id]!;
       aws?.answered(t, a.status === 429);
-      const pending = runs[id]!.next(a);
-      if (pending instanceof Promise) throw new Error('pacing: a policy hook returned a promise');
-      if (pending.retry) {
+      step = runs[id]!.answered(1, a.status);
+      if (step === 'result') step = runs[id]!.done(a);
+    }
+    const run = runs[id]!;
+    // A retry: nothing to drain here; then its wait.
+    if (step === 'discard') step = run.done();
+    switch (step) {
+      case 'hold':
+      case 'wait':
         kind[id] = READY;
-        heap.replaceTop(t + pending.delayMs);
-      } else {
-        if (a.status === 200) latencies.push(t - starts[id]!);
+        heap.replaceTop(t + run.delayMs);
+        break;
+      case 'send':
+        // The AWS model's own bucket may hold the attempt, after the core let it go.
+        if (aws && aws.waitMs(t) > 0) {
+          kind[id] = TOKEN;
+          heap.replaceTop(t + aws.waitMs(t));
+        } else {
+          aws?.take();
+          kind[id] = ARRIVE;
+          heap.replaceTop(t + delay());
+        }
+        break;
+      case 'deliver':
+        if (answers[id]!.status === 200) latencies.push(t - starts[id]!);
         else failed++;
-        stopped(pending.reason, t);
+        stopped(run.summary!.reason, t);
         heap.pop();
-      }
+        break;
+      case 'fail':
+        // The pacer refused the attempt: nothing was sent.
+        failed++;
+        stopped(run.summary!.reason, t);
+        heap.pop();
+        break;
+      default:
+        throw new Error(`pacing: the attempt sequence asked for '${step}'`);
     }
   }
   const sorted = Float64Array.from(latencies).sort();
@@ -356,37 +378,28 @@ export const simulatePacing = (
 /** Runs every client against every server, `runs` times each, the same arrivals for each client. */
 export const runPacing = (options: PacingOptions): PacingResult => {
   const o = resolve(options);
-  const total = o.runs * o.servers.length * o.clients.length;
-  let done = 0;
-  const points: PacingPoint[] = [];
-  for (const server of o.servers) {
-    for (const client of o.clients) {
-      const runs: PacingRunResult[] = [];
-      for (let r = 0; r < o.runs; r++) {
-        runs.push(simulatePacing(server, client, { ...o, seed: deriveSeed(o.seed, r) }));
-        options.onProgress?.(++done, total);
-      }
-      const stopReasons: Record<string, number> = {};
-      for (const run of runs)
-        for (const [reason, count] of Object.entries(run.stopReasons))
-          stopReasons[reason] = (stopReasons[reason] ?? 0) + count;
-      const of = (pick: (r: PacingRunResult) => number): Summary => summarize(runs.map(pick));
-      points.push({
-        server,
-        client,
-        runs: o.runs,
-        requests: of((r) => r.requests),
-        attempts: of((r) => r.attempts),
-        refused: of((r) => r.refused),
-        refusedAfterFirstWindow: of((r) => r.refusedAfterFirstWindow),
-        failed: of((r) => r.failed),
-        latencyP50Ms: of((r) => r.latencyP50Ms),
-        latencyP99Ms: of((r) => r.latencyP99Ms),
-        endMs: of((r) => r.endMs),
-        stopReasons,
-      });
-    }
-  }
+  const pairs = runEachPair(
+    o,
+    (server, client, seed) => simulatePacing(server, client, { ...o, seed }),
+    options.onProgress,
+  );
+  const points = pairs.map(({ server, client, results, stopReasons }): PacingPoint => {
+    const of = (pick: (r: PacingRunResult) => number): Summary => summarize(results.map(pick));
+    return {
+      server,
+      client,
+      runs: o.runs,
+      requests: of((r) => r.requests),
+      attempts: of((r) => r.attempts),
+      refused: of((r) => r.refused),
+      refusedAfterFirstWindow: of((r) => r.refusedAfterFirstWindow),
+      failed: of((r) => r.failed),
+      latencyP50Ms: of((r) => r.latencyP50Ms),
+      latencyP99Ms: of((r) => r.latencyP99Ms),
+      endMs: of((r) => r.endMs),
+      stopReasons,
+    };
+  });
   const { seed, ...settings } = o;
   return { seed, settings, points };
 };

@@ -4,11 +4,11 @@
  * afterwards the server sheds whatever load exceeds its capacity with 503 again.
  *
  * Every request runs under a real `RetryPolicy` from `@jitterbug/core` (`createRetryPolicy`, with
- * the simulation's virtual clock as `now` and a seeded `random`), and each attempt's outcome goes
- * through `RetryRun.next`, exactly as the HTTP adapters do; before an attempt is sent, the policy's
- * features (the origin-wide pacer, the adaptive throttle) are asked through `RetryRun.admission`,
- * as `RetryRun.beforeAttempt` asks them. So the backoff, the `Retry-After` handling, the retry
- * budget, the pacer and the adaptive throttle are the library's own code, not a model of it.
+ * the simulation's virtual clock as `now` and a seeded `random`): its attempt sequence, the one the
+ * HTTP adapters drive, is driven here in virtual time — told what the simulated server answered and
+ * when a wait is over, it says whether to send, hold (the pacer), wait, hand over or fail. So the
+ * step order, the backoff, the `Retry-After` handling, the retry budget, the pacer and the adaptive
+ * throttle are the library's own code, not a model of it.
  */
 import {
   type AdaptiveThrottle,
@@ -25,7 +25,7 @@ import {
   type RetryPolicy,
   seededRandom,
 } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import type { AttemptSequence, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
@@ -492,6 +492,7 @@ const retryAfterHeaders = (seconds: number | undefined): HeaderGetter => {
   return (name) => (name.toLowerCase() === 'retry-after' ? value : undefined);
 };
 const REQUEST = Object.freeze({ method: 'GET', url: 'http://server.invalid/item' });
+const SERVED = Object.freeze({ status: 200 });
 
 /** Poisson arrivals in `[0, durationMs)` at `ratePerSec` (the storm's, and the pacing experiment's). */
 export const arrivals = (random: RandomSource, ratePerSec: number, durationMs: number): Float64Array => {
@@ -538,7 +539,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   const kind = new Uint8Array(n);
   // 0: served; 1: rejected by the outage; 2: rejected by load shedding.
   const outcome = new Uint8Array(n);
-  const runs: (RetryRun | undefined)[] = new Array(n);
+  const runs: (AttemptSequence | undefined)[] = new Array(n);
   // Which requests wait in a hold now, how many, and that level over time.
   const waitingNow = new Uint8Array(pacer ? n : 0);
   let waiting = 0;
@@ -582,59 +583,18 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   let endMs = 0;
   const stopReasons: Record<string, number> = {};
 
+  // The network delay of a retry is drawn when it is decided, as when the storm drove the run by
+  // hand: the same draws in the same order, so seeded runs give the same numbers (NaN: none drawn).
+  const drawn = new Float64Array(pacer ? 0 : n).fill(Number.NaN);
+  const outageResult = { status: 503, headers: outageHeaders };
+  const overloadResult = { status: 503, headers: overloadHeaders };
+
   while (heap.size > 0) {
     const id = heap.peek();
     const t = heap.peekTime();
     clock = t;
     const k = kind[id];
-    if (k === START || k === READY) {
-      const bin = Math.floor(t / o.binMs);
-      if (k === START) {
-        runs[id] = policy.begin(REQUEST);
-        bump(timeline.started, bin);
-        if (t >= outageStart && t < outageEnd) outageRequests++;
-      }
-      const run = runs[id]!;
-      // What `run.beforeAttempt()` asks the features before every attempt (the pacer, then for a
-      // first attempt the throttle), without the promise it makes of a hold or a refusal: such a
-      // promise settles only after this synchronous loop, a few KB each held until the whole sweep
-      // ends, which `--runs 1000` would turn into gigabytes. Retries are judged in `next`.
-      const turn = run.admission();
-      const holding = turn !== undefined && 'holdMs' in turn;
-      if (pacer && holding !== (waitingNow[id] === 1)) {
-        waitingNow[id] = holding ? 1 : 0;
-        setWaiting(bin, waiting + (holding ? 1 : -1));
-        // An attempt in line is told to wait and asks again, perhaps several times: counted once.
-        if (holding) {
-          held++;
-          bump(timeline.held, bin);
-        }
-      }
-      if (turn && 'holdMs' in turn) {
-        heldMs += turn.holdMs;
-        run.totalDelayMs += turn.holdMs;
-        kind[id] = READY;
-        heap.replaceTop(t + turn.holdMs);
-        continue;
-      }
-      if (turn) {
-        if (turn.refuse === 'throttled') {
-          throttled++;
-          bump(timeline.throttled, bin);
-        } else {
-          paceRefused++;
-          bump(timeline.paceRefused, bin);
-        }
-        failed++;
-        stopReasons[turn.refuse] = (stopReasons[turn.refuse] ?? 0) + 1;
-        endMs = Math.max(endMs, t);
-        runs[id] = undefined;
-        heap.pop();
-        continue;
-      }
-      kind[id] = ARRIVE;
-      heap.replaceTop(t + delay());
-    } else if (k === ARRIVE) {
+    if (k === ARRIVE) {
       attempts++;
       const bin = Math.floor(t / o.binMs);
       bump(timeline.attempts, bin);
@@ -654,32 +614,93 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
       }
       kind[id] = RESPOND;
       heap.replaceTop(t + delay());
-    } else {
+      continue;
+    }
+    // The request's attempt sequence is told what happened, and says what comes next.
+    const bin = Math.floor(t / o.binMs);
+    let run: AttemptSequence;
+    let step: Step;
+    if (k === RESPOND) {
+      run = runs[id]!;
       const result = outcome[id]!;
-      const run = runs[id]!;
-      const headers = result === 1 ? outageHeaders : overloadHeaders;
-      const pending = run.next(result === 0 ? { status: 200 } : { status: 503, headers });
-      // The storm's policies have no hooks, so every decision is made without a promise.
-      if (pending instanceof Promise) throw new Error('storm: a policy hook returned a promise');
-      const decision = pending;
-      if (decision.retry) {
-        retries++;
-        // With a pacer the retry is put to it when its wait is over; without one it goes then.
-        if (pacer) {
-          kind[id] = READY;
-          heap.replaceTop(t + decision.delayMs);
-        } else {
-          kind[id] = ARRIVE;
-          heap.replaceTop(t + decision.delayMs + delay());
-        }
+      step = run.answered(1, result === 0 ? 200 : 503);
+      if (step === 'result')
+        step = run.done(result === 0 ? SERVED : result === 1 ? outageResult : overloadResult);
+    } else {
+      if (k === START) {
+        runs[id] = policy.begin(REQUEST);
+        bump(timeline.started, bin);
+        if (t >= outageStart && t < outageEnd) outageRequests++;
+        step = runs[id]!.start(undefined, false);
       } else {
+        step = runs[id]!.done();
+      }
+      run = runs[id]!;
+      // Before an attempt the features take its turn (the pacer's line): a request in line waits
+      // and asks again, perhaps several times, counted once.
+      const holding = step === 'hold';
+      if (pacer && holding !== (waitingNow[id] === 1)) {
+        waitingNow[id] = holding ? 1 : 0;
+        setWaiting(bin, waiting + (holding ? 1 : -1));
+        if (holding) {
+          held++;
+          bump(timeline.held, bin);
+        }
+      }
+    }
+    if (step === 'discard') {
+      // A retry: nothing to drain here, and its wait (with a pacer, the line asked after it).
+      retries++;
+      step = run.done();
+      if (!pacer) drawn[id] = delay();
+    }
+    switch (step) {
+      case 'hold':
+        heldMs += run.delayMs;
+        kind[id] = READY;
+        heap.replaceTop(t + run.delayMs);
+        break;
+      case 'wait':
+        kind[id] = READY;
+        heap.replaceTop(t + run.delayMs);
+        break;
+      case 'send': {
+        const latency = pacer || Number.isNaN(drawn[id]!) ? delay() : drawn[id]!;
+        if (!pacer) drawn[id] = Number.NaN;
+        kind[id] = ARRIVE;
+        heap.replaceTop(t + latency);
+        break;
+      }
+      case 'deliver': {
         heap.pop();
         runs[id] = undefined;
-        if (result === 0) latencies[succeeded++] = t - starts[id]!;
+        if (outcome[id] === 0) latencies[succeeded++] = t - starts[id]!;
         else failed++;
-        stopReasons[decision.reason] = (stopReasons[decision.reason] ?? 0) + 1;
+        const reason = run.summary!.reason;
+        stopReasons[reason] = (stopReasons[reason] ?? 0) + 1;
         endMs = t;
+        break;
       }
+      case 'fail': {
+        // A feature refused the attempt: nothing was sent.
+        const reason = run.summary!.reason;
+        if (reason === 'throttled') {
+          throttled++;
+          bump(timeline.throttled, bin);
+        } else {
+          paceRefused++;
+          bump(timeline.paceRefused, bin);
+        }
+        failed++;
+        stopReasons[reason] = (stopReasons[reason] ?? 0) + 1;
+        endMs = Math.max(endMs, t);
+        runs[id] = undefined;
+        heap.pop();
+        break;
+      }
+      default:
+        // The storm's policies have no hooks: nothing is ever awaited.
+        throw new Error(`storm: the attempt sequence asked for '${step}'`);
     }
   }
 

@@ -2,7 +2,13 @@
  * The tail experiment's settings: its variants, options, defaults, limits and their validation, and
  * the core policy each variant runs. The simulation itself is in `tail.ts`.
  */
-import { createHedging, createRetryPolicy, type RandomSource, type RetryPolicy } from '@jitterbug/core';
+import {
+  createHedging,
+  createRetryPolicy,
+  type Hedging,
+  type RandomSource,
+  type RetryPolicy,
+} from '@jitterbug/core';
 import type { LatencyModel } from './normal.ts';
 import { DEFAULT_SERVICE_TIME, type ServiceTimeModel, serviceTimeProblem } from './service-time.ts';
 
@@ -211,12 +217,14 @@ export const resolveTail = (options: TailOptions): ResolvedTailOptions => {
 /**
  * The core policy of a variant: hedging as the core does it (`hedge: createHedging({ delayMs,
  * maxCopies: 2, ratio })`), or none. The server never fails, so nothing is retried; budget and pacer are off.
+ * `wrap`: the hedging as a simulation runs it (its budget and its window's feed as the variant says).
  */
 export const createTailPolicy = (
   variant: TailVariantName,
   settings: { readonly delayMs: number; readonly hedgeRatio: number },
   random: RandomSource,
   now: () => number,
+  wrap: (hedging: Hedging) => Hedging = (hedging) => hedging,
 ): RetryPolicy =>
   createRetryPolicy({
     random,
@@ -226,9 +234,11 @@ export const createTailPolicy = (
     hedge:
       variant === 'none'
         ? false
-        : createHedging({
-            delayMs: variant.startsWith('p95') ? 'p95' : settings.delayMs,
-            maxCopies: TAIL_COPIES,
-            ratio: settings.hedgeRatio,
-          }),
+        : wrap(
+            createHedging({
+              delayMs: variant.startsWith('p95') ? 'p95' : settings.delayMs,
+              maxCopies: TAIL_COPIES,
+              ratio: settings.hedgeRatio,
+            }),
+          ),
   });

@@ -8,13 +8,14 @@
  * every copy it receives is served: the worst case for hedging. Open-loop clients start requests as
  * a Poisson process at a share of the server's capacity (`load`).
  *
- * Every request is a `RetryRun` of a real `RetryPolicy` with the core's `hedge` option, driven as
- * the fetch engine drives it: `hedge.delayFor` says when to send the next copy (a fixed delay, or the
- * 95th percentile of the core's latency window, once it holds 20 latencies), `hedge.start` takes a
- * token from the core's hedge budget, `hedge.answered` feeds the window, `settle` ends the run.
+ * Every request is the attempt sequence of a real `RetryPolicy` with the core's `hedge` option,
+ * driven in virtual time as the adapters drive it: its race (the core's `HedgeRace`) says when to
+ * send the next copy (`hedge.delayFor`: a fixed delay, or the 95th percentile of the core's latency
+ * window, once it holds 20 latencies), `hedge.start` takes a token from the core's hedge budget, the
+ * first answer wins and feeds the window, and the run settles on it.
  */
-import { createRetryBudget, seededRandom } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import { createRetryBudget, type Hedging, seededRandom } from '@jitterbug/core';
+import type { AttemptSequence, SequencePort, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
@@ -57,11 +58,15 @@ export interface TailRunResult {
   readonly serverEndMs: number;
 }
 
+/** A run as hedging sees it. */
+type Run = Parameters<Hedging['start']>[0];
+
 const HEDGE = 1;
 const ARRIVE = 2;
 const SERVED = 3;
 const ANSWER = 4;
 const REQUEST = Object.freeze({ method: 'GET', url: 'http://server.invalid/item' });
+const OK = Object.freeze({ status: 200 });
 
 /**
  * Simulates one run of one variant at one load. The requests (their arrival pattern and every
@@ -81,7 +86,6 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
   for (let i = 0; i < service.length; i++) service[i] = serviceTime();
   const network = createLatency(seededRandom(deriveSeed(o.seed, 'network')), o.latency);
   let clock = 0;
-  const policy = createTailPolicy(variant, o, seededRandom(deriveSeed(o.seed, 'jitter')), () => clock);
   const budgeted = variant.endsWith('+budget');
   const feedRequest = o.windowFeed === 'request';
   // A deeper hedge budget than the core's, when asked for: deposited per request, one token a hedge.
@@ -89,6 +93,37 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
     budgeted && o.hedgeBurst !== undefined
       ? createRetryBudget({ ratio: o.hedgeRatio, burst: o.hedgeBurst }, 'hedgeBurst')
       : undefined;
+  // The copy whose answer is being told, for the 'winner' feed.
+  let answering = 0;
+  // The core's hedging, as the variant asks: a copy without the hedge budget whenever its delay has
+  // passed, or within a deeper budget; the window fed the answering copy's own time for 'winner'.
+  const asVariant = (core: Hedging): Hedging => {
+    // The core's race calls these through `this` (`wrapSend`): the variant's own, where it has them.
+    const hedging: Hedging = Object.create(core, {
+      start: {
+        value: (run: Run, copy: number): boolean => {
+          wantedHedges++;
+          const sent = !budgeted || (ownBudget ? ownBudget.tryWithdraw() : core.start(run, copy));
+          if (!sent) refusedHedges++;
+          return sent;
+        },
+      },
+      answered: {
+        value: (run: Run, copy: number, latencyMs: number | undefined): void =>
+          core.answered(run, copy, feedRequest ? latencyMs : clock - sentAt[answering]!),
+      },
+    });
+    return hedging;
+  };
+  const policy = createTailPolicy(
+    variant,
+    o,
+    seededRandom(deriveSeed(o.seed, 'jitter')),
+    () => clock,
+    asVariant,
+  );
+  // The race's latencies are measured on the virtual clock.
+  const port: SequencePort = { clock: () => clock };
 
   // Event ids: request r is r (its hedge timer); copy slot s is n + s.
   const heap = new EventHeap(n + n * COPIES);
@@ -97,7 +132,7 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
   const sentAt = new Float64Array(n * COPIES);
   const copiesSent = new Uint8Array(n);
   const latencies = new Float64Array(n);
-  const runs: (RetryRun | undefined)[] = new Array(n);
+  const runs: (AttemptSequence | undefined)[] = new Array(n);
   // The server's FIFO queue: a ring over copy slots, as large as every copy at once.
   const queue = new Int32Array(n * COPIES);
   let head = 0;
@@ -133,18 +168,26 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
     return end;
   };
 
+  // The hedge delay's timer and each copy's send, as the request's attempt sequence asks for them.
+  // `timer`: the request's hedge timer is the heap's top (it just fired).
+  const act = (r: number, run: AttemptSequence, step: Step, now: number, timer: boolean): void => {
+    if (step !== 'send' && step !== 'race') throw new Error(`tail: the attempt sequence asked for '${step}'`);
+    // The timer first, then the copy (the order the heap took them in before the sequence drove it).
+    const delay = run.hedgeMs;
+    if (delay !== undefined) {
+      kind[r] = HEDGE;
+      if (timer) heap.replaceTop(now + delay);
+      else heap.push(r, now + delay);
+    } else if (timer) heap.pop();
+    send(r, now);
+  };
+
   const start = (r: number, now: number): void => {
     const run = policy.begin(REQUEST);
     runs[r] = run;
     ownBudget?.deposit();
-    // No pacer and no throttle: the attempt may always go at once.
-    run.beforeAttempt();
-    const delay = run.options.hedge?.delayFor(run, 1);
-    if (delay !== undefined) {
-      kind[r] = HEDGE;
-      heap.push(r, now + delay);
-    }
-    send(r, now);
+    // No pacer and no throttle: the attempt goes at once, copy 1 with its hedge timer if any.
+    act(r, run, run.start(port, false), now, false);
   };
 
   while (nextStart < n || heap.size > 0) {
@@ -164,19 +207,10 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
           heap.pop();
           break;
         }
-        const copy = copiesSent[id]! + 1;
-        wantedHedges++;
-        // Without the budget, the client sends the copy whenever the core's delay has passed.
-        const hedge = run.options.hedge!;
-        if (budgeted && !(ownBudget ? ownBudget.tryWithdraw() : hedge.start(run, copy))) {
-          refusedHedges++;
-          heap.pop();
-          break;
-        }
-        const delay = hedge.delayFor(run, copy);
-        if (delay === undefined) heap.pop();
-        else heap.replaceTop(now + delay);
-        send(id, now);
+        // The race sends another copy when the hedge budget (the variant's) has a token.
+        const step = run.due();
+        if (step === 'send') act(id, run, step, now, true);
+        else heap.pop();
         break;
       }
       case ARRIVE: {
@@ -208,17 +242,15 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
         const r = Math.floor(slot / COPIES);
         const run = runs[r];
         if (run === undefined) break; // a losing copy's answer, discarded
+        answering = slot;
+        // The first answer wins: the race feeds the window, the run settles on the 200.
+        let step = run.answered((slot % COPIES) + 1, 200);
+        if (step === 'result') step = run.done(OK);
+        if (step === 'won') step = run.proceed();
+        if (step !== 'deliver') throw new Error(`tail: the attempt sequence asked for '${step}'`);
         runs[r] = undefined;
         latencies[r] = now - startedAt[r]!;
         endMs = now;
-        // The engines feed the window with the request's time to its first answer ('request'); the
-        // 'winner' feed gives it the answering copy's own time, as they did, to show what that hid.
-        run.options.hedge?.answered(
-          run,
-          (slot % COPIES) + 1,
-          now - (feedRequest ? startedAt[r]! : sentAt[slot]!),
-        );
-        run.settle(200);
       }
     }
   }

@@ -25,6 +25,15 @@ describe('pacing', () => {
     expect(pacer.attempts.mean / pacer.requests.mean).toBeLessThan(1.05);
   });
 
+  it('the defaults (the herd line) between the two: far fewer 429s than per-request Retry-After, almost none failing', () => {
+    for (const server of PACING_SERVERS) {
+      const perRequest = point(server, 'retry-after');
+      const defaults = point(server, 'defaults');
+      expect(defaults.refused.mean).toBeLessThan(0.5 * perRequest.refused.mean);
+      expect(defaults.failed.mean).toBeLessThan(0.01 * defaults.requests.mean);
+    }
+  });
+
   it('against an API that advertises its quota: no 429 after its first window, none failing', () => {
     const perRequest = point('quota', 'retry-after');
     const pacer = point('quota', 'pacer');

@@ -21,10 +21,17 @@
  *   back online: no server saw the failed attempt;
  * - the retry of a 429 at the time the server gave (`Retry-After` and the like): the server is up,
  *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
- *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×.
+ *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×;
+ * - once per request, a retry `shouldRetry` forced of a 4xx that is not retried by default (a 401, a
+ *   403: the request was wrong, not the server), when a `beforeRetry` hook (the policy's, or the
+ *   client's own, ky's) can change the request first: a credential refreshed, a request signed anew.
+ *   A second such retry of the same request is charged as any: a server that answers 401 to
+ *   everything is still bounded by the budget and `maxAttempts`. (A `credential:
+ *   createCredentialRefresh()` retry never reaches the budget: it is the outermost feature.)
  */
-import type { StopDecision } from '../decide.ts';
+import type { AttemptOutcome, Decision, StopDecision } from '../decide.ts';
 import { checkFields, fail, numberCheck } from '../option-error.ts';
+import type { RunView } from '../types.ts';
 import type { RunFeature } from './feature.ts';
 
 /** Options of {@link createRetryBudget}. */
@@ -97,6 +104,32 @@ export const isRetryBudget = (value: unknown): value is RetryBudget =>
 
 const EXHAUSTED: StopDecision = Object.freeze({ retry: false, reason: 'budget-exhausted', gaveUp: true });
 
+/** Requests that had their one retry free of the budget for a hook's fix. */
+const fixedByHook = new WeakSet<RunView>();
+
+/**
+ * Whether this retry is the request's first that `shouldRetry` forced of a 4xx the default does not
+ * retry, with a `beforeRetry` hook to change the request first (see the module's comment).
+ */
+const hookFix = (run: RunView, { status, verdict }: AttemptOutcome, decision: Decision): boolean => {
+  const o = run.options;
+  if (
+    decision.retry &&
+    decision.reason === 'forced' &&
+    verdict === true &&
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    !o.statusCodes.has(status) &&
+    (o.beforeRetry !== undefined || run.retryHooks) &&
+    !fixedByHook.has(run)
+  ) {
+    fixedByHook.add(run);
+    return true;
+  }
+  return false;
+};
+
 /**
  * A budget as the run's feature: each request deposits as it begins, and each retry withdraws a
  * token or is refused. Made once per set of options, not per request.
@@ -104,12 +137,13 @@ const EXHAUSTED: StopDecision = Object.freeze({ retry: false, reason: 'budget-ex
 export const budgetFeature = (budget: RetryBudget): RunFeature => ({
   begin: () => budget.deposit(),
   // A stop, or a retry free of the budget (see the module's comment), takes no token.
-  review: (_run, outcome, decision) =>
+  review: (run, outcome, decision) =>
     !decision.retry ||
     decision.reason === 'unprocessed' ||
     decision.reason === 'not-forwarded' ||
     decision.reason === 'offline' ||
     (outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') ||
+    hookFix(run, outcome, decision) ||
     budget.tryWithdraw()
       ? decision
       : EXHAUSTED,

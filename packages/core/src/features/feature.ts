@@ -13,54 +13,50 @@
  * accept each other's features.
  */
 import type { AttemptOutcome, Decision } from '../decide.ts';
-import type { Mutable, RetryEvent, RetryInfo, StopReason } from '../options.ts';
-import type { RetryRun } from '../run.ts';
+import type { Mutable, NextAttempt, RetryEvent, RetryInfo } from '../options.ts';
+import type { Copies, DrivenSequence, Raced, RacedSend, RaceHost } from '../steps.ts';
+import type { RunView, Turn } from '../types.ts';
 
-/**
- * What a feature says about an attempt about to be sent: wait `holdMs` and ask again, or refuse it
- * (the request then fails with `error`, its run finished as `refuse`, nothing sent). A description
- * rather than a promise, so that a simulation can take the same turn without one.
- */
-export type Turn =
-  | {
-      /** Wait this many ms, then ask again. */
-      readonly holdMs: number;
-    }
-  | {
-      /** Refuse the attempt: the run finishes with this reason. */
-      readonly refuse: StopReason;
-      /** The error the request fails with. */
-      readonly error: Error;
-      /** The wait that was not made, for `onGiveUp`. */
-      readonly refusedDelayMs?: number | undefined;
-    };
+export type { Turn } from '../types.ts';
 
 /** A run-level feature: every method is optional, and called only when present. */
 export interface RunFeature {
   /** A request begins (its run is made). */
-  begin?(run: RetryRun): void;
+  begin?(run: RunView): void;
   /** An attempt of `run` is about to be sent: `undefined` lets it go. */
-  admit?(run: RetryRun): Turn | undefined;
+  admit?(run: RunView): Turn | undefined;
   /**
    * An attempt ended, before it is decided. A feature that observes sees every answer: the run then
    * never settles one by its status alone.
    */
-  observe?(run: RetryRun, outcome: AttemptOutcome): void;
+  observe?(run: RunView, outcome: AttemptOutcome): void;
   /**
    * The decision after an attempt, before it takes effect: the same decision, or a stop that
    * replaces a retry (the budget or the throttle refusing it), innermost feature first.
    */
-  review?(run: RetryRun, outcome: AttemptOutcome, decision: Decision): Decision;
+  review?(run: RunView, outcome: AttemptOutcome, decision: Decision): Decision;
+  /**
+   * A retry, hedged copy or resume of `run` is about to be sent (before the `beforeRetry` hooks):
+   * what the feature sets on it. A promise is awaited; its rejection fails the request as a hook's.
+   */
+  edit?(run: RunView, next: NextAttempt): unknown;
   /** A retry was decided: what the feature adds to its event (before `onRetry` sees it). */
-  retrying?(run: RetryRun, event: Mutable<RetryEvent>): void;
+  retrying?(run: RunView, event: Mutable<RetryEvent>): void;
   /** The request finished: what the feature adds to its summary. */
-  finish?(run: RetryRun, summary: Mutable<RetryInfo>): void;
+  finish?(run: RunView, summary: Mutable<RetryInfo>): void;
+  /**
+   * Wraps the send of each attempt of a run (hedging: the attempt goes as racing copies): the steps
+   * of that send, until a copy wins. One feature of a run at most.
+   */
+  wrapSend?(run: RaceHost): RacedSend;
+  /** Sends the copies of a wrapped send for a promise driver (`drive/promise.ts`). */
+  sendCopies?<A>(run: DrivenSequence, copies: Copies<A>): Promise<Raced<A>>;
 }
 
 const FEATURE = Symbol.for('jitterbug.feature');
 
 /** The opt-in features, by the option that takes them. */
-export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume';
+export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume' | 'credential';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>
@@ -72,6 +68,6 @@ export const isFeature = (value: unknown, kind: FeatureKind): boolean =>
 
 /** Per-request state of a feature, kept by the feature (a run carries none of it). */
 export const perRun = <T>(): {
-  get(run: RetryRun): T | undefined;
-  set(run: RetryRun, value: T): void;
-} => new WeakMap<RetryRun, T>();
+  get(run: RunView): T | undefined;
+  set(run: RunView, value: T): void;
+} => new WeakMap<RunView, T>();

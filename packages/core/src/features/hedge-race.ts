@@ -5,13 +5,15 @@
  * cancelled and their answers dropped. A copy's retried failure (a 503, a reset) is dropped while
  * another copy is still out.
  *
- * The rules are {@link HedgeRace}, a small state both drivers keep: the promise racer below (the
- * attempt loop's, for the fetch engine and axios) and undici's callbacks (`hedged-attempt.ts`).
- * Reached through the `Hedging` that `createHedging` returns, so that a program that never hedges
- * does not carry it.
+ * The rules are {@link HedgeRace}, a small state the attempt sequence keeps for a hedged attempt
+ * (hedging wraps the send: the sequence asks for copies, and every driver sends them the same way),
+ * and that undici's callbacks still drive themselves (`hedged-attempt.ts`). For a promise driver,
+ * {@link sendCopies} sends the copies the sequence asks for. Reached through the `Hedging` that
+ * `createHedging` returns, so that a program that never hedges does not carry it.
  */
-import { type EditableRequest, editAttempt } from '../attempt-edits.ts';
-import type { AttemptResult, RetryRun } from '../run.ts';
+import { type EditableRequest, editAttempt, type HookedRun } from '../attempt-edits.ts';
+import { isThenable } from '../maybe-promise.ts';
+import type { AttemptResult, Copies, DrivenSequence, Raced, RacedSend, RaceHost, Step } from '../steps.ts';
 import type { Hedging, HedgingRun } from './hedging.ts';
 
 /** One attempt's race: what has been sent, and whether a copy has won. */
@@ -38,13 +40,13 @@ export class HedgeRace {
     this.startedAt = 0;
   }
 
-  /** A copy is being sent: its number. */
-  launch(): number {
+  /** A copy is being sent (at `nowMs`, by the driver's clock: `performance.now()` by default): its number. */
+  launch(nowMs?: number): number {
     // The window learns the request's time to its first answer, not the winning copy's own: a request
     // its hedge saved was still slow, and a window of winners' times never sees the slow mode, so its
     // percentile sits low and hedges more than it says (7 % of requests for 'p95' in `jitterbug-sim
     // tail --window`, against 5 % fed whole requests).
-    if (this.sent === 0) this.startedAt = performance.now();
+    if (this.sent === 0) this.startedAt = nowMs ?? performance.now();
     this.out++;
     return ++this.sent;
   }
@@ -60,10 +62,17 @@ export class HedgeRace {
   }
 
   /**
-   * Copy `copy` answered with `result`: `true` when it wins the attempt (its answer is the attempt's),
-   * `false` when it is dropped. `unprocessed`: the failure proves the server never had this copy.
+   * Copy `copy` answered with `result` (at `nowMs`, by the clock `launch` was given): `true` when it
+   * wins the attempt (its answer is the attempt's), `false` when it is dropped. `unprocessed`: the
+   * failure proves the server never had this copy.
    */
-  answer(copy: number, result: AttemptResult, callerGaveUp: boolean, unprocessed = false): boolean {
+  answer(
+    copy: number,
+    result: AttemptResult,
+    callerGaveUp: boolean,
+    unprocessed = false,
+    nowMs?: number,
+  ): boolean {
     this.out--;
     const failed = !('status' in result);
     if (!unprocessed) this.processed = true;
@@ -74,8 +83,98 @@ export class HedgeRace {
       return false;
     }
     this.over = true;
-    this.hedging.answered(this.run, copy, failed ? undefined : performance.now() - this.startedAt);
+    this.hedging.answered(this.run, copy, failed ? undefined : (nowMs ?? performance.now()) - this.startedAt);
     return true;
+  }
+}
+
+/**
+ * The send of one hedged attempt, as steps of the attempt sequence: hedging wraps the send, and the
+ * sequence hands this the events of the attempt's copies until one wins (`RaceHost.raceWon`). The
+ * rules are the attempt's {@link HedgeRace}; this says which copy each step is about.
+ */
+export class HedgedSend implements RacedSend {
+  declare private readonly race: HedgeRace;
+  declare private readonly host: RaceHost;
+  declare copy: number;
+  declare hedgeMs: number | undefined;
+  declare pending: PromiseLike<unknown> | undefined;
+  /** The winning copy's result, once the others are to be ended (`won`). */
+  declare private winner: AttemptResult | undefined;
+
+  constructor(hedging: Hedging, host: RaceHost) {
+    this.race = new HedgeRace(hedging, host);
+    this.host = host;
+    this.copy = 1;
+    this.hedgeMs = undefined;
+    this.pending = undefined;
+    this.winner = undefined;
+  }
+
+  start(): Step {
+    this.race.launch(this.host.clock());
+    this.hedgeMs = this.race.nextDelay();
+    // No hedge delay: one copy, sent as an ordinary attempt and still timed (a percentile delay learns
+    // from the attempts that were not hedged too, or it would never have the latencies to start).
+    return this.hedgeMs === undefined ? 'send' : 'race';
+  }
+
+  answered(copy: number, _status: number | undefined): Step {
+    this.copy = copy;
+    // A copy that lost, or one answering after the attempt was decided, is not wanted; any other
+    // answer's result decides whether it wins.
+    return this.race.over ? 'drop' : 'result';
+  }
+
+  done(result: AttemptResult): Step {
+    const race = this.race;
+    const host = this.host;
+    const failed = !('status' in result);
+    const unprocessed = failed && result.unprocessed === true;
+    // Dropped: a retried failure, while another copy is out.
+    if (!race.answer(this.copy, result, host.cancelled() !== undefined, unprocessed, host.clock())) {
+      return 'drop';
+    }
+    // Unprocessed only if every copy was: none is left out that the server may have taken on.
+    const won =
+      unprocessed && !(race.out === 0 && !race.processed) ? { ...result, unprocessed: false } : result;
+    if (this.hedgeMs === undefined && race.sent === 1) return host.raceWon(won);
+    this.winner = won;
+    return 'won';
+  }
+
+  failed(error: unknown): Step {
+    this.race.over = true;
+    return this.host.raceFailed(error);
+  }
+
+  due(): Step {
+    const race = this.race;
+    const host = this.host;
+    if (race.over || !race.due(host.cancelled() !== undefined)) return 'idle';
+    race.launch(host.clock());
+    this.copy = race.sent;
+    this.hedgeMs = race.nextDelay();
+    this.pending = undefined;
+    let editing: unknown;
+    try {
+      editing = host.raceEdits();
+    } catch (error) {
+      return this.failed(error);
+    }
+    if (isThenable(editing)) this.pending = editing;
+    return 'send';
+  }
+
+  proceed(): Step {
+    const won = this.winner;
+    if (won === undefined) return 'idle';
+    this.winner = undefined;
+    return this.host.raceWon(won);
+  }
+
+  end(): void {
+    this.race.over = true;
   }
 }
 
@@ -100,7 +199,7 @@ export interface HedgedCopies<A> {
  * attempt headers set for it, through `request` (the adapter's); `copies` when nothing is to be set.
  */
 export const editedCopies = <A>(
-  run: RetryRun,
+  run: HookedRun,
   copies: HedgedCopies<A>,
   request: EditableRequest,
 ): HedgedCopies<A> => {
@@ -172,4 +271,111 @@ export const raceCopies = <A>(hedging: Hedging, run: HedgingRun, copies: HedgedC
     };
 
     launch();
+  });
+
+/**
+ * Sends the copies of `run`'s hedged attempt as the sequence says (`race`, `due`, `send`, `answered`,
+ * `won`), for a promise driver: each copy after the first once its edits are made
+ * (`pending`), each with a cancel of its own; once one wins, or the request fails, the others are
+ * cancelled and their answers dropped. Resolves with the step after the race.
+ */
+export const sendCopies = <A>(run: DrivenSequence, copies: Copies<A>): Promise<Raced<A>> =>
+  new Promise((resolve) => {
+    const answers: (A | undefined)[] = [];
+    const cancels: AbortController[] = [];
+    const queue: (() => Step)[] = [];
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let over = false;
+    let busy = true;
+
+    const end = (winner: number, reason: unknown, raced: Raced<A>): void => {
+      over = true;
+      clearTimeout(timer);
+      cancels.forEach((cancel, i) => {
+        if (i + 1 !== winner) cancel.abort(reason);
+      });
+      resolve(raced);
+    };
+    // Runs the steps of one event; a throw of the sequence's fails the request.
+    const run1 = (event: () => Step): void => {
+      try {
+        go(event());
+      } catch (error) {
+        end(0, error, { step: 'fail', answer: undefined, thrown: { error } });
+      }
+    };
+    // One event at a time (steps.ts): one that comes while a step is being done waits its turn.
+    const tell = (event: () => Step): void => {
+      if (over) return;
+      if (busy) {
+        queue.push(event);
+        return;
+      }
+      busy = true;
+      run1(event);
+    };
+    const go = (first: Step): void => {
+      let step = first;
+      for (;;) {
+        if (step === 'send' || step === 'race') {
+          launch(run.copy, run.pending, run.hedgeMs);
+          step = 'idle';
+        } else if (step === 'idle') {
+          const event = queue.shift();
+          if (event === undefined) {
+            busy = false;
+            return;
+          }
+          step = event();
+        } else if (step === 'result') {
+          const result = copies.result(answers[run.copy]!);
+          if (!(result instanceof Promise)) {
+            step = run.done(result);
+            continue;
+          }
+          result.then(
+            (value) => run1(() => run.done(value)),
+            (error: unknown) => run1(() => run.failed(error)),
+          );
+          return;
+        } else if (step === 'drop') {
+          void copies.discard(answers[run.copy]!, run.maxBytes);
+          step = run.proceed();
+        } else if (step === 'won') {
+          const copy = run.copy;
+          over = true;
+          end(copy, lost(), { step: run.proceed(), answer: answers[copy] });
+          return;
+        } else {
+          // The request fails (a copy's `beforeRetry` failed), or the run ended another way.
+          end(0, run.error ?? lost(), { step, answer: answers[run.copy] });
+          return;
+        }
+      }
+    };
+    const launch = (copy: number, pending: PromiseLike<unknown> | undefined, hedgeMs: number | undefined) => {
+      const cancel = new AbortController();
+      cancels[copy - 1] = cancel;
+      const send = (): void => {
+        if (over) return;
+        void copies.send(cancel.signal).then((answer) => {
+          if (over) {
+            void copies.discard(answer, run.options.discardBodyMaxBytes);
+            return;
+          }
+          answers[copy] = answer;
+          tell(() => run.answered(copy, copies.status(answer)));
+        });
+      };
+      if (pending === undefined) send();
+      else pending.then(send, (error: unknown) => tell(() => run.failed(error)));
+      if (hedgeMs !== undefined) {
+        timer = setTimeout(() => {
+          timer = undefined;
+          tell(() => run.due());
+        }, hedgeMs);
+      }
+    };
+
+    run1(() => 'race');
   });

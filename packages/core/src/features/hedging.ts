@@ -5,20 +5,28 @@
  * a budget of their own so that a slow server under load is not hit harder.
  */
 import { channels, observed } from '#diagnostics';
-import type { EditableRequest } from '../attempt-edits.ts';
+import type { EditableRequest, HookedRun } from '../attempt-edits.ts';
 import { methodAllowsRetry, retryableResult } from '../decide.ts';
 import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
-import type { AttemptResult, RetryRun } from '../run.ts';
+import type { AttemptResult } from '../steps.ts';
+import type { RunView } from '../types.ts';
 import { createRetryBudget, type RetryBudget } from './budget.ts';
 import { branded, isFeature, perRun, type RunFeature } from './feature.ts';
-import { editedCopies, type HedgedCopies, HedgeRace, raceCopies } from './hedge-race.ts';
+import {
+  editedCopies,
+  type HedgedCopies,
+  HedgedSend,
+  HedgeRace,
+  raceCopies,
+  sendCopies,
+} from './hedge-race.ts';
 import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 
 /**
  * What hedging asks of a run: public members only (a structural type, so that a `Hedging` from
  * another copy of the package type-checks against this copy's runs).
  */
-export type HedgingRun = Pick<RetryRun, 'options' | 'method' | 'headers' | 'body' | 'attempts'>;
+export type HedgingRun = Pick<RunView, 'options' | 'method' | 'headers' | 'body' | 'attempts'>;
 
 /** The `hedge` option. */
 export interface HedgeOptions {
@@ -74,11 +82,12 @@ export interface Hedging extends RunFeature {
   /**
    * Sends `run`'s attempt as hedged copies (once, and timed for the percentile, when
    * {@link Hedging.delayFor} gives no delay) and resolves with the winning copy's answer. With
-   * `request` (the adapter's request, which the attempt loop gives), each copy after the first is
-   * sent with what `beforeRetry` and the attempt headers set for it.
+   * `request` (the adapter's request), each copy after the first is sent with what `beforeRetry` and
+   * the attempt headers set for it. For a hand-written loop: the attempt sequence races the copies of
+   * its own attempts (`startRace`, `sendCopies`).
    */
   race<A>(run: HedgingRun, copies: HedgedCopies<A>, request?: EditableRequest): Promise<A>;
-  /** The rules of one attempt's race, for a driver of its own (undici's callbacks). */
+  /** The rules of one attempt's race: the attempt sequence's, or a driver's of its own (undici's callbacks). */
   startRace(run: HedgingRun): HedgeRace;
 }
 
@@ -132,11 +141,11 @@ export const createHedging = (options: HedgeOptions): Hedging => {
     },
     start(run, copy) {
       if (!budget.tryWithdraw()) return false;
-      const counts = hedged.get(run as RetryRun) ?? { copies: 0, winner: 1 };
+      const counts = hedged.get(run as RunView) ?? { copies: 0, winner: 1 };
       counts.copies++;
-      hedged.set(run as RetryRun, counts);
+      hedged.set(run as RunView, counts);
       if (observed && channels.attemptStart.hasSubscribers) {
-        channels.attemptStart.publish({ run: run as RetryRun, attempt: run.attempts + 1, copy });
+        channels.attemptStart.publish({ run, attempt: run.attempts + 1, copy });
       }
       return true;
     },
@@ -149,13 +158,21 @@ export const createHedging = (options: HedgeOptions): Hedging => {
         run.options,
       ),
     answered(run, copy, latencyMs) {
-      const counts = hedged.get(run as RetryRun);
+      const counts = hedged.get(run as RunView);
       if (counts) counts.winner = copy;
       if (latencyMs !== undefined) latencies.record(latencyMs);
     },
     race: (run, copies, request) =>
-      raceCopies(hedging, run, request ? editedCopies(run as RetryRun, copies, request) : copies),
-    startRace: (run) => new HedgeRace(hedging, run),
+      raceCopies(hedging, run, request ? editedCopies(run as unknown as HookedRun, copies, request) : copies),
+    // With `this`: an object made from this one (`Object.create`, as a simulation varies the budget)
+    // races with its own methods.
+    startRace(run) {
+      return new HedgeRace(this, run);
+    },
+    wrapSend(run) {
+      return new HedgedSend(this, run);
+    },
+    sendCopies,
     begin: () => budget.deposit(),
     finish(run, summary) {
       const counts = hedged.get(run);

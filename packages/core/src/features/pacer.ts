@@ -32,8 +32,8 @@ import { noOptions } from '../option-error.ts';
 import type { StopReason } from '../options.ts';
 import { advertisedQuota } from '../rate-limit-fields.ts';
 import { serverDelay } from '../retry-after.ts';
-import type { RetryRun } from '../run.ts';
-import { branded, isFeature, type RunFeature, type Turn } from './feature.ts';
+import type { RunView, Turn } from '../types.ts';
+import { branded, isFeature, type RunFeature } from './feature.ts';
 
 /** The pacer of a policy (or of several, shared like a retry budget): a feature of the run. */
 export interface Pacer extends RunFeature {
@@ -263,8 +263,8 @@ export const createPacer = (...none: never[]): Pacer => {
   noOptions('createPacer', none);
   const origins = new Map<string, Origin>();
   // Per request: its place while it waits, and when its last attempt to a paced origin was sent.
-  const places = new WeakMap<RetryRun, Place>();
-  const sentAt = new WeakMap<RetryRun, number>();
+  const places = new WeakMap<RunView, Place>();
+  const sentAt = new WeakMap<RunView, number>();
 
   const originState = (origin: string, nowMs: number): Origin => {
     let s = origins.get(origin);
@@ -297,15 +297,15 @@ export const createPacer = (...none: never[]): Pacer => {
     return s;
   };
 
-  const join = (run: RetryRun, s: Origin, place: Place): void => {
+  const join = (run: RunView, s: Origin, place: Place): void => {
     if (!places.has(run)) s.waiting++;
     places.set(run, place);
   };
-  const leave = (run: RetryRun, s: Origin): void => {
+  const leave = (run: RunView, s: Origin): void => {
     if (s.waiting > 0 && places.delete(run)) s.waiting--;
   };
   // What a send costs an origin no 429 has paced: a count (no per-request record).
-  const sent = (run: RetryRun, s: Origin, nowMs: number): undefined => {
+  const sent = (run: RunView, s: Origin, nowMs: number): undefined => {
     leave(run, s);
     if (s.limitedAt !== Number.NEGATIVE_INFINITY) sentAt.set(run, nowMs);
     advance(s, nowMs);
@@ -313,19 +313,13 @@ export const createPacer = (...none: never[]): Pacer => {
     return undefined;
   };
   /** A refusal: a wait that was too long (`waitMs`), or an unavailable origin. */
-  const refusal = (run: RetryRun, s: Origin, origin: string, reason: StopReason, waitMs?: number): Turn => {
+  const refusal = (run: RunView, s: Origin, origin: string, reason: StopReason, waitMs?: number): Turn => {
     leave(run, s);
     return { refuse: reason, error: new PacerError(origin, waitMs), refusedDelayMs: waitMs };
   };
 
   /** The turn of a request with a place in line: go, wait (half of what is left), or give up. */
-  const inLine = (
-    run: RetryRun,
-    origin: string,
-    s: Origin,
-    place: Place,
-    nowMs: number,
-  ): Turn | undefined => {
+  const inLine = (run: RunView, origin: string, s: Origin, place: Place, nowMs: number): Turn | undefined => {
     const o = run.options;
     // The request's own clock: a policy's clock that did not move while it waited is not believed.
     const now = Math.max(nowMs, place.heldUntil);

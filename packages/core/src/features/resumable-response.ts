@@ -10,7 +10,7 @@
  */
 import type { EditableRequest } from '../attempt-edits.ts';
 import type { Decision } from '../decide.ts';
-import { runAttempts, type Transport } from '../loop.ts';
+import { runAttempts, type Transport } from '../drive/promise.ts';
 import type { HeaderGetter } from '../retry-after.ts';
 import { setRetryInfo } from '../retry-info.ts';
 import type { AttemptResult, RetryRun } from '../run.ts';

@@ -1,0 +1,83 @@
+/**
+ * What the run's features and its drivers share, as types: a request as an adapter describes it,
+ * a feature's turn before an attempt, and the run as a feature sees it (read-only). A leaf for the
+ * modules that need these and nothing of the run's code.
+ */
+import type { BodyKind } from './body.ts';
+import type { AttemptOutcome } from './decide.ts';
+import type { ResolvedOptions, RetryInfo, StopReason } from './options.ts';
+import type { HeaderGetter } from './retry-after.ts';
+
+/** A request as an adapter describes it to the policy. */
+export interface RetryRequest {
+  /** The request's method (any case). */
+  readonly method: string;
+  /** Absolute URL (adapters resolve base URLs first). */
+  readonly url: string | URL;
+  /**
+   * What the call's own URL was written under (axios' `baseURL`; ky's `baseUrl`, then its `prefix`,
+   * each resolved against the one before), when it has one: route rules match the path below it too.
+   */
+  readonly base?: string | URL | readonly unknown[] | undefined;
+  /** Request headers, for the idempotency key. */
+  readonly headers?: HeaderGetter;
+  /** Default `'none'`. */
+  readonly body?: BodyKind;
+}
+
+/**
+ * What a feature says about an attempt about to be sent: wait `holdMs` and ask again, or refuse it
+ * (the request then fails with `error`, its run finished as `refuse`, nothing sent). A description
+ * rather than a promise, so that a simulation can take the same turn without one.
+ */
+export type Turn =
+  | {
+      /** Wait this many ms, then ask again. */
+      readonly holdMs: number;
+    }
+  | {
+      /** Refuse the attempt: the run finishes with this reason. */
+      readonly refuse: StopReason;
+      /** The error the request fails with. */
+      readonly error: Error;
+      /** The wait that was not made, for `onGiveUp`. */
+      readonly refusedDelayMs?: number | undefined;
+    };
+
+/**
+ * What `beforeAttempt` is given: the caller's signal, or an object that makes one only when an
+ * attempt is held (`signal()`).
+ */
+export type HoldSignal =
+  | AbortSignal
+  | {
+      /** The caller's signal, made when it is first needed; `undefined` when there is none. */
+      signal(): AbortSignal | undefined;
+    };
+
+/** One request's run, as its features see it: read, never written. */
+export interface RunView {
+  /** The options in force for this request (after route rules and the call's overrides). */
+  readonly options: ResolvedOptions;
+  /** Upper-case method. */
+  readonly method: string;
+  readonly url: string;
+  /** The request's headers (a generated idempotency key among them). */
+  readonly headers: HeaderGetter;
+  /** The body as the decision sees it. */
+  readonly body: BodyKind;
+  /** Attempts counted so far. */
+  readonly attempts: number;
+  /** Transparent retries made so far (not in `maxAttempts`). */
+  readonly transparentRetries: number;
+  /** The client has hooks of its own that may change a retry (ky's `beforeRetry`). */
+  readonly retryHooks: boolean;
+  /** Sum of the waits so far, in ms. */
+  readonly totalDelayMs: number;
+  /** Set once the request is finished. */
+  readonly summary: RetryInfo | undefined;
+  /** What the last decision looked at. */
+  readonly lastOutcome: AttemptOutcome | undefined;
+  /** Time since the run began, by the policy's clock. */
+  elapsedMs(): number;
+}
