@@ -5,10 +5,9 @@
  * (draft-ietf-httpapi-ratelimit-headers), and a `temporary-reduced-capacity` problem. Each against
  * the scripted `node:http` server, which answers as a proxy or an API would, headers and bodies.
  *
- * The RateLimit problem types are in the body of the answer, which no client's adapter reads before
- * the decision yet (the attempt sequence will, issue 34): a `quota-exceeded` 429 is held to "sent
- * once" by the decision alone (`packages/core/test/signals.test.ts`); here a
- * `temporary-reduced-capacity` 503 is retried at its `Retry-After` as any 503 is.
+ * The RateLimit problem types are in the body of the answer: each client reads a failed answer's
+ * `application/problem+json` body (within `discardBodyMaxBytes`) before the decision, and the
+ * response the caller gets still carries all of it.
  */
 import { expect } from 'vitest';
 import { drivers } from './drivers/index.ts';
@@ -153,7 +152,85 @@ describeRuns(drivers, (run) => {
       expectFinalStatus(result, 200);
       expect(server.seen('/reports')).toHaveLength(2);
       expect(waits).toEqual([1000]);
-      expect(result.info).toMatchObject({ attempts: 2, outcome: 'success' });
+      expect(result.info).toMatchObject({ attempts: 2, retries: ['reduced-capacity'], outcome: 'success' });
+    },
+  );
+
+  scenario(
+    ['http'],
+    'a 429 whose problem body says quota-exceeded (its headers say nothing more) is sent once, body and all',
+    async () => {
+      const { server } = run;
+      const { body, ...headers } = problem('quota-exceeded', 'Quota exceeded');
+      server.route('/quota', [{ status: 429, headers, body }, { status: 200 }]);
+      const result = await (await client()).send({ method: 'GET', path: '/quota' });
+      expectFinalStatus(result, 429);
+      if (result.outcome.kind === 'response') expect(result.outcome.body).toBe(body);
+      expect(server.seen('/quota')).toHaveLength(1);
+      expect(waits).toEqual([]);
+      expect(result.info).toMatchObject({ attempts: 1, reason: 'quota-exceeded', outcome: 'failure' });
+    },
+  );
+
+  scenario(
+    ['http'],
+    'a shouldRetry that answers later sees the problem decided, and the caller still gets the whole body',
+    async () => {
+      const { server } = run;
+      const { body, ...headers } = problem('quota-exceeded', 'Quota exceeded');
+      server.route('/quota-hooked', [{ status: 429, headers, body }, { status: 200 }]);
+      const asked: (number | undefined)[] = [];
+      const result = await (
+        await client({
+          shouldRetry: async (info) => {
+            asked.push(info.status);
+            return undefined;
+          },
+        })
+      ).send({ method: 'GET', path: '/quota-hooked' });
+      expectFinalStatus(result, 429);
+      if (result.outcome.kind === 'response') expect(result.outcome.body).toBe(body);
+      expect(asked).toEqual([429]);
+      expect(server.seen('/quota-hooked')).toHaveLength(1);
+      expect(result.info).toMatchObject({ attempts: 1, reason: 'quota-exceeded' });
+    },
+  );
+
+  scenario(['http'], 'a 429 of problem type abnormal-usage-detected is sent once', async () => {
+    const { server } = run;
+    const { body, ...headers } = problem('abnormal-usage-detected', 'Abnormal usage');
+    server.route('/abuse', [
+      { status: 429, headers: { ...headers, 'retry-after': '1' }, body },
+      { status: 200 },
+    ]);
+    const result = await (await client()).send({ method: 'GET', path: '/abuse' });
+    expectFinalStatus(result, 429);
+    expect(server.seen('/abuse')).toHaveLength(1);
+    expect(result.info).toMatchObject({ attempts: 1, reason: 'abnormal-usage' });
+  });
+
+  scenario(
+    ['http'],
+    'a problem type is read only from application/problem+json, and only within discardBodyMaxBytes',
+    async () => {
+      const { server } = run;
+      const { body } = problem('quota-exceeded', 'Quota exceeded');
+      const long = JSON.stringify({ ...JSON.parse(body), detail: 'x'.repeat(200) });
+      server.route('/plain-json', [
+        { status: 429, headers: { 'content-type': 'application/json' }, body },
+        { status: 200 },
+      ]);
+      server.route('/long-problem', [
+        { status: 429, headers: { 'content-type': 'application/problem+json' }, body: long },
+        { status: 200 },
+      ]);
+      const c = await client({ discardBodyMaxBytes: 128 });
+      const plain = await c.send({ method: 'GET', path: '/plain-json' });
+      expectFinalStatus(plain, 200);
+      expect(plain.info).toMatchObject({ attempts: 2, retries: ['status'] });
+      const longer = await c.send({ method: 'GET', path: '/long-problem' });
+      expectFinalStatus(longer, 200);
+      expect(longer.info).toMatchObject({ attempts: 2, retries: ['status'] });
     },
   );
 
