@@ -9,6 +9,7 @@
  * `application/problem+json` body (within `discardBodyMaxBytes`) before the decision, and the
  * response the caller gets still carries all of it.
  */
+import { createIdempotencyKeys } from '@jitterbug/core';
 import { expect } from 'vitest';
 import { drivers } from './drivers/index.ts';
 import { describeRuns } from './harness.ts';
@@ -53,7 +54,7 @@ describeRuns(drivers, (run) => {
     async () => {
       const { server } = run;
       server.route('/charges', [{ status: 409 }, { status: 201 }]);
-      const result = await (await client({ idempotencyKey: { generate: true } })).send({
+      const result = await (await client({ idempotencyKey: createIdempotencyKeys() })).send({
         method: 'POST',
         path: '/charges',
         body: { kind: 'text', value: 'amount=10' },

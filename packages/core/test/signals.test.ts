@@ -5,7 +5,12 @@
  * a network failure while the browser is offline. Each with the caps, jitter and summary fields a
  * `Retry-After` has.
  */
-import { createRetryBudget, createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import {
+  createIdempotencyKeys,
+  createRetryBudget,
+  createRetryPolicy,
+  type RetryOptions,
+} from '@jitterbug/core';
 import { decide, defaultRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { budgetFeature } from '../src/features/budget.ts';
@@ -65,7 +70,11 @@ describe('Idempotency-Key: a keyed request answered 409 or 422', () => {
   });
 
   it('a generated key counts: a POST keyed by jitterbug is retried on 409 too', () => {
-    const run = begin({ idempotencyKey: { generate: () => 'made-1' } }, 'POST', undefined);
+    const run = begin(
+      { idempotencyKey: createIdempotencyKeys({ generate: () => 'made-1' }) },
+      'POST',
+      undefined,
+    );
     expect(decided(run.next({ status: 409 }))).toMatchObject({ retry: true, reason: 'key-in-use' });
     expect(decided(run.next({ status: 201 }))).toMatchObject({ reason: 'success' });
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['key-in-use'] });
@@ -196,7 +205,7 @@ describe('Proxy-Status: an intermediary that never sent the request on', () => {
     });
     expect(post.summary).toMatchObject({ attempts: 3, retries: ['not-forwarded', 'not-forwarded'] });
     // Free of the budget, as a refused connection's retries are.
-    expect(policy.options.budget?.tokens).toBe(10);
+    expect(policy.options.feature.budget?.tokens).toBe(10);
   });
 
   it('transparentRetries: 0, a stream body, x-should-retry: false or a hook’s false turn it off', () => {
