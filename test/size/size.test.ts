@@ -41,13 +41,17 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // budgets: withRetry 6,000, kyRetry and attachRetry 7,000, withRetry under production 5,000), no
   // longer plus 1 %: a change that adds a byte to a default bundle raises its ceiling by that byte,
   // in the same commit, with the figure.
-  withRetry: 12_939,
+  // Issue 36, the signals jitterbug reads in every request's decision (an Idempotency-Key's 409 and
+  // 422, Proxy-Status, a spent quota, the RateLimit problem types, the browser's offline wait; one
+  // structured-field parser, which the pacer and the herd line's `RateLimit` reader share) and the
+  // clients' read of a failure's problem body, over main at 0896872: +2,231, +2,273, +2,233, +1,640.
+  withRetry: 15_170,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 12_939,
-  kyRetry: 15_862,
-  attachRetry: 13_874,
-  createRetryPolicy: 12_427,
+  'withRetry (production)': 15_170,
+  kyRetry: 18_135,
+  attachRetry: 16_107,
+  createRetryPolicy: 14_067,
 };
 
 /**
@@ -55,15 +59,19 @@ const CEILINGS: Readonly<Record<string, number>> = {
  * the row per feature of issue 34, measured plus 1 % (a difference of two bundles' gzip moves by a
  * few bytes as the default bundle changes).
  */
+// Measured again over issue 36's default bundle, plus 1 % (each difference grew by 41 to 50 B,
+// the pacer's and resume's by less than their 1 %): createHedging 2,174, createAdaptiveThrottle 678,
+// createCredentialRefresh 655, createAttemptHeaders 243, createIdempotencyKeys 260,
+// createRetryPolicy 2,685.
 const FEATURE_CEILINGS: Readonly<Record<string, number>> = {
-  createHedging: 2_124,
+  createHedging: 2_196,
   createPacer: 3_283,
-  createAdaptiveThrottle: 630,
+  createAdaptiveThrottle: 685,
   createResume: 1_597,
-  createCredentialRefresh: 614,
-  createAttemptHeaders: 202,
-  createIdempotencyKeys: 212,
-  createRetryPolicy: 2_638,
+  createCredentialRefresh: 662,
+  createAttemptHeaders: 245,
+  createIdempotencyKeys: 263,
+  createRetryPolicy: 2_712,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */

@@ -15,7 +15,10 @@
  * - a transparent retry of a request the server provably never processed (a refused connection, an
  *   HTTP/2 stream refused or above a GOAWAY's last stream): it reached no application, and a server
  *   that rotates its connections refuses many at once (gRPC's gRFC A6 keeps these outside its retry
- *   throttling too);
+ *   throttling too); the same for an answer whose `Proxy-Status` proves no intermediary sent the
+ *   request on (`not-forwarded`), which reached no application either;
+ * - the retry of a network failure made while the browser was offline (`offline`), sent once it is
+ *   back online: no server saw the failed attempt;
  * - the retry of a 429 at the time the server gave (`Retry-After` and the like): the server is up,
  *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
  *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×;
@@ -137,6 +140,8 @@ export const budgetFeature = (budget: RetryBudget): RunFeature => ({
   review: (run, outcome, decision) =>
     !decision.retry ||
     decision.reason === 'unprocessed' ||
+    decision.reason === 'not-forwarded' ||
+    decision.reason === 'offline' ||
     (outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') ||
     hookFix(run, outcome, decision) ||
     budget.tryWithdraw()
