@@ -6,6 +6,11 @@
  * @packageDocumentation
  */
 
+export {
+  createRetryBudget,
+  FleetBudgetError,
+  type FleetBudgetOptions,
+} from '../features/fleet-budget.ts';
 export { type AppliedOperation, applyOperation, keptFor, MAX_TTL_MS } from './apply.ts';
 export {
   BREAKER_MAX_INSTANCES,
