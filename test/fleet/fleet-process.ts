@@ -10,9 +10,16 @@
 import {
   createRetryPolicy,
   createRetryBudget as localBudget,
+  createPacer as localPacer,
   type RetryPolicyOptions,
 } from '@jitterbug/core';
-import { createRetryBudget, leaseBudget, type SharedStore, type StoreReply } from '@jitterbug/core/store';
+import {
+  createPacer,
+  createRetryBudget,
+  leaseBudget,
+  type SharedStore,
+  type StoreReply,
+} from '@jitterbug/core/store';
 import { withRetry } from '@jitterbug/fetch';
 import { redisStore } from '@jitterbug/redis';
 
@@ -23,7 +30,14 @@ export interface FleetProcessConfig {
   readonly gapMs?: number;
   /** `redis://…`; absent: the features' local forms. */
   readonly redis?: string;
+  /** The store's per-call timeout (default: redisStore's, 10 ms). */
+  readonly timeoutMs?: number;
   readonly budget?: boolean;
+  readonly pacer?: boolean;
+  /** Send all `count` requests at once rather than one after another. */
+  readonly concurrent?: boolean;
+  /** Sent as `x-fleet-process`, for the origin to tell the processes apart. */
+  readonly id?: string;
 }
 
 /** What it prints at the end. */
@@ -35,7 +49,10 @@ export interface FleetProcessReport {
 
 const config = JSON.parse(process.argv[2]!) as FleetProcessConfig;
 const calls: { failure: string | undefined; ms: number }[] = [];
-const redis = config.redis === undefined ? undefined : redisStore(config.redis);
+const redis =
+  config.redis === undefined
+    ? undefined
+    : redisStore(config.redis, config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs });
 const store: SharedStore | undefined = redis && {
   run: async (...args): Promise<StoreReply> => {
     const started = performance.now();
@@ -58,22 +75,27 @@ if (redis) {
 const options: RetryPolicyOptions = {
   backoff: { baseMs: 2, capMs: 5 },
   budget: config.budget ? (store ? createRetryBudget({ store }) : localBudget()) : false,
+  pacer: config.pacer ? (store ? createPacer({ store }) : localPacer()) : false,
 };
 const client = withRetry(fetch, createRetryPolicy(options));
+const send = (): Promise<number | string> =>
+  client(config.origin, { headers: { 'x-fleet-process': config.id ?? '' } }).then(
+    async (response) => {
+      await response.arrayBuffer();
+      return response.status;
+    },
+    (error: Error) => error.name,
+  );
 const results: (number | string)[] = [];
 const started = performance.now();
-for (let i = 0; i < config.count; i++) {
-  results.push(
-    await client(config.origin).then(
-      async (response) => {
-        await response.arrayBuffer();
-        return response.status;
-      },
-      (error: Error) => error.name,
-    ),
-  );
-  process.stdout.write(`sent ${i + 1}\n`);
-  if (config.gapMs) await new Promise((resolve) => setTimeout(resolve, config.gapMs));
+if (config.concurrent) {
+  results.push(...(await Promise.all(Array.from({ length: config.count }, send))));
+} else {
+  for (let i = 0; i < config.count; i++) {
+    results.push(await send());
+    process.stdout.write(`sent ${i + 1}\n`);
+    if (config.gapMs) await new Promise((resolve) => setTimeout(resolve, config.gapMs));
+  }
 }
 const report: FleetProcessReport = { results, elapsedMs: performance.now() - started, calls };
 process.stdout.write(`${JSON.stringify(report)}\n`);

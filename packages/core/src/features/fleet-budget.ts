@@ -52,8 +52,11 @@ export class FleetBudgetError extends Error {
 const EMPTY_MS = 250;
 /** After the store failed, the process decides alone for this long, in ms. */
 const FALLBACK_MS = 1000;
-/** The longest an attempt waits for the store's answer before it is decided locally, in ms. */
-const ANSWER_MS = 100;
+/**
+ * The longest an attempt waits for the store's answer, in ms: a backstop for a store that does not
+ * time out its own calls (`redisStore` and the Durable Object's answer within their `timeoutMs`).
+ */
+const ANSWER_MS = 1000;
 
 /** A retry's ask of the store: pending (`undefined`), or the token granted or refused. */
 interface Ask {

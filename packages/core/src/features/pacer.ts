@@ -142,7 +142,7 @@ let lastOrigin = '';
  * it: `new URL` is asked once per scheme and authority, and a URL of the same authority as the last
  * one is answered without making a string.
  */
-const originOf = (url: string): string => {
+export const originOf = (url: string): string => {
   const end = lastKey.length;
   if (end > 0 && url.startsWith(lastKey) && (url.length === end || '/?#'.includes(url.charAt(end))))
     return lastOrigin;

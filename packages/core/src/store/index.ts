@@ -11,6 +11,7 @@ export {
   FleetBudgetError,
   type FleetBudgetOptions,
 } from '../features/fleet-budget.ts';
+export { createPacer, type FleetPacerOptions } from '../features/fleet-pacer.ts';
 export { type AppliedOperation, applyOperation, keptFor, MAX_TTL_MS } from './apply.ts';
 export {
   BREAKER_MAX_INSTANCES,
