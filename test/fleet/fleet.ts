@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { SharedStore, StoreReply } from '@jitterbug/core/store';
 import type { FleetProcessConfig, FleetProcessReport } from './fleet-process.ts';
 
 const SCRIPT = join(import.meta.dirname, 'fleet-process.ts');
@@ -68,4 +69,23 @@ export const startOrigin = async (): Promise<Origin> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   (origin as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return origin;
+};
+
+/** Starts an origin that answers every request with `status()`, no body. */
+export const startStatusOrigin = async (status: () => number): Promise<Origin> => {
+  const origin = await startOrigin();
+  origin.answer = (_req, res) => res.writeHead(status(), { 'content-length': '0' }).end();
+  return origin;
+};
+
+/** A store that counts its calls, over `inner`. */
+export const countedStore = (inner: SharedStore): SharedStore & { calls: number } => {
+  const store = {
+    calls: 0,
+    run: (...args: Parameters<SharedStore['run']>): Promise<StoreReply> => {
+      store.calls++;
+      return inner.run(...args);
+    },
+  };
+  return store;
 };

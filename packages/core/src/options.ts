@@ -6,6 +6,7 @@
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
+import type { CircuitBreaker } from './features/circuit-breaker.ts';
 import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
@@ -65,6 +66,7 @@ export type StopReason =
   | 'origin-unavailable' // the pacer: the origin answers everything with 503, and this was not its probe
   | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
   | 'credential-refused' // the request sent again with a fresh credential (`credential`) was refused again
+  | 'circuit-open' // the breaker: the origin's circuit is open, and this attempt was not sent
   | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
 /**
@@ -445,6 +447,13 @@ export interface RetryOptions extends RetryOverrides {
    */
   readonly pacer?: Pacer | false;
   /**
+   * A circuit breaker per origin, from `createCircuitBreaker()`: when a share of an origin's answers
+   * fail, requests to it fail at once with a `CircuitOpenError` for a while (a retry waits the break
+   * out), then one request probes it. Default `false`. A policy's option; give one breaker to several
+   * policies (or a `store` to the fleet) to share it.
+   */
+  readonly breaker?: CircuitBreaker | false;
+  /**
    * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
    * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
    * 503), and refuses a share `max(0, (requests − k·accepts) / (requests + 1))` locally: a first
@@ -522,6 +531,8 @@ export interface ResolvedOptions {
   readonly budget: RetryBudget | undefined;
   /** See {@link RetryOptions.pacer}; `undefined` when off. */
   readonly pacer: Pacer | undefined;
+  /** See {@link RetryOptions.breaker}; `undefined` when off. */
+  readonly breaker: CircuitBreaker | undefined;
   /** The policy's herd line (`herd: true`, the default), or `undefined`. */
   readonly herd: RunFeature | undefined;
   /** @deprecated See `pacer`. */

@@ -165,11 +165,12 @@ const ROWS: Readonly<Record<string, Row>> = {
   throttle: feature('throttle', 'createAdaptiveThrottle()'),
   resume: feature('resume', 'createResume()'),
   credential: feature('credential', 'createCredentialRefresh({ refresh })'),
+  breaker: feature('breaker', 'createCircuitBreaker()'),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
 /** The options a route rule or a call may override. */
-const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle', 'herd'];
+const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle', 'herd', 'breaker'];
 export const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
@@ -244,8 +245,10 @@ export const resolveOptions = (
   const o = resolved as unknown as ResolvedOptions;
   // The pacer, when there is one, does what the herd line does, and more.
   // A credential's retry is outermost: no feature inside it counts it (the budget, the throttle).
+  // An open circuit refuses an attempt before the pacer lines it up or the budget counts it.
   const features = [
     o.credential,
+    o.breaker,
     o.pacer ?? o.herd,
     o.budget && budgetFeature(o.budget),
     o.throttle,

@@ -35,9 +35,9 @@ const beforeWait = 'onRetry is called before each wait (onGiveUp when a failure 
 const undiciSetting = (_value: unknown, name: string): string =>
   `a setting of retryInterceptor (@jitterbug/undici), its second argument: retryInterceptor(options, { ${name} })`;
 
-/** Polly's and cockatiel's circuit breakers, and any other: what jitterbug has in their place. */
+/** Polly's, cockatiel's and opossum's circuit breakers' settings: where jitterbug's go. */
 const breaker =
-  'jitterbug has no circuit breaker: the retry budget (budget: { ratio, burst }) stops retry storms, createAdaptiveThrottle() sheds requests an overloaded server refuses, and createPacer() holds an origin that answers 503 to everything (one probe every 500 ms)';
+  "a circuit breaker is a policy's option: breaker: createCircuitBreaker({ failureRatio, minimumThroughput, samplingMs, breakMs })";
 
 /** A request's own field, given with the retry options: where it goes. */
 const requestField = (_value: unknown, name: string, path: string): string =>
@@ -144,7 +144,6 @@ export const UNKNOWN_HINTS: Readonly<Record<string, Hint>> = {
   throwOnError: undiciSetting(undefined, 'throwOnRetryableStatus: true'),
   // What jitterbug has in place of a circuit breaker (cockatiel, Polly, opossum).
   circuitBreaker: breaker,
-  breaker,
   halfOpenAfter: breaker,
   failureRatio: breaker,
   failureThreshold: breaker,
