@@ -8,6 +8,8 @@
  * Config: one JSON argument, {@link FleetProcessConfig}.
  */
 import {
+  type CircuitBreakerOptions,
+  createCircuitBreaker,
   createRetryPolicy,
   createRetryBudget as localBudget,
   createPacer as localPacer,
@@ -34,6 +36,9 @@ export interface FleetProcessConfig {
   readonly timeoutMs?: number;
   readonly budget?: boolean;
   readonly pacer?: boolean;
+  /** A circuit breaker with these options (and the store, when there is one). */
+  readonly breaker?: Omit<CircuitBreakerOptions, 'store'>;
+  readonly maxAttempts?: number;
   /** Send all `count` requests at once rather than one after another. */
   readonly concurrent?: boolean;
   /** Sent as `x-fleet-process`, for the origin to tell the processes apart. */
@@ -43,6 +48,8 @@ export interface FleetProcessConfig {
 /** What it prints at the end. */
 export interface FleetProcessReport {
   readonly results: readonly (number | string)[];
+  /** When each request started (`Date.now()`) and how long it took, in ms. */
+  readonly timings: readonly { readonly at: number; readonly ms: number }[];
   readonly elapsedMs: number;
   readonly calls: readonly { readonly failure: string | undefined; readonly ms: number }[];
 }
@@ -76,16 +83,24 @@ const options: RetryPolicyOptions = {
   backoff: { baseMs: 2, capMs: 5 },
   budget: config.budget ? (store ? createRetryBudget({ store }) : localBudget()) : false,
   pacer: config.pacer ? (store ? createPacer({ store }) : localPacer()) : false,
+  breaker: config.breaker ? createCircuitBreaker({ ...config.breaker, ...(store ? { store } : {}) }) : false,
+  ...(config.maxAttempts === undefined ? {} : { maxAttempts: config.maxAttempts }),
 };
 const client = withRetry(fetch, createRetryPolicy(options));
-const send = (): Promise<number | string> =>
-  client(config.origin, { headers: { 'x-fleet-process': config.id ?? '' } }).then(
-    async (response) => {
-      await response.arrayBuffer();
-      return response.status;
-    },
-    (error: Error) => error.name,
-  );
+const timings: { at: number; ms: number }[] = [];
+const send = (): Promise<number | string> => {
+  const at = Date.now();
+  const started = performance.now();
+  return client(config.origin, { headers: { 'x-fleet-process': config.id ?? '' } })
+    .then(
+      async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      },
+      (error: Error) => error.name,
+    )
+    .finally(() => timings.push({ at, ms: performance.now() - started }));
+};
 const results: (number | string)[] = [];
 const started = performance.now();
 if (config.concurrent) {
@@ -97,6 +112,6 @@ if (config.concurrent) {
     if (config.gapMs) await new Promise((resolve) => setTimeout(resolve, config.gapMs));
   }
 }
-const report: FleetProcessReport = { results, elapsedMs: performance.now() - started, calls };
+const report: FleetProcessReport = { results, timings, elapsedMs: performance.now() - started, calls };
 process.stdout.write(`${JSON.stringify(report)}\n`);
 await redis?.close();

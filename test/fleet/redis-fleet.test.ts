@@ -137,3 +137,69 @@ describe('a shared pacer', () => {
     FLEET_TIMEOUT_MS,
   );
 });
+
+describe('a shared circuit breaker', () => {
+  it(
+    '4 processes: one probe per half-open period, fail fast during the break, closed within one break',
+    async () => {
+      const BREAK_MS = 1_000;
+      let status = 503;
+      const arrivals: number[] = [];
+      origin.answer = (_req, res) => {
+        arrivals.push(Date.now());
+        res.writeHead(status, { 'content-length': '0' }).end();
+      };
+      try {
+        const sent = [0, 0, 0, 0];
+        let broken: (t0: number) => void = () => {};
+        const allBroken = new Promise<number>((resolve) => {
+          broken = resolve;
+        });
+        const config = {
+          origin: origin.url,
+          count: 120,
+          gapMs: 50,
+          maxAttempts: 1,
+          redis: redis.url,
+          timeoutMs: 500,
+          breaker: {
+            failureRatio: 0.5,
+            minimumThroughput: 5,
+            samplingMs: 10_000,
+            breakMs: BREAK_MS,
+            quorum: 2,
+          },
+        };
+        const runs = sent.map((_, i) =>
+          startProcess(config, (n) => {
+            sent[i] = n;
+            // Every process has had 10 failures (5 break it): the fleet's circuit is open.
+            if (sent.every((count) => count >= 10)) broken(Date.now());
+          }),
+        );
+        const t0 = await allBroken;
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        const t1 = Date.now();
+        status = 200;
+        const reports = await Promise.all(runs.map((run) => run.report));
+        const during = arrivals.filter((at) => at > t0 && at <= t1).length;
+        const firstOk = reports.map((r) => {
+          const i = r.results.findIndex((result, k) => result === 200 && r.timings[k]!.at >= t1);
+          return i < 0 ? Number.POSITIVE_INFINITY : r.timings[i]!.at + r.timings[i]!.ms - t1;
+        });
+        const open = reports.flatMap((r) => r.timings.filter((_, k) => r.results[k] === 'CircuitOpenError'));
+        console.info(
+          `breaker: ${during} requests reached the origin in the ${t1 - t0} ms of the break; closed ${firstOk.map(Math.round).join(', ')} ms after it came back; ${open.length} refused, slowest ${Math.round(Math.max(...open.map((t) => t.ms)))} ms`,
+        );
+        // One probe per half-open period, for the fleet (and one period's slack at each end).
+        expect(during).toBeLessThanOrEqual(Math.ceil((t1 - t0) / BREAK_MS) + 2);
+        expect(open.length).toBeGreaterThan(0);
+        for (const ok of firstOk) expect(ok).toBeLessThanOrEqual(BREAK_MS + 500);
+        for (const r of reports) expect(r.results.at(-1)).toBe(200);
+      } finally {
+        origin.answer = (_req, res) => res.writeHead(503, { 'content-length': '0' }).end();
+      }
+    },
+    FLEET_TIMEOUT_MS,
+  );
+});

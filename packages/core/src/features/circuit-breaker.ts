@@ -149,6 +149,8 @@ export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): Circu
   ) as Required<Omit<CircuitBreakerOptions, 'store'>> & { store: SharedStore | undefined };
   const { failureRatio, minimumThroughput, samplingMs, breakMs, store, quorum } = o;
   const bucketMs = samplingMs / BUCKETS;
+  // While another instance probes, the fleet's circuit is asked again this often.
+  const pollMs = Math.max(50, breakMs / 10);
   const fleet: FleetBreakerSettings = {
     instanceId: newInstanceId(),
     windowMs: samplingMs,
@@ -275,7 +277,14 @@ export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): Circu
           // Closed: the fleet never broke (this instance did, alone) or a probe closed it: this
           // request probes for this instance.
           if (reply.value.granted || reply.value.circuit === 'closed') probe(run, c);
-          else c.openUntil = t + Math.max(1, reply.value.forMs);
+          // Another probes: asked again soon, to follow its answer within the period.
+          else
+            c.openUntil =
+              t +
+              Math.max(
+                1,
+                reply.value.circuit === 'half-open' ? Math.min(reply.value.forMs, pollMs) : reply.value.forMs,
+              );
         });
       }
       if (now - c.claiming.since < ANSWER_MS) return { holdMs: 1 };
