@@ -72,6 +72,34 @@ describe('a shared retry budget', () => {
     },
     FLEET_TIMEOUT_MS,
   );
+  it(
+    'with redis frozen mid-run (SIGSTOP) a call costs its timeout, at most once a second',
+    async () => {
+      const config = { origin: origin.url, count: 20, gapMs: 50, budget: true, redis: redis.url };
+      const [before] = await runFleet(1, config);
+      let frozen = false;
+      const run = startProcess(config, (n) => {
+        if (n === 5) {
+          process.kill(redis.pid, 'SIGSTOP');
+          frozen = true;
+        }
+      });
+      const after = await run.report.finally(() => {
+        if (frozen) process.kill(redis.pid, 'SIGCONT');
+      });
+      const added = after.elapsedMs - before!.elapsedMs;
+      const timeouts = after.calls.filter((c) => c.failure === 'timeout');
+      console.info(
+        `20 requests, redis frozen after the 5th: ${Math.round(before!.elapsedMs)} ms -> ${Math.round(after.elapsedMs)} ms; store calls ${after.calls.map((c) => `${c.failure ?? 'ok'}:${Math.round(c.ms)}`).join(' ')}`,
+      );
+      expect(after.results).toHaveLength(20);
+      expect(added).toBeLessThanOrEqual(2_000);
+      expect(timeouts.length).toBeGreaterThanOrEqual(1);
+      expect(timeouts.length).toBeLessThanOrEqual(Math.ceil(after.elapsedMs / 1000) + 1);
+      expect(after.calls.every((c) => c.ms < 500)).toBe(true);
+    },
+    FLEET_TIMEOUT_MS,
+  );
 });
 
 describe('a shared pacer', () => {
