@@ -3,7 +3,11 @@
  * an in-memory store, against a real `node:http` origin that is down (503 to everything). The
  * store's calls are counted: a successful request makes none.
  */
-import { createRetryPolicy, createRetryBudget as localBudget } from '@jitterbug/core';
+import {
+  createRetryPolicy,
+  createRetryBudget as localBudget,
+  createPacer as localPacer,
+} from '@jitterbug/core';
 import { createMemoryStore, createRetryBudget, FleetBudgetError } from '@jitterbug/core/store';
 import { withRetry } from '@jitterbug/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,5 +103,12 @@ describe('createRetryBudget({ store })', () => {
     expect(() => createRetryBudget({ store: {} as never })).toThrow(/"budget\.store".*SharedStore/);
     expect(() => createRetryBudget({ store: createMemoryStore(), name: '' })).toThrow(/"budget\.name"/);
     expect(() => createRetryBudget({ store: createMemoryStore(), ratio: 2 })).toThrow(/"budget\.ratio"/);
+    // The core's own factories, given a store, say where the fleet's are.
+    expect(() => localBudget({ store: createMemoryStore() } as never)).toThrow(
+      /"budget\.store".*createRetryBudget\(\{ store \}\) from '@jitterbug\/core\/store'/,
+    );
+    expect(() => localPacer({ store: createMemoryStore() } as never)).toThrow(
+      /createPacer\(\{ store \}\) from '@jitterbug\/core\/store'/,
+    );
   });
 });

@@ -144,6 +144,11 @@ export const UNKNOWN_HINTS: Readonly<Record<string, Hint>> = {
   throwOnError: undiciSetting(undefined, 'throwOnRetryableStatus: true'),
   // What jitterbug has in place of a circuit breaker (cockatiel, Polly, opossum).
   circuitBreaker: breaker,
+  // A store given where the fleet's factories are not.
+  store: (_value: unknown, _key: string, path: string) =>
+    path.endsWith('budget.store')
+      ? "a budget the fleet shares is made by createRetryBudget({ store }) from '@jitterbug/core/store', given as budget"
+      : "a store goes to the fleet's factories: createRetryBudget({ store }) and createPacer({ store }) from '@jitterbug/core/store', createCircuitBreaker({ store })",
   halfOpenAfter: breaker,
   failureRatio: breaker,
   failureThreshold: breaker,
@@ -279,7 +284,7 @@ export const VALUE_HINTS: Readonly<Record<string, Hint>> = {
     'instrumentRetries is already running (called twice: by a library and by the program, in two modules?), and a second instrumentation would count each retry twice: call it once, at start-up; a second call with the same meterProvider and activeSpan shares the first (its budgets added)',
   // Factories that take no options, given some.
   createPacer:
-    "the pacer has no settings: it learns each origin's rate from the server (RateLimit and X-RateLimit headers, its 429s and their Retry-After) and sends no faster; jitterbug has no fixed-rate limiter of its own",
+    "the pacer has no settings: it learns each origin's rate from the server (RateLimit and X-RateLimit headers, its 429s and their Retry-After) and sends no faster; jitterbug has no fixed-rate limiter of its own; a pace the fleet shares is createPacer({ store }) from '@jitterbug/core/store'",
   createResume:
     'createResume() has no settings: a download resumes from the byte it broke at, each resume an attempt within maxAttempts, the deadline and the budget; resume: false turns it off',
   createForcedRetries:
