@@ -10,7 +10,7 @@ import {
   getRetryInfo,
   type RetryPolicyOptions,
 } from '@jitterbug/core';
-import { createMemoryStore } from '@jitterbug/core/store';
+import { createMemoryStore, createCircuitBreaker as fleetBreaker } from '@jitterbug/core/store';
 import { withRetry } from '@jitterbug/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countedStore, type Origin, startStatusOrigin } from './fleet.ts';
@@ -92,7 +92,10 @@ describe('createCircuitBreaker', () => {
   it('refuses bad options naming the option', () => {
     expect(() => createCircuitBreaker({ failureRatio: 2 })).toThrow(/"breaker\.failureRatio"/);
     expect(() => createCircuitBreaker({ minimumThroughput: 0 })).toThrow(/"breaker\.minimumThroughput"/);
-    expect(() => createCircuitBreaker({ store: {} as never })).toThrow(/"breaker\.store".*SharedStore/);
+    expect(() => fleetBreaker({ store: {} as never })).toThrow(/"breaker\.store".*SharedStore/);
+    expect(() => createCircuitBreaker({ store: createMemoryStore() })).toThrow(
+      /"breaker\.store".*createCircuitBreaker\(\{ store \}\) from '@jitterbug\/core\/store'/,
+    );
     expect(() => createCircuitBreaker({ bogus: 1 } as never)).toThrow(/"breaker\.bogus"/);
     expect(() => createRetryPolicy({ breaker: {} as never })).toThrow(/createCircuitBreaker\(\)/);
   });
@@ -104,7 +107,7 @@ describe('createCircuitBreaker({ store })', () => {
     origin.requests = 0;
     const store = countedStore(createMemoryStore({ now: () => t }));
     const offsets = [0, 5_000, -5_000, 0];
-    const breakers = offsets.map(() => createCircuitBreaker({ ...BREAKER, store, quorum: 2 }));
+    const breakers = offsets.map(() => fleetBreaker({ ...BREAKER, store, quorum: 2 }));
     const clients = breakers.map((breaker, i) =>
       withRetry(fetch, createRetryPolicy({ ...clockOf(offsets[i]), maxAttempts: 1, breaker })),
     );

@@ -9,13 +9,14 @@
  */
 import {
   type CircuitBreakerOptions,
-  createCircuitBreaker,
   createRetryPolicy,
+  createCircuitBreaker as localBreaker,
   createRetryBudget as localBudget,
   createPacer as localPacer,
   type RetryPolicyOptions,
 } from '@jitterbug/core';
 import {
+  createCircuitBreaker,
   createPacer,
   createRetryBudget,
   leaseBudget,
@@ -83,7 +84,11 @@ const options: RetryPolicyOptions = {
   backoff: { baseMs: 2, capMs: 5 },
   budget: config.budget ? (store ? createRetryBudget({ store }) : localBudget()) : false,
   pacer: config.pacer ? (store ? createPacer({ store }) : localPacer()) : false,
-  breaker: config.breaker ? createCircuitBreaker({ ...config.breaker, ...(store ? { store } : {}) }) : false,
+  breaker: config.breaker
+    ? store
+      ? createCircuitBreaker({ ...config.breaker, store })
+      : localBreaker(config.breaker)
+    : false,
   ...(config.maxAttempts === undefined ? {} : { maxAttempts: config.maxAttempts }),
 };
 const client = withRetry(fetch, createRetryPolicy(options));

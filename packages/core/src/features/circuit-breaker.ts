@@ -25,9 +25,9 @@
  * nothing. When the store fails, the breaker goes on alone.
  */
 import { checkFields, fail, numberCheck } from '../option-error.ts';
-import {
+import type {
   claimProbe,
-  type FleetBreakerSettings,
+  FleetBreakerSettings,
   newInstanceId,
   reportBreak,
   settleProbe,
@@ -35,7 +35,7 @@ import {
 import type { SharedStore, StoreResult } from '../store/port.ts';
 import type { RunView, Turn } from '../types.ts';
 import { branded, isFeature, type RunFeature } from './feature.ts';
-import { originOf } from './pacer.ts';
+import { originOf } from './origin.ts';
 
 /** Options of {@link createCircuitBreaker}. */
 export interface CircuitBreakerOptions {
@@ -47,7 +47,10 @@ export interface CircuitBreakerOptions {
   readonly samplingMs?: number;
   /** How long the circuit stays open, in ms. Default 5 000. */
   readonly breakMs?: number;
-  /** A store to share the circuit with the fleet (`redisStore(url)`, …). Default none. */
+  /**
+   * A store to share the circuit with the fleet (`redisStore(url)`, …), with `createCircuitBreaker`
+   * from `@jitterbug/core/store` (this one's carries no store code). Default none.
+   */
   readonly store?: SharedStore;
   /** With a store: the instances that must have broken, within the window, to open the fleet's circuit. Default 2. */
   readonly quorum?: number;
@@ -140,7 +143,22 @@ const failureOf = (
  *
  * @throws TypeError naming the option when a setting is invalid.
  */
-export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): CircuitBreaker => {
+export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): CircuitBreaker =>
+  circuitBreaker(options, undefined);
+
+/** The store's breaker operations, given by the fleet's `createCircuitBreaker` (`fleet-breaker.ts`). */
+export interface FleetBreakerOperations {
+  readonly reportBreak: typeof reportBreak;
+  readonly claimProbe: typeof claimProbe;
+  readonly settleProbe: typeof settleProbe;
+  readonly newInstanceId: typeof newInstanceId;
+}
+
+/** A circuit breaker, shared through `options.store` when `fleetOps` is given. */
+export const circuitBreaker = (
+  options: CircuitBreakerOptions,
+  fleetOps: FleetBreakerOperations | undefined,
+): CircuitBreaker => {
   const o = checkFields(
     options,
     'breaker',
@@ -148,11 +166,18 @@ export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): Circu
     FIELDS,
   ) as Required<Omit<CircuitBreakerOptions, 'store'>> & { store: SharedStore | undefined };
   const { failureRatio, minimumThroughput, samplingMs, breakMs, store, quorum } = o;
+  if (store !== undefined && fleetOps === undefined)
+    fail(
+      'breaker.store',
+      "absent here: a circuit the fleet shares is createCircuitBreaker({ store }) from '@jitterbug/core/store'",
+      store,
+    );
+  const ops = fleetOps as FleetBreakerOperations;
   const bucketMs = samplingMs / BUCKETS;
   // While another instance probes, the fleet's circuit is asked again this often.
   const pollMs = Math.max(50, breakMs / 10);
   const fleet: FleetBreakerSettings = {
-    instanceId: newInstanceId(),
+    instanceId: fleetOps ? fleetOps.newInstanceId() : 0,
     windowMs: samplingMs,
     quorum,
     breakMs,
@@ -270,7 +295,7 @@ export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): Circu
       if (c.claiming === undefined) {
         const claim = { since: now };
         c.claiming = claim;
-        void claimProbe(store!, origin, fleet).then((reply) => {
+        void ops.claimProbe(store!, origin, fleet).then((reply) => {
           if (c.claiming === claim) c.claiming = undefined;
           if (!answered(reply, clock)) return;
           const t = clock();
@@ -309,7 +334,7 @@ export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): Circu
           c.failure = failure;
         }
         if (shared(now))
-          void settleProbe(store!, origin, fleet, failure === undefined).then((reply) => {
+          void ops.settleProbe(store!, origin, fleet, failure === undefined).then((reply) => {
             if (answered(reply, clock) && reply.value.circuit === 'open' && failure !== undefined)
               c.openUntil = clock() + reply.value.forMs;
           });
@@ -332,7 +357,7 @@ export const createCircuitBreaker = (options: CircuitBreakerOptions = {}): Circu
       // A break is a change the fleet hears of; a failure short of one asks the fleet, now and then.
       if (!shared(now) || (!broke && now - c.checkedAt < CHECK_MS)) return;
       c.checkedAt = now;
-      void reportBreak(store!, origin, fleet, broke).then((reply) => {
+      void ops.reportBreak(store!, origin, fleet, broke).then((reply) => {
         if (answered(reply, clock)) follow(c, reply.value.circuit, reply.value.openForMs, clock());
       });
     },

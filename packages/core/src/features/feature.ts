@@ -56,7 +56,15 @@ export interface RunFeature {
 const FEATURE = Symbol.for('jitterbug.feature');
 
 /** The opt-in features, by the option that takes them. */
-export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume' | 'credential' | 'breaker';
+export type FeatureKind =
+  | 'hedge'
+  | 'pacer'
+  | 'throttle'
+  | 'resume'
+  | 'credential'
+  | 'attemptHeaders'
+  | 'idempotencyKey'
+  | 'breaker';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>

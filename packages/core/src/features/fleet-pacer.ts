@@ -25,7 +25,8 @@ import { limitPace, takePace } from '../store/gcra.ts';
 import type { SharedStore } from '../store/port.ts';
 import type { RunView, Turn } from '../types.ts';
 import { branded } from './feature.ts';
-import { createPacer as createLocalPacer, originOf, type Pacer, PacerError } from './pacer.ts';
+import { originOf } from './origin.ts';
+import { createPacer as createLocalPacer, type Pacer, PacerError } from './pacer.ts';
 
 /** Options of the fleet's {@link createPacer}. */
 export interface FleetPacerOptions {

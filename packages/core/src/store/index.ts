@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 
+export { createCircuitBreaker } from '../features/fleet-breaker.ts';
 export {
   createRetryBudget,
   FleetBudgetError,
