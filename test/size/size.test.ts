@@ -45,13 +45,15 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // 422, Proxy-Status, a spent quota, the RateLimit problem types, the browser's offline wait; one
   // structured-field parser, which the pacer and the herd line's `RateLimit` reader share) and the
   // clients' read of a failure's problem body, over main at 0896872: +2,231, +2,273, +2,233, +1,640.
-  withRetry: 15_170,
+  // Issue 35's fleet: a budget that is its own layer and the breaker's row: +28, +32, +29, +29
+  // over issue 36's sizes (measured on the merge).
+  withRetry: 15_198,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 15_170,
-  kyRetry: 18_135,
-  attachRetry: 16_107,
-  createRetryPolicy: 14_067,
+  'withRetry (production)': 15_198,
+  kyRetry: 18_167,
+  attachRetry: 16_136,
+  createRetryPolicy: 14_096,
 };
 
 /**
@@ -67,16 +69,19 @@ const FEATURE_CEILINGS: Readonly<Record<string, number>> = {
   createHedging: 2_196,
   createPacer: 3_283,
   createAdaptiveThrottle: 685,
-  createResume: 1_597,
+  createResume: 1_628,
   createCredentialRefresh: 662,
-  createAttemptHeaders: 245,
-  createIdempotencyKeys: 263,
+  createAttemptHeaders: 254,
+  createIdempotencyKeys: 272,
   createRetryPolicy: 2_712,
+  // The core's breaker, 1,890 on the merge, plus 1 % (without the store's operations: the
+  // fleet's is createCircuitBreaker from @jitterbug/core/store).
+  createCircuitBreaker: 1_909,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
 const FEATURES =
-  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential|attempt-headers|idempotency-keys)|rate-limit-fields)\.ts$/;
+  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential|attempt-headers|idempotency-keys|circuit-breaker|origin|fleet-budget|fleet-pacer|fleet-breaker)|rate-limit-fields)\.ts$/;
 
 /** Source files a bundle must not contain: what its user did not import. */
 const LEFT_OUT: Readonly<Record<string, readonly RegExp[]>> = {

@@ -7,6 +7,7 @@ import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from '
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { AttemptHeaders } from './features/attempt-headers.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
+import type { CircuitBreaker } from './features/circuit-breaker.ts';
 import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
@@ -71,6 +72,7 @@ export type StopReason =
   | 'key-reused' // a request with an idempotency key answered 422: the key was used with another payload
   | 'quota-exceeded' // the quota is spent: a `quota-exceeded` problem, or a spent quota back later than `retryAfter.maxMs`
   | 'abnormal-usage' // an `abnormal-usage-detected` problem: the server takes the requests for abuse
+  | 'circuit-open' // the breaker: the origin's circuit is open, and this attempt was not sent
   | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
 /**
@@ -477,6 +479,13 @@ export interface RetryOptions extends RetryOverrides {
    * once but one every 500 ms. Default `false`. Give one `Pacer` to several policies to share it.
    */
   readonly pacer?: Pacer | false;
+  /**
+   * A circuit breaker per origin, from `createCircuitBreaker()`: when a share of an origin's answers
+   * fail, requests to it fail at once with a `CircuitOpenError` for a while (a retry waits the break
+   * out), then one request probes it. Default `false`. A policy's option; give one breaker to several
+   * policies (or a `store` to the fleet) to share it.
+   */
+  readonly breaker?: CircuitBreaker | false;
   /**
    * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
    * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
