@@ -7,7 +7,7 @@
  */
 
 export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
-export { type AttemptKind, type EditableRequest, editAttempt, generatedKey } from './attempt-edits.ts';
+export { type AttemptKind, type EditableRequest, editAttempt } from './attempt-edits.ts';
 export { type AttemptTimer, attemptTimer, type SignalLike, startTimer } from './attempt-timer.ts';
 export { backoffStrategies, exponentialEnvelope, unitRandom } from './backoff.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream, bufferWebStream } from './body.ts';

@@ -5,12 +5,15 @@
 
 import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
+import type { AttemptHeaders } from './features/attempt-headers.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
 import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
+import type { IdempotencyKeys } from './features/idempotency-keys.ts';
 import type { Pacer } from './features/pacer.ts';
 import type { Resume } from './features/resume.ts';
+import type { FeatureSettings } from './features/table.ts';
 import type { AdaptiveThrottle } from './features/throttle.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Sleep } from './sleep.ts';
@@ -170,20 +173,20 @@ export interface NextAttempt {
   readonly error: unknown;
 }
 
-/** The object form of the `idempotencyKey` option. */
+/** The options of `createIdempotencyKeys(options)`. */
 export interface IdempotencyKeyOptions {
   /** The header. Default `'Idempotency-Key'`. */
   readonly header?: string;
   /**
-   * A request whose method is not retried by itself (a POST, a PATCH) and that carries no key gets
-   * one on its first attempt — `true` for `crypto.randomUUID()`, or your function's — and the same
-   * key on every retry, hedged copy and resume: such a request is then retried safely with no code of
-   * yours. A key the caller set is never replaced. Default `false`.
+   * Makes the key a request whose method is not retried by itself (a POST, a PATCH) and that carries
+   * none gets on its first attempt, and keeps on every retry, hedged copy and resume: such a request
+   * is then retried safely with no code of yours. A key the caller set is never replaced. Default
+   * `() => crypto.randomUUID()`.
    */
-  readonly generate?: boolean | (() => string);
+  readonly generate?: () => string;
 }
 
-/** The object form of the `attemptHeaders` option: each header's name, or `false` for none. */
+/** The names `createAttemptHeaders(names)` sends: each header's name, or `false` for none. */
 export interface AttemptHeadersOptions {
   /** `attempt=N; max=M` on every attempt. Default `'amz-sdk-request'`. */
   readonly attempt?: string | false;
@@ -278,17 +281,20 @@ export interface RetryOverrides {
   readonly errorCodes?: readonly string[];
   /**
    * A request with this header is retried whatever its method (same key on every attempt).
-   * Default `'Idempotency-Key'`; `false` turns this off; `{ header?, generate }` also gives a request
-   * that has no key one of its own (see {@link IdempotencyKeyOptions}).
+   * Default `'Idempotency-Key'`; `false` turns this off; `createIdempotencyKeys({ header?, generate? })`
+   * also gives a request that has no key one of its own (see {@link IdempotencyKeyOptions}). A
+   * factory, so that a program that never generates keys does not carry it.
    */
-  readonly idempotencyKey?: string | false | IdempotencyKeyOptions;
+  readonly idempotencyKey?: string | false | IdempotencyKeys;
   /**
-   * Tells the server which attempt this is, on every attempt (the first too): `attempt=2; max=3` in
-   * `amz-sdk-request` (the AWS SDK's header and form), and, when `deadlineMs` is set, the ms left of it
-   * in `x-envoy-expected-rq-timeout-ms` (as Envoy tells its upstreams), so that a server can shed
-   * retries first and log them as such. `true` for those names, or your own. Default `false`.
+   * Tells the server which attempt this is, on every attempt (the first too), from
+   * `createAttemptHeaders(names?)`: `attempt=2; max=3` in `amz-sdk-request` (the AWS SDK's header and
+   * form), and, when `deadlineMs` is set, the ms left of it in `x-envoy-expected-rq-timeout-ms` (as
+   * Envoy tells its upstreams), so that a server can shed retries first and log them as such; your
+   * own names in `names` (`false` for none). Default `false`. A factory, so that a program that
+   * never sends them does not carry them.
    */
-  readonly attemptHeaders?: boolean | AttemptHeadersOptions;
+  readonly attemptHeaders?: AttemptHeaders | false;
   /**
    * Server-given delays; `false` ignores them, `true` is the defaults. Default
    * `{ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 }`.
@@ -482,8 +488,6 @@ export interface ResolvedOptions {
   readonly maxAttempts: number;
   /** See {@link RetryOverrides.transparentRetries}. */
   readonly transparentRetries: number;
-  /** See {@link RetryOverrides.resume}; `undefined` when off. */
-  readonly resume: Resume | undefined;
   /** The strategy with its numbers. */
   readonly backoff: BackoffParams & {
     /** The strategy's function (a built-in one, or the user's). */
@@ -497,17 +501,6 @@ export interface ResolvedOptions {
   readonly errorCodes: ReadonlySet<string>;
   /** The idempotency key's header, in lower case, or `false`. */
   readonly idempotencyKey: string | false;
-  /** Makes a key for a request that has none (see {@link IdempotencyKeyOptions.generate}). */
-  readonly generateKey: (() => string) | undefined;
-  /** The attempt headers' names (see {@link RetryOverrides.attemptHeaders}), or `undefined`. */
-  readonly attemptHeaders:
-    | {
-        /** The attempt header's name, or `false`. */
-        readonly attempt: string | false;
-        /** The deadline header's name, or `false`. */
-        readonly deadline: string | false;
-      }
-    | undefined;
   /** See {@link RetryOverrides.retryAfter}, with every field filled in; `false` ignores server delays. */
   readonly retryAfter: Required<RetryAfterOptions> | false;
   /** See {@link RetryOverrides.deadlineMs}. */
@@ -518,18 +511,11 @@ export interface ResolvedOptions {
   readonly bufferStreamMaxBytes: number;
   /** See {@link RetryOverrides.discardBodyMaxBytes}. */
   readonly discardBodyMaxBytes: number;
-  /** The retry budget in force, or `undefined` for none. */
-  readonly budget: RetryBudget | undefined;
-  /** See {@link RetryOptions.pacer}; `undefined` when off. */
-  readonly pacer: Pacer | undefined;
-  /** The policy's herd line (`herd: true`, the default), or `undefined`. */
-  readonly herd: RunFeature | undefined;
-  /** @deprecated See `pacer`. */
-  readonly throttle: AdaptiveThrottle | undefined;
-  /** See {@link RetryOverrides.hedge}; `undefined` when off. */
-  readonly hedge: Hedging | undefined;
-  /** The credential refresh (`credential: createCredentialRefresh(…)`), or `undefined`. */
-  readonly credential: CredentialRefresh | undefined;
+  /**
+   * The features in force, by their option (`feature.budget`: the retry budget; `undefined` or
+   * absent: off), as the feature table (`features/table.ts`) resolved them.
+   */
+  readonly feature: FeatureSettings;
   /**
    * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
    * answered between two transparent retries of a request.

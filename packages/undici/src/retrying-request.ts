@@ -177,7 +177,7 @@ export class RetryingRequest
       return true;
     }
     this.state = 'attempt';
-    const hedging = this.run.options.hedge;
+    const hedging = this.run.options.feature.hedge;
     if (hedging) return sendHedged(this, hedging);
     return this.sendAttempt(new Attempt(this));
   }
