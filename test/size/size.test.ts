@@ -41,13 +41,19 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // budgets: withRetry 6,000, kyRetry and attachRetry 7,000, withRetry under production 5,000), no
   // longer plus 1 %: a change that adds a byte to a default bundle raises its ceiling by that byte,
   // in the same commit, with the figure.
-  withRetry: 12_939,
+  // Issue 36, the signals jitterbug reads in every request's decision (an Idempotency-Key's 409 and
+  // 422, Proxy-Status, a spent quota, the RateLimit problem types, the browser's offline wait; one
+  // structured-field parser, which the pacer and the herd line's `RateLimit` reader share) and the
+  // clients' read of a failure's problem body, over main at 0896872: +2,231, +2,273, +2,233, +1,640.
+  // Issue 35's fleet: a budget that is its own layer and the breaker's row: +28, +32, +29, +29
+  // over issue 36's sizes (measured on the merge).
+  withRetry: 15_198,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 12_939,
-  kyRetry: 15_862,
-  attachRetry: 13_874,
-  createRetryPolicy: 12_427,
+  'withRetry (production)': 15_198,
+  kyRetry: 18_167,
+  attachRetry: 16_136,
+  createRetryPolicy: 14_096,
 };
 
 /**
@@ -55,20 +61,27 @@ const CEILINGS: Readonly<Record<string, number>> = {
  * the row per feature of issue 34, measured plus 1 % (a difference of two bundles' gzip moves by a
  * few bytes as the default bundle changes).
  */
+// Measured again over issue 36's default bundle, plus 1 % (each difference grew by 41 to 50 B,
+// the pacer's and resume's by less than their 1 %): createHedging 2,174, createAdaptiveThrottle 678,
+// createCredentialRefresh 655, createAttemptHeaders 243, createIdempotencyKeys 260,
+// createRetryPolicy 2,685.
 const FEATURE_CEILINGS: Readonly<Record<string, number>> = {
-  createHedging: 2_124,
+  createHedging: 2_196,
   createPacer: 3_283,
-  createAdaptiveThrottle: 630,
-  createResume: 1_597,
-  createCredentialRefresh: 614,
-  createAttemptHeaders: 202,
-  createIdempotencyKeys: 212,
-  createRetryPolicy: 2_638,
+  createAdaptiveThrottle: 685,
+  createResume: 1_628,
+  createCredentialRefresh: 662,
+  createAttemptHeaders: 254,
+  createIdempotencyKeys: 272,
+  createRetryPolicy: 2_712,
+  // The core's breaker, 1,890 on the merge, plus 1 % (without the store's operations: the
+  // fleet's is createCircuitBreaker from @jitterbug/core/store).
+  createCircuitBreaker: 1_909,
 };
 
 /** The opt-in features' code: in a bundle only when its user imports the factory. */
 const FEATURES =
-  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential|attempt-headers|idempotency-keys)|rate-limit-fields)\.ts$/;
+  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential|attempt-headers|idempotency-keys|circuit-breaker|origin|fleet-budget|fleet-pacer|fleet-breaker)|rate-limit-fields)\.ts$/;
 
 /** Source files a bundle must not contain: what its user did not import. */
 const LEFT_OUT: Readonly<Record<string, readonly RegExp[]>> = {

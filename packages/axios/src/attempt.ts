@@ -29,13 +29,16 @@ export interface Attempt {
 export class AdapterResponse implements Attempt {
   declare readonly status: number;
   declare private readonly response: AxiosResponse;
+  /** The most bytes of a problem body read for its type (`discardBodyMaxBytes`). */
+  declare private readonly maxBytes: number;
 
-  constructor(response: AxiosResponse) {
+  constructor(response: AxiosResponse, maxBytes: number) {
     this.status = response.status;
     this.response = response;
+    this.maxBytes = maxBytes;
   }
   result(): AttemptResult {
-    return statusResult(this.response);
+    return statusResult(this.response, this.maxBytes);
   }
   finish(): AxiosResponse {
     return this.response;

@@ -66,7 +66,8 @@ export const errorAttempt = (sent: InFlight, error: unknown): Attempt =>
 const rejectedAttempt = (ctx: RequestContext, sent: InFlight, caught: unknown): Attempt => {
   sent.timer?.stop();
   const error = caughtError(ctx, sent, caught);
-  if (isStatusRejection(error)) return failed(statusResult(error.response), error, error.response);
+  if (isStatusRejection(error))
+    return failed(statusResult(error.response, ctx.run.options.discardBodyMaxBytes), error, error.response);
   return errorAttempt(sent, error);
 };
 
@@ -78,7 +79,7 @@ const respondedAttempt = (
 ): Attempt | Promise<Attempt> => {
   if (sent.streamMode) return sent.streamMode.attempt(ctx, sent, response);
   sent.timer?.stop();
-  return new AdapterResponse(response);
+  return new AdapterResponse(response, ctx.run.options.discardBodyMaxBytes);
 };
 
 /** A copy's response or error carries the caller's config, not the copy's (as a single attempt's does). */

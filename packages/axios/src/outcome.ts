@@ -3,7 +3,7 @@
  * the core's `errorCodes` understand. Nothing here decides; it only says what happened.
  */
 import type { HeaderGetter } from '@jitterbug/core';
-import { type AttemptResult, errorCode } from '@jitterbug/core/adapter';
+import { type AttemptResult, errorCode, isProblemJson, problemType } from '@jitterbug/core/adapter';
 import type { AxiosResponse } from 'axios';
 import { AxiosError, AxiosHeaders, isAxiosError, isCancel } from './axios-values.ts';
 
@@ -24,12 +24,34 @@ export const headersOf = (holder: { readonly headers: unknown }): HeaderGetter =
 /**
  * The attempt ended with a response, whatever `validateStatus` thought of it. `shown` is what
  * `shouldRetry` gets as `info.response` (default: the response itself, `data` as the adapter left it).
+ * A failed answer's `application/problem+json` body gives its `problemType` (within `maxBytes`).
  */
-export const statusResult = (response: AxiosResponse, shown: AxiosResponse = response): AttemptResult => ({
-  status: response.status,
-  headers: headersOf(response),
-  response: shown,
-});
+export const statusResult = (
+  response: AxiosResponse,
+  maxBytes: number,
+  shown: AxiosResponse = response,
+): AttemptResult => {
+  const headers = headersOf(response);
+  const result = { status: response.status, headers, response: shown };
+  if (response.status < 400 || !isProblemJson(headers('content-type'))) return result;
+  const type = dataProblemType(shown.data, maxBytes, Number(headers('content-length')));
+  return type === undefined ? result : { ...result, problemType: type };
+};
+
+/**
+ * The `type` of a problem body as axios left it in `data`: text or bytes (`responseType` `text`,
+ * `arraybuffer`), or the object axios parsed (JSON, by default), measured by its declared length.
+ * Nothing of a stream or a `Blob`: the caller's to read.
+ */
+const dataProblemType = (data: unknown, maxBytes: number, declared: number): string | undefined => {
+  if (typeof data === 'string' || data instanceof Uint8Array) return problemType(data, maxBytes);
+  if (data instanceof ArrayBuffer) return problemType(new Uint8Array(data), maxBytes);
+  if (typeof data !== 'object' || data === null || declared > maxBytes) return undefined;
+  if (Symbol.asyncIterator in data || typeof (data as { pipe?: unknown }).pipe === 'function')
+    return undefined;
+  const type = (data as { type?: unknown }).type;
+  return typeof type === 'string' && type !== '' ? type : undefined;
+};
 
 /**
  * Whether a rejection is `settle`'s (the status failed `validateStatus`) rather than a failure

@@ -43,6 +43,7 @@ class ArrivedResponse implements Attempt {
   /** The converted body, or what converting it threw (`failed`). */
   declare private data: unknown;
   declare private failed: boolean;
+  declare private readonly maxBytes: number;
 
   constructor(
     response: AxiosResponse,
@@ -55,6 +56,7 @@ class ArrivedResponse implements Attempt {
     this.body = body;
     this.config = ctx.config;
     this.convert = convert;
+    this.maxBytes = ctx.run.options.discardBodyMaxBytes;
     this.data = NOT_YET;
     this.failed = false;
   }
@@ -71,9 +73,9 @@ class ArrivedResponse implements Attempt {
     return !this.failed;
   }
   result(): AttemptResult {
-    if (!this.converted()) return statusResult(this.response, withoutStream(this.response));
+    if (!this.converted()) return statusResult(this.response, this.maxBytes, withoutStream(this.response));
     this.response.data = this.data;
-    return statusResult(this.response);
+    return statusResult(this.response, this.maxBytes);
   }
   finish(): AxiosResponse {
     if (!this.converted()) throw this.data;
@@ -93,7 +95,7 @@ const callerStreamAttempt = (
   body: StreamBody,
 ): Attempt => ({
   status: response.status,
-  result: () => statusResult(response),
+  result: () => statusResult(response, ctx.run.options.discardBodyMaxBytes),
   finish: () => {
     sent.timer?.stop();
     return settle(response);
@@ -133,12 +135,13 @@ const readBodyAttempt = async (
   return {
     status: response.status,
     result: async () => {
-      if (phase.kind !== 'ended') return statusResult(response, withoutStream(response));
+      const maxBytes = ctx.run.options.discardBodyMaxBytes;
+      if (phase.kind !== 'ended') return statusResult(response, maxBytes, withoutStream(response));
       try {
         response.data = await convert(phase.body);
-        return statusResult(response);
+        return statusResult(response, maxBytes);
       } catch {
-        return statusResult(response, withoutStream(response));
+        return statusResult(response, maxBytes, withoutStream(response));
       }
     },
     finish: async () => {

@@ -91,7 +91,7 @@ describe('outcome', () => {
 
   it('shows shouldRetry the response with its data', () => {
     const r = response(200, config(), '{"error":{"code":"RATE_LIMIT"}}');
-    expect(statusResult(r)).toMatchObject({ status: 200, response: r });
+    expect(statusResult(r, 65_536)).toMatchObject({ status: 200, response: r });
   });
 
   it('reads response headers in any case', () => {

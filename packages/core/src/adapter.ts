@@ -51,22 +51,28 @@ export {
   upperMethod,
 } from './policy.ts';
 export { type PrivateSlot, privateSlot } from './private-slot.ts';
+export { isProblemJson, problemType } from './problem-details.ts';
+export {
+  NOT_FORWARDED_ERRORS,
+  notForwarded,
+  type ProxyStatusEntry,
+  parseProxyStatus,
+} from './proxy-status.ts';
 export {
   type AdvertisedQuota,
   advertisedQuota,
-  parseList,
-  parseRateLimit,
   parseRateLimitPolicy,
   type QuotaPolicy,
-  type ServiceLimit,
 } from './rate-limit-fields.ts';
+export { parseRateLimit, parseRateLimitWait, type ServiceLimit } from './ratelimit-field.ts';
 export {
+  explicitDelay,
   MAX_SERVER_DELAY_MS,
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
-  parseRateLimitWait,
   parseRetryAfter,
+  type ServerDelay,
   type ServerDelaySource,
   serverDelay,
 } from './retry-after.ts';
@@ -74,4 +80,6 @@ export { setRetryInfo } from './retry-info.ts';
 export { type AttemptResult, type HoldSignal, NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
 export { AttemptSequence } from './sequence.ts';
 export { sleep } from './sleep.ts';
+export { type QuotaResetSource, spentQuota } from './spent-quota.ts';
 export type { SequencePort, Step } from './steps.ts';
+export { parseList } from './structured-field.ts';

@@ -2,6 +2,7 @@
  * What the decision looks at for an attempt's result (`AttemptOutcome`), and what `shouldRetry` or
  * `isFailure` is shown of it (`AttemptInfo`), both built from the run's counts.
  */
+import { offline } from '#offline';
 import { type AttemptOutcome, defaultRetry } from './decide.ts';
 import { nothing } from './maybe-promise.ts';
 import type { AttemptInfo, ResolvedOptions } from './options.ts';
@@ -36,10 +37,12 @@ export const outcomeOf = (run: RunRecord, r: EitherResult): AttemptOutcome => {
     backoffState: run.backoffState,
     status: r.status,
     responseHeaders: r.status === undefined ? undefined : (r.headers ?? NO_HEADERS),
+    problemType: r.problemType,
     error: r.error,
     code: r.code,
     aborted: r.aborted === true,
     unprocessed: r.unprocessed === true,
+    offline: r.status === undefined && r.aborted !== true && offline(),
     transparentRetries: run.transparentRetries,
     uncountedRetries: run.uncountedRetries,
     stalledRetries: run.stalledRetries,

@@ -3,10 +3,13 @@
  * because …". Adapters never decide anything themselves; they translate and report to a
  * {@link RetryRun}, which asks the user's hooks and calls these.
  */
+import { type AnswerSignal, answerSignal, asksRetry, hasKey } from './answer-signals.ts';
 import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
 import { errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 import type { DelaySource, ResolvedOptions, RetryReason, StopReason } from './options.ts';
-import { type HeaderGetter, serverDelay } from './retry-after.ts';
+import { notForwarded } from './proxy-status.ts';
+import { explicitDelay, type HeaderGetter, serverDelay } from './retry-after.ts';
+import { spentQuota } from './spent-quota.ts';
 
 /** Everything the decision looks at. */
 export interface AttemptOutcome {
@@ -30,6 +33,11 @@ export interface AttemptOutcome {
   readonly status?: number | undefined;
   /** Reads the response's headers, when a response arrived. */
   readonly responseHeaders?: HeaderGetter | undefined;
+  /**
+   * The `type` of the response's `application/problem+json` body, when the attempt read one (the
+   * RateLimit draft's `quota-exceeded`, `temporary-reduced-capacity`, `abnormal-usage-detected`).
+   */
+  readonly problemType?: string | undefined;
   /** The error, when the attempt failed without a response. */
   readonly error?: unknown;
   /** The error's code as the adapter reads it; default: the code on the error's `cause` chain. */
@@ -47,8 +55,16 @@ export interface AttemptOutcome {
   readonly resuming?: boolean | undefined;
   /** Transparent retries made so far. */
   readonly transparentRetries?: number | undefined;
-  /** Other retries made so far that `maxAttempts` does not count (a credential refresh's). */
+  /**
+   * Other retries made so far that `maxAttempts` does not count (a credential refresh's, an offline
+   * wait's that ended online).
+   */
   readonly uncountedRetries?: number | undefined;
+  /**
+   * The attempt failed without a response while the browser said it was offline
+   * (`navigator.onLine === false`); never set where there is no `navigator.onLine`.
+   */
+  readonly offline?: boolean | undefined;
   /** Of those, the last ones in a row made with no answer from any server in between. */
   readonly stalledRetries?: number | undefined;
   /**
@@ -99,26 +115,30 @@ export type Decision =
       readonly reason: StopReason;
       /** The attempt failed in a way that is normally retried, and jitterbug stopped anyway. */
       readonly gaveUp: boolean;
-      /** The delay that was not waited (`deadline`, `retry-after-too-long`). */
+      /** The delay that was not waited (`deadline`, `retry-after-too-long`, `quota-exceeded`). */
       readonly refusedDelayMs?: number;
+      /** When the spent quota is back, in epoch ms (`quota-exceeded`, when the server said). */
+      readonly quotaResetAt?: number;
     };
 
-const stop = (reason: StopReason, gaveUp: boolean, refusedDelayMs?: number): StopDecision =>
+const stop = (
+  reason: StopReason,
+  gaveUp: boolean,
+  refusedDelayMs?: number,
+  quotaResetAt?: number,
+): StopDecision =>
   refusedDelayMs === undefined
     ? { retry: false, reason, gaveUp }
-    : { retry: false, reason, gaveUp, refusedDelayMs };
+    : quotaResetAt === undefined
+      ? { retry: false, reason, gaveUp, refusedDelayMs }
+      : { retry: false, reason, gaveUp, refusedDelayMs, quotaResetAt };
 
 /** Whether the request may be retried at all: an idempotent method, or an idempotency key. */
 export const methodAllowsRetry = (
   method: string,
   requestHeaders: HeaderGetter,
   options: Pick<ResolvedOptions, 'methods' | 'idempotencyKey'>,
-): boolean => {
-  if (options.methods.has(method)) return true;
-  if (options.idempotencyKey === false) return false;
-  const key = requestHeaders(options.idempotencyKey);
-  return typeof key === 'string' && key.trim() !== '';
-};
+): boolean => options.methods.has(method) || hasKey(requestHeaders, options.idempotencyKey);
 
 // Shared by every request they end, and handed to its adapter (the README's own loop among them):
 // frozen, so that one adapter writing to a decision cannot change it for every later request.
@@ -144,35 +164,74 @@ export const decideByStatus = (
   return options.retry ? undefined : stop(options.disabledBy, false);
 };
 
+/** An attempt's result, as far as whether it is retried depends on it alone. */
+interface RetryableResult {
+  readonly status?: number | undefined;
+  readonly responseHeaders?: HeaderGetter | undefined;
+  /** The request's headers: a keyed request's 409 is retried. */
+  readonly requestHeaders?: HeaderGetter | undefined;
+  readonly problemType?: string | undefined;
+  readonly error?: unknown;
+  readonly code?: string | undefined;
+}
+
+/** What a failed answer says beyond its status (see `answer-signals.ts`); nothing below 400. */
+const signalOf = (
+  result: RetryableResult,
+  options: Pick<ResolvedOptions, 'idempotencyKey'>,
+): AnswerSignal | undefined => {
+  const { status } = result;
+  return status === undefined || status < 400
+    ? undefined
+    : answerSignal(status, result.problemType, result.requestHeaders ?? NO_KEY, options.idempotencyKey);
+};
+const NO_KEY: HeaderGetter = () => undefined;
+
 /**
- * Whether a status or an error is a failure that is retried (its status in `statusCodes`, unless the
+ * Whether a status is one that is retried: in `statusCodes`, or an answer that asks for a retry of
+ * its own (a keyed request's 409, a `temporary-reduced-capacity` problem).
+ */
+const retriedStatus = (
+  result: RetryableResult,
+  options: Pick<ResolvedOptions, 'statusCodes' | 'idempotencyKey'>,
+): boolean => options.statusCodes.has(result.status!) || asksRetry(signalOf(result, options));
+
+/**
+ * Whether a status or an error is a failure that is retried (its status in `statusCodes` or one whose
+ * answer asks for it — a keyed request's 409, a `temporary-reduced-capacity` problem —, unless the
  * server says `x-should-retry: false`, or any status >= 400 it says `x-should-retry: true` of; its
  * code in `errorCodes`), from the attempt's result alone: a hedged attempt waits for its other copies
  * then.
  */
 export const retryableResult = (
-  result: {
-    readonly status?: number | undefined;
-    readonly responseHeaders?: HeaderGetter | undefined;
-    readonly error?: unknown;
-    readonly code?: string | undefined;
-  },
-  options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>,
+  result: RetryableResult,
+  options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes' | 'idempotencyKey'>,
 ): boolean => {
   const { status } = result;
   if (status !== undefined) {
     // What the server says about retrying its answer (`x-should-retry`, sent by the OpenAI and
     // Anthropic APIs) decides, when it says `true` or `false`.
     const said = status >= 400 ? result.responseHeaders?.('x-should-retry')?.trim().toLowerCase() : undefined;
-    return said === 'true' || (said !== 'false' && options.statusCodes.has(status));
+    return said === 'true' || (said !== 'false' && retriedStatus(result, options));
   }
   const code = result.code ?? errorCode(result.error);
   return code !== undefined && options.errorCodes.has(code);
 };
 
+/** An answer's signal that ends the request whatever its status: `key-reused`, `quota-exceeded`, `abnormal-usage`. */
+const stopSignal = (
+  outcome: AttemptOutcome,
+  options: Pick<ResolvedOptions, 'idempotencyKey'>,
+): StopReason | undefined => {
+  const signal = signalOf(outcome, options);
+  return signal === undefined || asksRetry(signal) ? undefined : signal;
+};
+
 /** What jitterbug would do without `shouldRetry`: retry a retryable failure of a retryable request. */
 export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions): boolean =>
-  retryableResult(outcome, options) && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  retryableResult(outcome, options) &&
+  methodAllowsRetry(outcome.method, outcome.requestHeaders, options) &&
+  stopSignal(outcome, options) === undefined;
 
 /**
  * How many transparent retries a request may make in all while servers keep answering (a server
@@ -191,9 +250,27 @@ export const TRANSPARENT_WITH_PROGRESS = 10;
 export const UNREAD_429_MS = 1000;
 
 /**
+ * The delay a response asks for, and whether it is a spent quota's: a delay asked for as such
+ * (`Retry-After` and the millisecond fields, which take precedence), else the reset of a quota the
+ * response says is spent (the `RateLimit` field's `r=0`, `X-RateLimit-Remaining: 0`), else a
+ * rate-limit window's reset.
+ */
+const askedDelay = (
+  headers: HeaderGetter,
+  nowMs: number,
+): { readonly ms: number; readonly source: DelaySource; readonly spent?: true } | undefined => {
+  const explicit = explicitDelay(headers, nowMs);
+  if (explicit) return explicit;
+  const spent = spentQuota(headers, nowMs);
+  return spent ? { ...spent, spent: true } : serverDelay(headers, nowMs);
+};
+
+/**
  * The wait before the retry: the server's delay if the response gives one, else the backoff's
  * (at least {@link UNREAD_429_MS} for a 429, and said so for a 429 or 503). A transparent retry does
- * not move the backoff on: the server did not fail, it refused the request unread.
+ * not move the backoff on: the server did not fail, it refused the request unread. A spent quota
+ * back later than `retryAfter.maxMs` (with `'give-up'`) ends the request as `quota-exceeded`, when
+ * it is back.
  */
 const retryDelay = (
   outcome: AttemptOutcome,
@@ -213,11 +290,15 @@ const retryDelay = (
   if (given !== undefined) {
     return { delayMs: Math.max(0, given) || 0, delaySource: 'forced', nextBackoffState: backoffState };
   }
-  const server = retryAfter && responseHeaders ? serverDelay(responseHeaders, outcome.nowMs) : undefined;
+  const server = retryAfter && responseHeaders ? askedDelay(responseHeaders, outcome.nowMs) : undefined;
   if (server && retryAfter) {
     const { ms } = server;
     const { maxMs } = retryAfter;
-    if (ms > maxMs && retryAfter.whenLonger === 'give-up') return stop('retry-after-too-long', true, ms);
+    if (ms > maxMs && retryAfter.whenLonger === 'give-up') {
+      return server.spent
+        ? stop('quota-exceeded', true, ms, outcome.nowMs + ms)
+        : stop('retry-after-too-long', true, ms);
+    }
     // Jitter keeps clients told the same delay from coming back together, within [0, maxMs]: an
     // honoured delay is lengthened (never sooner than told), a capped one is shortened (it is
     // sooner than told already).
@@ -247,9 +328,15 @@ const retryDelay = (
   };
 };
 
-/** Whether an attempt's failure proves the server never processed the request. */
+/**
+ * Whether an attempt's failure proves the server never processed the request: a failure without an
+ * answer that proves it, or an intermediary's answer whose `Proxy-Status` says it never sent the
+ * request on (`proxy-status.ts`).
+ */
 export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
-  if (outcome.status !== undefined || outcome.aborted) return false;
+  if (outcome.aborted) return false;
+  if (outcome.status !== undefined)
+    return notForwarded(outcome.status, outcome.responseHeaders) !== undefined;
   if (outcome.unprocessed) return true;
   const code = outcome.code ?? errorCode(outcome.error);
   return code !== undefined && UNPROCESSED_ERROR_CODES.includes(code);
@@ -269,13 +356,24 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
   }
   const retryable = retryableResult(outcome, options);
   if (!options.retry) return stop(options.disabledBy, retryable);
+  const { status } = outcome;
+  // What the answer says ends it (a key reused, a quota spent, abuse detected), unless the user
+  // forced the retry or `shouldRetry` said to make it.
+  const ended = forced || outcome.verdict === true ? undefined : stopSignal(outcome, options);
+  if (ended) {
+    const delay =
+      ended === 'quota-exceeded' && outcome.responseHeaders
+        ? askedDelay(outcome.responseHeaders, outcome.nowMs)
+        : undefined;
+    return delay ? stop(ended, retryable, delay.ms, outcome.nowMs + delay.ms) : stop(ended, retryable);
+  }
   // A status we retry, which the server says not to retry (`x-should-retry: false`).
   if (
     !retryable &&
     !forced &&
     outcome.verdict !== true &&
-    outcome.status !== undefined &&
-    options.statusCodes.has(outcome.status)
+    status !== undefined &&
+    retriedStatus(outcome, options)
   ) {
     return stop('declined-by-server', true);
   }
@@ -304,27 +402,63 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
     // Past this point the attempt is one we would retry: every stop is a give-up.
     if (!outcome.bodyReplayable) return stop('body-not-replayable', true);
     // Attempts the server provably never saw (retried transparently) do not count, nor those a
-    // feature's retry made (a fresh credential's).
+    // feature's retry made (a fresh credential's), nor those made while the browser was offline
+    // once it was back.
     if (
       outcome.attempt - (outcome.transparentRetries ?? 0) - (outcome.uncountedRetries ?? 0) >=
       options.maxAttempts
     )
       return stop('max-attempts', true);
   }
-  const delay = retryDelay(outcome, options, transparent);
+  // A network failure while the browser is offline: the retry waits until it is back online, at most
+  // the longest wait jitterbug makes (within the deadline), and moves the backoff on no further.
+  const offline = !transparent && outcome.offline === true && status === undefined;
+  const delay = offline ? offlineDelay(outcome, options) : retryDelay(outcome, options, transparent);
   if ('retry' in delay) return delay;
   // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.
   if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
     return stop('deadline', true, delay.delayMs);
   }
   const reason: RetryReason = transparent
-    ? 'unprocessed'
+    ? status === undefined
+      ? 'unprocessed'
+      : 'not-forwarded'
     : outcome.resuming
       ? 'resume'
       : !byDefault
         ? 'forced'
-        : outcome.status !== undefined
-          ? 'status'
-          : 'error';
+        : offline
+          ? 'offline'
+          : status !== undefined
+            ? (asked(outcome, options) ?? 'status')
+            : 'error';
   return { retry: true, ...delay, reason };
+};
+
+/** The retry reason of an answer that asks for its retry (`key-in-use`, `reduced-capacity`). */
+const asked = (
+  outcome: AttemptOutcome,
+  options: Pick<ResolvedOptions, 'idempotencyKey'>,
+): 'key-in-use' | 'reduced-capacity' | undefined => {
+  const signal = signalOf(outcome, options);
+  return asksRetry(signal) ? signal : undefined;
+};
+
+/**
+ * The wait of a failure while the browser is offline: until its `online` event, which the run
+ * waits for, at most `retryAfter.maxMs` (the backoff's `capMs` with `retryAfter: false`) and what
+ * is left of the deadline.
+ */
+const offlineDelay = (
+  outcome: AttemptOutcome,
+  options: ResolvedOptions,
+): { delayMs: number; delaySource: DelaySource; nextBackoffState: BackoffState } => {
+  const { deadlineMs, retryAfter } = options;
+  const cap = retryAfter ? retryAfter.maxMs : options.backoff.capMs;
+  const left = deadlineMs === undefined ? cap : deadlineMs - outcome.elapsedMs;
+  return {
+    delayMs: Math.max(0, Math.min(cap, left)) || 0,
+    delaySource: 'offline',
+    nextBackoffState: outcome.backoffState,
+  };
 };

@@ -32,6 +32,13 @@ export {
   type RetryBudgetOptions,
 } from './features/budget.ts';
 export {
+  CIRCUIT_BREAKER_DEFAULTS,
+  type CircuitBreaker,
+  type CircuitBreakerOptions,
+  CircuitOpenError,
+  createCircuitBreaker,
+} from './features/circuit-breaker.ts';
+export {
   type CredentialRefresh,
   type CredentialRefreshOptions,
   createCredentialRefresh,

@@ -7,6 +7,7 @@ import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from '
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { AttemptHeaders } from './features/attempt-headers.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
+import type { CircuitBreaker } from './features/circuit-breaker.ts';
 import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
@@ -68,6 +69,10 @@ export type StopReason =
   | 'origin-unavailable' // the pacer: the origin answers everything with 503, and this was not its probe
   | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
   | 'credential-refused' // the request sent again with a fresh credential (`credential`) was refused again
+  | 'key-reused' // a request with an idempotency key answered 422: the key was used with another payload
+  | 'quota-exceeded' // the quota is spent: a `quota-exceeded` problem, or a spent quota back later than `retryAfter.maxMs`
+  | 'abnormal-usage' // an `abnormal-usage-detected` problem: the server takes the requests for abuse
+  | 'circuit-open' // the breaker: the origin's circuit is open, and this attempt was not sent
   | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
 
 /**
@@ -75,13 +80,30 @@ export type StopReason =
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
  * failure that proves the server never processed the request (`transparentRetries`), or a body that
  * broke after it was handed over, asked for again from where it broke (`resume`), or a request
- * refused for a stale credential, sent again with a fresh one (`credential`).
+ * refused for a stale credential, sent again with a fresh one (`credential`). What an answer said
+ * has reasons of its own: `key-in-use` (a request with an idempotency key answered 409: one with
+ * this key is still being processed), `reduced-capacity` (a `temporary-reduced-capacity` problem),
+ * `not-forwarded` (a `Proxy-Status` that proves no intermediary sent the request on: retried as
+ * `unprocessed` is), and `offline` (a network failure while the browser was offline, retried once
+ * it is back online).
  */
-export type RetryReason = 'status' | 'error' | 'forced' | 'unprocessed' | 'resume' | 'credential';
+export type RetryReason =
+  | 'status'
+  | 'error'
+  | 'forced'
+  | 'unprocessed'
+  | 'resume'
+  | 'credential'
+  | 'key-in-use'
+  | 'reduced-capacity'
+  | 'not-forwarded'
+  | 'offline';
 
 /**
- * Where a retry's delay came from: the backoff, a server's field, or a delay given with the retry
- * (`forced`: a forced retry's, or none at all for a credential refresh's retry).
+ * Where a retry's delay came from: the backoff, a server's field (`ratelimit`: the `RateLimit` field
+ * of a spent quota, its `t`), a delay given with the retry (`forced`: a forced retry's, or none at
+ * all for a credential refresh's retry), or `offline`: the wait until the browser is back online
+ * (its `online` event), `delayMs` being the longest it lasts.
  */
 export type DelaySource =
   | 'backoff'
@@ -91,7 +113,8 @@ export type DelaySource =
   | 'ratelimit-reset'
   | 'x-ratelimit-reset'
   | 'ratelimit'
-  | 'forced';
+  | 'forced'
+  | 'offline';
 
 /** The request and the attempt that just ended, as passed to `shouldRetry` and `isFailure`. */
 export interface AttemptInfo {
@@ -250,6 +273,12 @@ export interface RetryInfo {
   readonly error: unknown;
   /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
   readonly route: string | undefined;
+  /**
+   * When the spent quota is back, in epoch ms by the policy's clock (`now`), for a request that
+   * ended `quota-exceeded` with a time the server gave (`Retry-After`, the `RateLimit` field's `t`,
+   * `X-RateLimit-Reset`): tell the user when to try again. Otherwise `undefined`.
+   */
+  readonly quotaResetAt: number | undefined;
   /** Hedged copies sent (extra to the attempts) and the copy of the last attempt that answered, if hedged. */
   readonly hedge:
     | {
@@ -450,6 +479,13 @@ export interface RetryOptions extends RetryOverrides {
    * once but one every 500 ms. Default `false`. Give one `Pacer` to several policies to share it.
    */
   readonly pacer?: Pacer | false;
+  /**
+   * A circuit breaker per origin, from `createCircuitBreaker()`: when a share of an origin's answers
+   * fail, requests to it fail at once with a `CircuitOpenError` for a while (a retry waits the break
+   * out), then one request probes it. Default `false`. A policy's option; give one breaker to several
+   * policies (or a `store` to the fleet) to share it.
+   */
+  readonly breaker?: CircuitBreaker | false;
   /**
    * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
    * the attempts it wanted to send and those the server accepted (answered with anything but 429 or

@@ -4,6 +4,8 @@
  * for a value it does not understand: garbage never becomes `NaN`, a negative or an infinite wait.
  */
 
+import { parseRateLimitWait } from './ratelimit-field.ts';
+
 /** Reads one response header by name (any case); `null`/`undefined` when absent. */
 export type HeaderGetter = (name: string) => string | null | undefined;
 
@@ -96,37 +98,6 @@ export const parseRateLimitReset = (
   // a client to wait 31 years); from 10^12 on, in milliseconds.
   digitsMs(value, (n) => (n >= 1e12 ? n - nowMs : n >= 1e9 ? n * 1000 - nowMs : n * 1000));
 
-// An item of the `RateLimit` field as RFC 9651 writes it: a String or Token (the policy's name),
-// then parameters whose values are bare items (Integer, Decimal, String, Token, Boolean, Bytes).
-const RATELIMIT_ITEM =
-  /^[ \t]*(?:"[^"\\]*"|[A-Za-z*][!#$%&'*+.^`|~\w:/-]*)((?:;[ ]*[a-z*][a-z0-9_.*-]*(?:=(?:-?\d+(?:\.\d+)?|"[^"\\]*"|[A-Za-z*][!#$%&'*+.^`|~\w:/-]*|\?[01]|:[A-Za-z0-9+/=]*:))?)*)[ \t]*$/;
-const PARAM = /;[ ]*([a-z*][a-z0-9_.*-]*)(?:=([^;]*))?/g;
-const INTEGER = /^-?\d{1,15}$/;
-
-/**
- * The wait the `RateLimit` field (draft-ietf-httpapi-ratelimit-headers: `"default";r=0;t=30`) gives
- * a request its quota refused: the longest `t` (seconds) of the items with `r=0`, in ms. `undefined`
- * when no item is spent, or when the field is not a list of such items (a field that does not parse
- * is ignored whole, as the draft says; the pacer reads the whole field, and `RateLimit-Policy`).
- */
-export const parseRateLimitWait = (value: string | null | undefined): number | undefined => {
-  if (value == null) return undefined;
-  let waitMs: number | undefined;
-  for (const item of value.split(',')) {
-    const params = RATELIMIT_ITEM.exec(item)?.[1];
-    if (params === undefined) return undefined;
-    const found: Record<string, string | undefined> = {};
-    // A key given twice keeps its last value.
-    for (const [, key, v] of params.matchAll(PARAM)) found[key!] = v;
-    const { r, t } = found;
-    // Integers as RFC 9651 writes them (`0`, `00`, `-0` are all zero).
-    if (INTEGER.test(r ?? '') && Number(r) === 0 && INTEGER.test(t ?? '') && Number(t) >= 0) {
-      waitMs = Math.max(waitMs ?? 0, Number(t) * 1000);
-    }
-  }
-  return waitMs;
-};
-
 /** Where a server-given delay came from. */
 export type ServerDelaySource =
   | 'retry-after-ms'
@@ -140,39 +111,60 @@ export type ServerDelaySource =
 export const parseDelayMs = (value: string | null | undefined): number | undefined =>
   digitsMs(value, (ms) => ms);
 
-/** Each header that can give a delay, in the order they are read, with its parser; its name is the source. */
-const SERVER_DELAYS: readonly (readonly [
+/** A header that gives a delay, with its parser; its name is the source. */
+type DelayField = readonly [
   ServerDelaySource,
   (value: string | null | undefined, nowMs: number) => number | undefined,
-])[] = [
+];
+
+/** The fields that ask for a delay as such, in the order they are read. */
+const DELAY_FIELDS: readonly DelayField[] = [
   ['retry-after-ms', parseDelayMs],
   ['x-ms-retry-after-ms', parseDelayMs],
   ['retry-after', parseRetryAfter],
+];
+
+/** The fields that say when a rate-limit window resets, read after those. */
+const RESET_FIELDS: readonly DelayField[] = [
   ['ratelimit-reset', parseRateLimitReset],
   ['x-ratelimit-reset', parseRateLimitReset],
   ['ratelimit', parseRateLimitWait],
 ];
 
-/**
- * The delay a response asks for: the millisecond fields first, as precise as servers give
- * (`retry-after-ms`: OpenAI, Anthropic; `x-ms-retry-after-ms`: Azure), then `Retry-After`, then
- * `RateLimit-Reset`, then `X-RateLimit-Reset`, then a spent quota of `RateLimit`. An unparseable
- * header is skipped, not trusted.
- */
-export const serverDelay = (
+/** A server-given delay: how long, and the header it came from. */
+export interface ServerDelay {
+  /** The delay, in ms, within `[0, MAX_SERVER_DELAY_MS]`. */
+  readonly ms: number;
+  /** The header it came from. */
+  readonly source: ServerDelaySource;
+}
+
+/** The first of `fields` that parses. */
+const firstDelay = (
+  fields: readonly DelayField[],
   headers: HeaderGetter,
-  nowMs: number = Date.now(),
-):
-  | {
-      /** The delay, in ms, within `[0, MAX_SERVER_DELAY_MS]`. */
-      readonly ms: number;
-      /** The header it came from. */
-      readonly source: ServerDelaySource;
-    }
-  | undefined => {
-  for (const [source, parse] of SERVER_DELAYS) {
+  nowMs: number,
+): ServerDelay | undefined => {
+  for (const [source, parse] of fields) {
     const ms = parse(headers(source), nowMs);
     if (ms !== undefined) return { ms, source };
   }
   return undefined;
 };
+
+/**
+ * The delay a response asks for in so many words: `retry-after-ms` (OpenAI, Anthropic), then
+ * `x-ms-retry-after-ms` (Azure), both as precise as servers give, then `Retry-After`. It takes
+ * precedence over what the rate-limit fields say (draft-ietf-httpapi-ratelimit-headers: "the
+ * Retry-After field MUST take precedence").
+ */
+export const explicitDelay = (headers: HeaderGetter, nowMs: number = Date.now()): ServerDelay | undefined =>
+  firstDelay(DELAY_FIELDS, headers, nowMs);
+
+/**
+ * The delay a response asks for: {@link explicitDelay}'s fields first, then `RateLimit-Reset`, then
+ * `X-RateLimit-Reset`, then a spent quota of `RateLimit`. An unparseable header is skipped, not
+ * trusted.
+ */
+export const serverDelay = (headers: HeaderGetter, nowMs: number = Date.now()): ServerDelay | undefined =>
+  firstDelay(DELAY_FIELDS, headers, nowMs) ?? firstDelay(RESET_FIELDS, headers, nowMs);

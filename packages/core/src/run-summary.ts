@@ -4,13 +4,17 @@ import type { RunRecord } from './run-record.ts';
 
 const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
 
-/** The summary of `run`, ending as `reason` (`success`: with an answer the caller takes as one). */
+/**
+ * The summary of `run`, ending as `reason` (`success`: with an answer the caller takes as one;
+ * `quotaResetAt`: when a spent quota is back, for a run ended `quota-exceeded`).
+ */
 export const summaryOf = (
   run: RunRecord,
   reason: StopReason,
   status: number | undefined,
   error: unknown,
   success: boolean,
+  quotaResetAt?: number,
 ): Mutable<RetryInfo> => ({
   // One literal of one shape: the summary is made on every request's success path.
   method: run.method,
@@ -25,5 +29,6 @@ export const summaryOf = (
   status,
   error,
   route: run.options.route,
+  quotaResetAt,
   hedge: undefined,
 });

@@ -27,6 +27,8 @@ export interface Aside {
   pending: PromiseLike<unknown> | undefined;
   /** The race of the attempt's copies, while a feature races them. */
   race: RacedSend | undefined;
+  /** When the wait until the browser is back online began (`untilOnline`), by the policy's clock. */
+  offlineSinceMs: number;
 }
 
 /** A new, empty aside (one literal of one shape). */
@@ -37,4 +39,5 @@ export const newAside = (): Aside => ({
   delayMs: -1,
   pending: undefined,
   race: undefined,
+  offlineSinceMs: -1,
 });

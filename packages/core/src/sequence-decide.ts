@@ -8,6 +8,7 @@ import { attemptInfoOf, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type AttemptOutcome, type Decision, decide, decideByStatus } from './decide.ts';
 import { errorCode } from './errors.ts';
 import type { StopReason } from './options.ts';
+import { notForwarded } from './proxy-status.ts';
 import { giveUpEventOf, retryEventOf } from './run-events.ts';
 import { ask, end, fail } from './sequence-end.ts';
 import { callHook } from './sequence-hook.ts';
@@ -45,7 +46,10 @@ export const decideResult = (s: SequenceState, result: AttemptResult): Step => {
   s.attempts++;
   const outcome = outcomeOf(s, result);
   const o = s.options;
-  if (outcome.status !== undefined) o.progress.answers++;
+  // An intermediary's answer that it never sent the request on is no sign that servers serve.
+  if (outcome.status !== undefined && notForwarded(outcome.status, outcome.responseHeaders) === undefined) {
+    o.progress.answers++;
+  }
   if (o.observing) for (const feature of o.features) feature.observe?.(s, outcome);
   if (observed) attemptEnded(s, outcome.status, outcome.error, outcome.code);
   // shouldRetry is asked about failures only (a 200 is never sent again for `() => true`), and
@@ -85,7 +89,7 @@ export const decideOutcome = (s: SequenceState, outcome: AttemptOutcome): Step =
   s.retries ??= [];
   s.retries.push(reason);
   // A transparent retry does not count in maxAttempts: the server never saw the attempt.
-  if (reason === 'unprocessed') {
+  if (reason === 'unprocessed' || reason === 'not-forwarded') {
     s.transparentRetries++;
     s.stalledRetries = outcome.progressed ? 0 : s.stalledRetries + 1;
     s.answersSeen = o.progress.answers;
@@ -102,6 +106,9 @@ export const decideOutcome = (s: SequenceState, outcome: AttemptOutcome): Step =
 /** A retry, decided and told: the answer is dropped, then the wait. */
 export const retry = (s: SequenceState): Step => {
   s.delayMs = (s.decision as Extract<Decision, { readonly retry: true }>).delayMs;
+  // A failure while offline waits until the browser is back online (the driver's wait ends at the
+  // `online` event: `untilOnline`).
+  if (s.decision!.reason === 'offline') s.aside!.offlineSinceMs = s.options.now();
   const then = s.afterEnd;
   if (then === DECISION) return ask(s, OVER, 'discard');
   if (then === PREPARE_FAILED) return fail(s, s.error);

@@ -119,7 +119,10 @@ export const close = (
 ): unknown => {
   if (s.summary) return undefined;
   const o = s.options;
-  const summary = summaryOf(s, reason, status, error, success);
+  // A spent quota's stop says when it is back (the decision that ended the run).
+  const quotaResetAt =
+    reason === 'quota-exceeded' && s.decision && !s.decision.retry ? s.decision.quotaResetAt : undefined;
+  const summary = summaryOf(s, reason, status, error, success, quotaResetAt);
   const { finishing } = o;
   for (let i = 0; i < finishing.length; i++) finishing[i]!.finish!(s, summary);
   s.summary = summary;

@@ -18,6 +18,7 @@
  */
 
 import { channels, observed } from '#diagnostics';
+import { offline } from '#offline';
 import { hasAttemptHook } from './attempt-edits.ts';
 import { type EitherResult, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
@@ -180,7 +181,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
         return prepared(this);
       case HOLD:
       case WAIT:
-        this.totalDelayMs += this.delayMs;
+        this.waited();
         return attempt(this);
       case EDIT:
       case EDIT_HOOK:
@@ -366,6 +367,30 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
   /** Time since the run began, by the policy's clock. */
   elapsedMs(): number {
     return Math.max(0, this.options.now() - this.startMs);
+  }
+
+  /**
+   * `wait`: whether the wait ends at the browser's `online` event too (a failure while offline: the
+   * driver waits with `untilOnline`, at most `delayMs`).
+   */
+  get untilOnline(): boolean {
+    return this.stage === WAIT && (this.aside?.offlineSinceMs ?? -1) >= 0;
+  }
+
+  /**
+   * The wait asked for is over: its time counted; after one until the browser was back online, the
+   * time actually waited, and the failed attempt not counted in `maxAttempts` when it is back.
+   */
+  protected waited(): void {
+    const aside = this.aside!;
+    const since = aside.offlineSinceMs;
+    if (since < 0) {
+      this.totalDelayMs += aside.delayMs;
+      return;
+    }
+    aside.offlineSinceMs = -1;
+    this.totalDelayMs += Math.min(aside.delayMs, Math.max(0, this.options.now() - since)) || 0;
+    if (!offline()) this.uncountedRetries++;
   }
 
   // --- For the feature that races an attempt's copies (`RaceHost`) --------------------------

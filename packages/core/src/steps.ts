@@ -24,7 +24,8 @@ import type { RunView } from './types.ts';
  * - `prepare`: the work before the first attempt (a stream body read ahead so that it can be sent
  *   again). Then `done()`, or `failed(error)`.
  * - `hold`: a feature holds the attempt (the pacer: the origin's turn has not come); wait `delayMs`.
- * - `wait`: back off `delayMs` before the next attempt. For both: the caller's cancellation ends the
+ * - `wait`: back off `delayMs` before the next attempt (with `untilOnline`: or until the browser's
+ *   `online` event, whichever comes first). For both: the caller's cancellation ends the
  *   wait at once; then `done()`, or `failed(reason)` when the caller's signal aborted (also when a
  *   sleep ignored the signal and ended anyway).
  * - `send`: send the attempt, then tell `answered(copy, status)`. In a race (after `race`), it is
@@ -72,6 +73,11 @@ export type AttemptResult =
       readonly headers?: HeaderGetter;
       /** The client's response object, shown to `shouldRetry` as `info.response`. */
       readonly response?: unknown;
+      /**
+       * The `type` of its `application/problem+json` body, when the driver read one
+       * (`problemType()`; the RateLimit draft's problem types decide then).
+       */
+      readonly problemType?: string;
     }
   | {
       /** The attempt failed without a response, with this error. */
@@ -180,6 +186,8 @@ export interface RaceHost extends Pick<RunView, 'options' | 'method' | 'headers'
 export interface StepFields {
   /** `hold`, `wait`: how long, in ms. */
   readonly delayMs: number;
+  /** `wait`: it ends at the browser's `online` event too (a failure while offline). */
+  readonly untilOnline: boolean;
   /** `send`, `result`, `won`, `drop`, `deliver`: which copy of the attempt (1 unless it races). */
   readonly copy: number;
   /** `race`, a copy's `send`: tell `due()` after this long with no answer (`undefined`: no other copy follows). */

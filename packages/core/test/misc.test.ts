@@ -84,6 +84,7 @@ describe('getRetryInfo / setRetryInfo', () => {
     status: 200,
     error: undefined,
     route: undefined,
+    quotaResetAt: undefined,
     hedge: undefined,
   };
 

@@ -24,6 +24,7 @@ import {
 import { type FetchFunction, failuresProveUnsent, RequestParts } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
+import { readProblemType } from './problem-body.ts';
 
 /** An attempt that failed without a response, with the code the core should read when it has none. */
 class Failed {
@@ -142,14 +143,23 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
     return answer instanceof Failed ? undefined : answer.status;
   }
 
-  result(answer: Answer): AttemptResult {
+  result(answer: Answer): AttemptResult | Promise<AttemptResult> {
     if (answer instanceof Failed) {
       const { error } = answer;
       const aborted = this.callerSignal?.aborted === true;
       const code = aborted ? undefined : answer.code;
       return code ? { error, code } : { error, aborted };
     }
-    return { status: answer.status, headers: (name) => answer.headers.get(name), response: answer };
+    const result = {
+      status: answer.status,
+      headers: (name: string) => answer.headers.get(name),
+      response: answer,
+    };
+    // A problem body's type is part of the answer (read from a clone: the caller may still get it).
+    const reading = readProblemType(answer, this.run.options.discardBodyMaxBytes);
+    return reading
+      ? reading.then((type) => (type === undefined ? result : { ...result, problemType: type }))
+      : result;
   }
 
   deliver(answer: Answer): Response {

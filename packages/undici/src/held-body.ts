@@ -17,7 +17,7 @@ export interface HeldFor {
 }
 
 export class HeldBody implements BodySink {
-  declare private readonly events: HeldEvent[];
+  declare protected readonly events: HeldEvent[];
 
   constructor() {
     this.events = [];
@@ -64,7 +64,7 @@ export class HeldBody implements BodySink {
   }
 
   /** Replays what was held, in order, to where the body goes now, while it goes somewhere. */
-  private replay(request: HeldFor, controller: Controller): void {
+  protected replay(request: HeldFor, controller: Controller): void {
     for (const event of this.events) {
       const sink = request.sink;
       if (!sink) return;

@@ -34,6 +34,7 @@ import { Drain, type DrainOwner } from './drain.ts';
 import { type HedgedAttempt, sendHedged } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
 import { OutgoingRequest } from './outgoing-request.ts';
+import { ProblemBody, readsProblem } from './problem-body.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
@@ -243,13 +244,35 @@ export class RetryingRequest
     statusMessage?: string,
   ): void {
     const run = this.run;
+    const maxBytes = run.options.discardBodyMaxBytes;
+    // A failure's problem body is read first: its type decides too (`problem-body.ts`).
+    if (run.options.retry && readsProblem(statusCode, headers, maxBytes)) {
+      this.current?.untime();
+      this.state = 'deciding';
+      this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
+        this.decideHead(controller, statusCode, headers, statusMessage, problemType),
+      );
+      return;
+    }
+    this.decideHead(controller, statusCode, headers, statusMessage, undefined);
+  }
+
+  /** 4. The run decides on a response's head (and its problem type, when its body was read for it). */
+  private decideHead(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage: string | undefined,
+    problemType: string | undefined,
+  ): void {
+    const run = this.run;
     let pending: Decision | Promise<Decision>;
     try {
       // A first answer that settles the request by itself (a success) with no onFinish to tell is
       // decided where undici delivers it: the success path switches no context.
       const settled =
         run.attempts === 0 && run.options.onFinish === undefined ? run.settle(statusCode) : undefined;
-      pending = settled ?? inScope(this.scope, () => this.report(statusCode, headers));
+      pending = settled ?? inScope(this.scope, () => this.report(statusCode, headers, problemType));
     } catch (hookError) {
       this.responseFailed(hookError as Error, true);
       return;
@@ -271,10 +294,16 @@ export class RetryingRequest
   }
 
   /** Reports a response's head to the run (a request for the rest of a body checks it first). */
-  private report(status: number, headers: HeaderRecord): Decision | Promise<Decision> {
+  private report(status: number, headers: HeaderRecord, problemType?: string): Decision | Promise<Decision> {
     const run = this.run;
     if (this.rest) return this.rest.report(run, status, headers);
-    return run.settle(status) ?? run.next({ status, headers: responseHeaderGetter(headers) });
+    const getter = responseHeaderGetter(headers);
+    return (
+      run.settle(status) ??
+      run.next(
+        problemType === undefined ? { status, headers: getter } : { status, headers: getter, problemType },
+      )
+    );
   }
 
   /** The error the request fails with instead of handing a final answer over, once it is drained. */

@@ -5,6 +5,7 @@
  * client is a {@link Transport}, which only sends and translates. Every decision, and the order of
  * the steps, is the sequence's.
  */
+import { untilOnline } from '#offline';
 import type { EditableRequest } from '../attempt-edits.ts';
 import type { AttemptSequence } from '../sequence.ts';
 import type { AttemptResult, Step } from '../steps.ts';
@@ -108,7 +109,9 @@ export const runAttempts = async <A, R>(
           case 'hold':
           case 'wait': {
             const signal = t.signal();
-            await run.options.sleep(run.delayMs, signal);
+            const { sleep } = run.options;
+            // A failure while the browser is offline waits for its `online` event too.
+            await (run.untilOnline ? untilOnline(sleep, run.delayMs, signal) : sleep(run.delayMs, signal));
             // An injected sleep may ignore the signal: the abort still ends the wait.
             if (signal?.aborted) throw signal.reason;
             step = run.done();

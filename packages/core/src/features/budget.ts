@@ -15,7 +15,10 @@
  * - a transparent retry of a request the server provably never processed (a refused connection, an
  *   HTTP/2 stream refused or above a GOAWAY's last stream): it reached no application, and a server
  *   that rotates its connections refuses many at once (gRPC's gRFC A6 keeps these outside its retry
- *   throttling too);
+ *   throttling too); the same for an answer whose `Proxy-Status` proves no intermediary sent the
+ *   request on (`not-forwarded`), which reached no application either;
+ * - the retry of a network failure made while the browser was offline (`offline`), sent once it is
+ *   back online: no server saw the failed attempt;
  * - the retry of a 429 at the time the server gave (`Retry-After` and the like): the server is up,
  *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
  *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×;
@@ -99,7 +102,11 @@ export const isRetryBudget = (value: unknown): value is RetryBudget =>
   typeof (value as RetryBudget).tryWithdraw === 'function' &&
   typeof (value as RetryBudget).deposit === 'function';
 
-const EXHAUSTED: StopDecision = Object.freeze({ retry: false, reason: 'budget-exhausted', gaveUp: true });
+export const EXHAUSTED: StopDecision = Object.freeze({
+  retry: false,
+  reason: 'budget-exhausted',
+  gaveUp: true,
+});
 
 /** Requests that had their one retry free of the budget for a hook's fix. */
 const fixedByHook = new WeakSet<RunView>();
@@ -128,21 +135,28 @@ const hookFix = (run: RunView, { status, verdict }: AttemptOutcome, decision: De
 };
 
 /**
- * A budget as the run's feature: each request deposits as it begins, and each retry withdraws a
- * token or is refused. Made once per set of options, not per request.
+ * Whether a retry decision takes a budget token: a stop takes none, nor a retry free of the budget
+ * (see the module's comment). Shared with the fleet's budget (`fleet-budget.ts`).
  */
-export const budgetFeature = (budget: RetryBudget): RunFeature => ({
-  begin: () => budget.deposit(),
-  // A stop, or a retry free of the budget (see the module's comment), takes no token.
-  review: (run, outcome, decision) =>
-    !decision.retry ||
-    decision.reason === 'unprocessed' ||
-    (outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') ||
-    hookFix(run, outcome, decision) ||
-    budget.tryWithdraw()
-      ? decision
-      : EXHAUSTED,
-  retrying(_run, event) {
-    event.budgetTokens = budget.tokens;
-  },
-});
+export const spends = (run: RunView, outcome: AttemptOutcome, decision: Decision): boolean =>
+  decision.retry &&
+  decision.reason !== 'unprocessed' &&
+  decision.reason !== 'not-forwarded' &&
+  decision.reason !== 'offline' &&
+  !(outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') &&
+  !hookFix(run, outcome, decision);
+
+/**
+ * A budget as the run's feature: each request deposits as it begins, and each retry withdraws a
+ * token or is refused. Made once per set of options, not per request. A budget that is a feature
+ * of its own (the fleet's, which asks its store) is its own layer.
+ */
+export const budgetFeature = (budget: RetryBudget): RunFeature =>
+  (budget as { feature?: RunFeature }).feature ?? {
+    begin: () => budget.deposit(),
+    review: (run, outcome, decision) =>
+      !spends(run, outcome, decision) || budget.tryWithdraw() ? decision : EXHAUSTED,
+    retrying(_run, event) {
+      event.budgetTokens = budget.tokens;
+    },
+  };

@@ -63,7 +63,8 @@ export type FeatureKind =
   | 'resume'
   | 'credential'
   | 'attemptHeaders'
-  | 'idempotencyKey';
+  | 'idempotencyKey'
+  | 'breaker';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>

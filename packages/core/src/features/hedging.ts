@@ -149,9 +149,12 @@ export const createHedging = (options: HedgeOptions): Hedging => {
       }
       return true;
     },
+    // A keyed request's 409 is its other copy still being processed: it does not settle the race.
     settles: (run, result) =>
       !retryableResult(
-        'status' in result ? { status: result.status, responseHeaders: result.headers } : result,
+        'status' in result
+          ? { status: result.status, responseHeaders: result.headers, requestHeaders: run.headers }
+          : result,
         run.options,
       ),
     answered(run, copy, latencyMs) {

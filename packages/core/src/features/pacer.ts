@@ -34,6 +34,7 @@ import { advertisedQuota } from '../rate-limit-fields.ts';
 import { serverDelay } from '../retry-after.ts';
 import type { RunView, Turn } from '../types.ts';
 import { branded, isFeature, type RunFeature } from './feature.ts';
+import { originOf } from './origin.ts';
 
 /** The pacer of a policy (or of several, shared like a retry budget): a feature of the run. */
 export interface Pacer extends RunFeature {
@@ -132,41 +133,6 @@ interface Place {
   /** The end of the wait it was last told: its clock, should the policy's not have moved. */
   heldUntil: number;
 }
-
-const originCache = new Map<string, string>();
-let lastKey = '';
-let lastOrigin = '';
-
-/**
- * The origin of a request's URL (a relative one's is the page's, in a browser). Every answer asks
- * it: `new URL` is asked once per scheme and authority, and a URL of the same authority as the last
- * one is answered without making a string.
- */
-const originOf = (url: string): string => {
-  const end = lastKey.length;
-  if (end > 0 && url.startsWith(lastKey) && (url.length === end || '/?#'.includes(url.charAt(end))))
-    return lastOrigin;
-  const from = url.indexOf('://');
-  let to = from < 0 ? -1 : from + 3;
-  while (to > 0 && to < url.length && !'/?#'.includes(url.charAt(to))) to++;
-  const key = to < 0 ? url : url.slice(0, to);
-  let origin = originCache.get(key);
-  if (origin === undefined) {
-    try {
-      origin = new URL(key, (globalThis as { location?: { href?: string } }).location?.href).origin;
-    } catch {
-      origin = '';
-    }
-    if (originCache.size >= MAX_ORIGINS) originCache.clear();
-    originCache.set(key, origin);
-  }
-  // A relative URL's origin depends on the page: not kept as the last one.
-  if (to > 0) {
-    lastKey = key;
-    lastOrigin = origin;
-  }
-  return origin;
-};
 
 /** Moves the buckets on to `t`, emptying those that fell out of the window. */
 const advance = (s: Origin, t: number): void => {

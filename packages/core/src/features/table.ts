@@ -20,6 +20,7 @@ import {
   type RetryBudget,
   type RetryBudgetOptions,
 } from './budget.ts';
+import type { CircuitBreaker } from './circuit-breaker.ts';
 import type { CredentialRefresh } from './credential.ts';
 import { type FeatureKind, isFeature, type RunFeature } from './feature.ts';
 import type { Hedging } from './hedging.ts';
@@ -32,6 +33,7 @@ import type { AdaptiveThrottle } from './throttle.ts';
 /** What each feature's option resolves to (`undefined`: off). */
 export interface FeatureValues {
   readonly credential: CredentialRefresh;
+  readonly breaker: CircuitBreaker;
   readonly pacer: Pacer;
   readonly herd: RunFeature;
   readonly budget: RetryBudget;
@@ -91,6 +93,8 @@ const made =
 /** The features, outermost first: a credential's retry is outermost, so that no feature inside counts it. */
 export const FEATURES: readonly FeatureRow[] = [
   { option: 'credential', factory: 'createCredentialRefresh({ refresh })' },
+  // An open circuit refuses an attempt before the pacer lines it up or the budget counts it.
+  { option: 'breaker', scope: 'policy', factory: 'createCircuitBreaker()' },
   // The pacer holds an attempt before the throttle counts it, and sees the decision last (once
   // the throttle and the budget have reviewed it); it does what the herd line does, and more.
   { option: 'pacer', scope: 'policy', factory: 'createPacer()', replaces: 'herd' },

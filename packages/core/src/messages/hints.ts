@@ -35,9 +35,9 @@ const beforeWait = 'onRetry is called before each wait (onGiveUp when a failure 
 const undiciSetting = (_value: unknown, name: string): string =>
   `a setting of retryInterceptor (@jitterbug/undici), its second argument: retryInterceptor(options, { ${name} })`;
 
-/** Polly's and cockatiel's circuit breakers, and any other: what jitterbug has in their place. */
+/** Polly's, cockatiel's and opossum's circuit breakers' settings: where jitterbug's go. */
 const breaker =
-  'jitterbug has no circuit breaker: the retry budget (budget: { ratio, burst }) stops retry storms, createAdaptiveThrottle() sheds requests an overloaded server refuses, and createPacer() holds an origin that answers 503 to everything (one probe every 500 ms)';
+  "a circuit breaker is a policy's option: breaker: createCircuitBreaker({ failureRatio, minimumThroughput, samplingMs, breakMs })";
 
 /** A request's own field, given with the retry options: where it goes. */
 const requestField = (_value: unknown, name: string, path: string): string =>
@@ -144,7 +144,11 @@ export const UNKNOWN_HINTS: Readonly<Record<string, Hint>> = {
   throwOnError: undiciSetting(undefined, 'throwOnRetryableStatus: true'),
   // What jitterbug has in place of a circuit breaker (cockatiel, Polly, opossum).
   circuitBreaker: breaker,
-  breaker,
+  // A store given where the fleet's factories are not.
+  store: (_value: unknown, _key: string, path: string) =>
+    path.endsWith('budget.store')
+      ? "a budget the fleet shares is made by createRetryBudget({ store }) from '@jitterbug/core/store', given as budget"
+      : "a store goes to the fleet's factories: createRetryBudget({ store }), createPacer({ store }) and createCircuitBreaker({ store }) from '@jitterbug/core/store'",
   halfOpenAfter: breaker,
   failureRatio: breaker,
   failureThreshold: breaker,
@@ -280,7 +284,7 @@ export const VALUE_HINTS: Readonly<Record<string, Hint>> = {
     'instrumentRetries is already running (called twice: by a library and by the program, in two modules?), and a second instrumentation would count each retry twice: call it once, at start-up; a second call with the same meterProvider and activeSpan shares the first (its budgets added)',
   // Factories that take no options, given some.
   createPacer:
-    "the pacer has no settings: it learns each origin's rate from the server (RateLimit and X-RateLimit headers, its 429s and their Retry-After) and sends no faster; jitterbug has no fixed-rate limiter of its own",
+    "the pacer has no settings: it learns each origin's rate from the server (RateLimit and X-RateLimit headers, its 429s and their Retry-After) and sends no faster; jitterbug has no fixed-rate limiter of its own; a pace the fleet shares is createPacer({ store }) from '@jitterbug/core/store'",
   createResume:
     'createResume() has no settings: a download resumes from the byte it broke at, each resume an attempt within maxAttempts, the deadline and the budget; resume: false turns it off',
   createForcedRetries:

@@ -46,9 +46,13 @@ export const createCallGuard = ({
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<StoreReply>((resolve) => {
+      // Decided a turn of the event loop later: a reply that arrived while the loop was busy (a
+      // loaded host) is read first, so that the timeout measures the store rather than our own lag.
       timer = setTimeout(() => {
-        abort.abort();
-        resolve(TIMEOUT);
+        timer = setTimeout(() => {
+          abort.abort();
+          resolve(TIMEOUT);
+        }, 0);
       }, timeoutMs);
     });
     let answered: Promise<StoreReply>;

@@ -6,6 +6,13 @@
  * @packageDocumentation
  */
 
+export { createCircuitBreaker } from '../features/fleet-breaker.ts';
+export {
+  createRetryBudget,
+  FleetBudgetError,
+  type FleetBudgetOptions,
+} from '../features/fleet-budget.ts';
+export { createPacer, type FleetPacerOptions } from '../features/fleet-pacer.ts';
 export { type AppliedOperation, applyOperation, keptFor, MAX_TTL_MS } from './apply.ts';
 export {
   BREAKER_MAX_INSTANCES,

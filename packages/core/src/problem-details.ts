@@ -1,0 +1,51 @@
+/**
+ * Problem Details (RFC 9457): the `type` of an `application/problem+json` body, which the RateLimit
+ * draft (draft-ietf-httpapi-ratelimit-headers) uses to say why a request was refused — its quota is
+ * spent, the server runs at reduced capacity, or it saw abnormal usage. Reading the body is the
+ * attempt sequence's step (at most `discardBodyMaxBytes` of a failed answer); these functions only
+ * look at what it read, and never throw on what a server sends.
+ */
+
+/** The problem types of draft-ietf-httpapi-ratelimit-headers (section "Problem Types"). */
+export const RATELIMIT_PROBLEM_TYPES = Object.freeze({
+  /** The requests exceed a quota policy: nothing goes through before the quota is reset (a 429). */
+  quotaExceeded: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
+  /** The server's capacity is reduced for a while: try again at its time (a 503). */
+  temporaryReducedCapacity: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity',
+  /** The server saw a pattern of requests it takes as unintended or malicious (a 429). */
+  abnormalUsageDetected: 'https://iana.org/assignments/http-problem-types#abnormal-usage-detected',
+} as const);
+
+// `application/problem+json`, any case, then parameters or nothing (RFC 9110 §8.3.1).
+const PROBLEM_JSON = /^[\t ]*application\/problem\+json[\t ]*(?:;|$)/i;
+
+/** Whether a `content-type` value is `application/problem+json` (with any parameters). */
+export const isProblemJson = (contentType: string | null | undefined): boolean =>
+  contentType != null && PROBLEM_JSON.test(contentType);
+
+/**
+ * The `type` member of a problem details body, as written (a URI reference; relative ones are not
+ * resolved: the types this is for are absolute), or `undefined` when there is none: the body is
+ * longer than `maxBytes` (read in part, it cannot be parsed), is not JSON, not an object, or its
+ * `type` is not a non-empty string. Bytes are read as UTF-8, a byte order mark dropped; a string
+ * is measured in code units (at most its length in bytes).
+ */
+export const problemType = (body: string | Uint8Array, maxBytes: number): string | undefined => {
+  let text: string;
+  if (typeof body === 'string') {
+    if (body.length > maxBytes) return undefined;
+    text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
+  } else {
+    if (body.byteLength > maxBytes) return undefined;
+    text = new TextDecoder().decode(body);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const type = (parsed as { type?: unknown }).type;
+  return typeof type === 'string' && type !== '' ? type : undefined;
+};

@@ -1,0 +1,64 @@
+/**
+ * Whatever the rate-limit fields hold, a spent quota's wait is a finite number of ms >= 0 or
+ * nothing, and only a field that says nothing is left gives one.
+ */
+import { MAX_SERVER_DELAY_MS, spentQuota } from '@jitterbug/core/adapter';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+const value = fc.oneof(
+  fc.string(),
+  fc.nat().map(String),
+  fc.constantFrom('0', ' 0', '00', '-0', '0.0', '1e3', 'NaN', '99999999999999999999'),
+  fc
+    .tuple(
+      fc.constantFrom('"d"', 'd', '(a)', '?1'),
+      fc.constantFrom(';r=0', ';r=1', ';r=', ''),
+      fc.string({ maxLength: 6 }),
+    )
+    .map((parts) => parts.join('')),
+  fc.tuple(fc.nat({ max: 3 }), fc.nat()).map(([r, t]) => `"p";r=${r};t=${t}`),
+);
+const names = [
+  'ratelimit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+];
+
+describe('spent quota properties', () => {
+  it('a finite wait in [0, MAX_SERVER_DELAY_MS], from a field that says nothing is left, or nothing', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...names), value),
+        fc.oneof(fc.integer({ min: 0, max: 4_102_444_800_000 }), fc.double()),
+        (fields, now) => {
+          const spent = spentQuota((name) => fields[name], now);
+          if (spent === undefined) return;
+          expect(Number.isFinite(spent.ms)).toBe(true);
+          expect(spent.ms).toBeGreaterThanOrEqual(0);
+          expect(spent.ms).toBeLessThanOrEqual(MAX_SERVER_DELAY_MS);
+          if (spent.source === 'ratelimit') expect(fields.ratelimit).toMatch(/r=0/);
+          else expect(Number(fields[spent.source.replace('reset', 'remaining')])).toBe(0);
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('RateLimit items with r=0 give the longest of their t', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: 2 }), fc.nat({ max: 1_000_000 })), { minLength: 1, maxLength: 5 }),
+        (items) => {
+          const field = items.map(([r, t], i) => `"p${i}";r=${r};t=${t}`).join(', ');
+          const spent = items.filter(([r]) => r === 0).map(([, t]) => t);
+          expect(spentQuota((name) => (name === 'ratelimit' ? field : undefined), 0)).toEqual(
+            spent.length === 0 ? undefined : { ms: Math.max(...spent) * 1000, source: 'ratelimit' },
+          );
+        },
+      ),
+    );
+  });
+});
