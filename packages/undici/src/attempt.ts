@@ -6,24 +6,27 @@
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
 import { asRetryLayer, startTimer } from '@jitterbug/core/adapter';
-import type { RetryingRequest } from './retrying-request.ts';
-import type { Controller, HeaderRecord, NewHandler } from './types.ts';
+import type { AttemptOwner, SentAttempt } from './attempt-owner.ts';
+import type { Controller, HeaderRecord } from './types.ts';
 import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
-/**
- * The first attempt is the {@link RetryingRequest} itself (one object and one call fewer on every
- * request's success path, which runs with cold caches in a real client and pays for every object and
- * call it touches: `bench/NOTES.md`); each retry gets an {@link AttemptHandler}.
- */
-export abstract class Attempt implements NewHandler {
+/** The handler of one attempt, composed with the request it is for (its owner). */
+export class Attempt implements SentAttempt {
   /** The request these events are for. */
-  declare protected request: RetryingRequest;
+  declare protected readonly request: AttemptOwner;
   /** undici's controller for this attempt, once undici started it. */
   declare controller: Controller | null;
   /** Set when this attempt is over for us; if undici only starts it now, it is aborted at once. */
   declare protected abandonedBy: Error | undefined;
   /** Stops its `attemptTimeoutMs` timer, while it runs. */
   declare protected stopTimer: (() => void) | undefined;
+
+  constructor(request: AttemptOwner) {
+    this.request = request;
+    this.controller = null;
+    this.abandonedBy = undefined;
+    this.stopTimer = undefined;
+  }
 
   /** Starts its `attemptTimeoutMs` timer (none without one). */
   time(timeoutMs: number | undefined): void {
@@ -74,7 +77,7 @@ export abstract class Attempt implements NewHandler {
       controller.abort(SENT_AGAIN);
       // Not from inside undici's own callback: the next dispatch may start at once.
       queueMicrotask(() => {
-        if (this.abandonedBy === undefined) this.request.send(this);
+        if (this.abandonedBy === undefined) this.request.dispatch(this);
       });
     } else {
       this.request.refuse(verdict);
@@ -114,17 +117,6 @@ export abstract class Attempt implements NewHandler {
   }
   onBodySent(chunk: Buffer): void {
     if (this.request.current === this) this.request.caller.onBodySent?.(chunk);
-  }
-}
-
-/** The handler of a retry attempt. */
-export class AttemptHandler extends Attempt {
-  constructor(request: RetryingRequest) {
-    super();
-    this.request = request;
-    this.controller = null;
-    this.abandonedBy = undefined;
-    this.stopTimer = undefined;
   }
 }
 

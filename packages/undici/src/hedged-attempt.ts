@@ -9,9 +9,9 @@
  */
 import type { AttemptTimeoutError, Hedging } from '@jitterbug/core';
 import { editAttempt, type HedgeRace, lost } from '@jitterbug/core/adapter';
-import { Attempt, AttemptHandler } from './attempt.ts';
+import { Attempt } from './attempt.ts';
+import type { HedgeOwner } from './attempt-owner.ts';
 import { Drain, type DrainOwner } from './drain.ts';
-import type { RetryingRequest } from './retrying-request.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { Controller, HeaderRecord } from './types.ts';
 import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
@@ -30,7 +30,7 @@ const onHedgeDue = (attempt: HedgedAttempt): void => attempt.hedgeDue();
  * else once, as an ordinary attempt whose answer the race times (a percentile delay learns from the
  * attempts that were not hedged too, or it would never have the latencies it needs to start).
  */
-export const sendHedged = (request: RetryingRequest, hedging: Hedging): boolean => {
+export const sendHedged = (request: HedgeOwner, hedging: Hedging): boolean => {
   const race = hedging.startRace(request.run);
   race.launch();
   const hedgeMs = race.nextDelay();
@@ -41,10 +41,10 @@ export const sendHedged = (request: RetryingRequest, hedging: Hedging): boolean 
 };
 
 /** An attempt sent once while `hedge` is on: its race times its answer. */
-class TimedAttempt extends AttemptHandler {
+class TimedAttempt extends Attempt {
   declare private race: HedgeRace | undefined;
 
-  constructor(request: RetryingRequest, race: HedgeRace) {
+  constructor(request: HedgeOwner, race: HedgeRace) {
     super(request);
     this.race = race;
   }
@@ -73,12 +73,8 @@ class HedgeCopy extends Attempt implements DrainOwner {
   /** Its answer's body, while it is dropped. */
   declare private drain: Drain | undefined;
 
-  constructor(attempt: HedgedAttempt, request: RetryingRequest, copy: number) {
-    super();
-    this.request = request;
-    this.controller = null;
-    this.abandonedBy = undefined;
-    this.stopTimer = undefined;
+  constructor(attempt: HedgedAttempt, request: HedgeOwner, copy: number) {
+    super(request);
     this.attempt = attempt;
     this.copy = copy;
     this.phase = 'out';
@@ -177,13 +173,13 @@ class HedgeCopy extends Attempt implements DrainOwner {
 
 /** The copies of one attempt, until one of them wins. */
 export class HedgedAttempt {
-  declare private readonly request: RetryingRequest;
+  declare private readonly request: HedgeOwner;
   declare private readonly race: HedgeRace;
   declare private readonly copies: HedgeCopy[];
   declare private timer: ReturnType<typeof setTimeout> | undefined;
 
   /** `race`: the attempt's race, its first copy launched. */
-  constructor(request: RetryingRequest, race: HedgeRace) {
+  constructor(request: HedgeOwner, race: HedgeRace) {
     this.request = request;
     this.race = race;
     this.copies = [];
@@ -200,7 +196,7 @@ export class HedgedAttempt {
     const copy = new HedgeCopy(this, this.request, this.race.sent);
     this.copies.push(copy);
     if (hedgeMs !== undefined) this.timer = setTimeout(onHedgeDue, hedgeMs, this);
-    return this.request.send(copy);
+    return this.request.dispatch(copy);
   }
 
   /**
@@ -226,7 +222,7 @@ export class HedgedAttempt {
   }
 
   /**
-   * A `beforeRetry` for a copy failed, or the request is refused (`RetryingRequest.refuse`): every
+   * A `beforeRetry` for a copy failed, or the request is refused (`the request's `refuse``): every
    * copy goes, and the request fails with its error.
    */
   abandon(error: Error): void {

@@ -3,17 +3,17 @@
  * in `@jitterbug/core/adapter`: the attempt headers, a generated idempotency key, `beforeRetry`'s
  * headers and URL), the dispatch that sends each attempt or hedged copy, and the current attempt.
  *
- * The base of {@link RetryingRequest}, not an object of its own: the request is its first attempt's
- * handler too, one object per request on the success path (`bench/NOTES.md`). Its fields are
- * assigned in that class's constructor, in one order with the others.
+ * The base of {@link RetryingRequest} (its only one), not an object of its own: one object per
+ * request on the success path besides its attempt (`bench/NOTES.md`). Its fields are assigned in that
+ * class's constructor, in one order with the others.
  */
 import type { EditableRequest, RetryRun } from '@jitterbug/core/adapter';
-import { Attempt } from './attempt.ts';
+import type { SentAttempt } from './attempt-owner.ts';
 import { editedOpts, headersObject } from './request-info.ts';
 import type { Controller, DispatchOpts } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
-export abstract class OutgoingRequest extends Attempt implements EditableRequest {
+export abstract class OutgoingRequest implements EditableRequest {
   declare readonly run: RetryRun;
   /** The options every attempt is dispatched with, once known (after a stream body was read ahead). */
   declare opts: DispatchOpts | undefined;
@@ -21,16 +21,16 @@ export abstract class OutgoingRequest extends Attempt implements EditableRequest
   declare sending: boolean;
   /** Where attempts are dispatched (the next dispatch, told to pass on when undici's retry is there). */
   declare downstream: Downstream;
-  /** The current attempt: this request for the first one (`undefined` between attempts). */
-  declare current: Attempt | undefined;
+  /** The current attempt (`undefined` between attempts). */
+  declare current: SentAttempt | undefined;
   /** Where the attempts go once `beforeRetry` sent them elsewhere (else the run's URL). */
   declare protected url: string | undefined;
 
   /** Sends `attempt`, now the current one, with its `attemptTimeoutMs` timer. */
-  sendAttempt(attempt: Attempt): boolean {
+  sendAttempt(attempt: SentAttempt): boolean {
     this.current = attempt;
     attempt.time(this.run.options.attemptTimeoutMs);
-    return this.send(attempt);
+    return this.dispatch(attempt);
   }
 
   /** The current attempt's controller, once undici started it (the caller's pause and resume go there). */
@@ -39,7 +39,7 @@ export abstract class OutgoingRequest extends Attempt implements EditableRequest
   }
 
   /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
-  send(attempt: Attempt): boolean {
+  dispatch(attempt: SentAttempt): boolean {
     this.sending = true;
     try {
       return this.downstream.send(this.opts!, attempt);

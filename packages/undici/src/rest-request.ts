@@ -6,11 +6,11 @@
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { ResumeError } from '@jitterbug/core';
-import type { AttemptKind, Decision, RetryRun } from '@jitterbug/core/adapter';
+import type { Decision, RetryRun } from '@jitterbug/core/adapter';
 import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
 import type { RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
-import { RetryingRequest } from './retrying-request.ts';
+import { type RestAnswers, RetryingRequest } from './retrying-request.ts';
 import type { DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
@@ -47,59 +47,59 @@ export const withHeaders = (headers: unknown, extra: Readonly<Record<string, str
 const REST_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
 
 /**
- * The request for the rest of a body, from byte `from` of the representation `validator` names, whose
- * first answer declared it `length` bytes long (-1: it did not).
+ * What the request for the rest of a body, from byte `from` of the representation `validator` names,
+ * checks of its answers; its first answer declared the body `length` bytes long (-1: it did not).
  */
-export class RestRequest extends RetryingRequest {
+class RestCheck implements RestAnswers {
   declare private readonly from: number;
   declare private readonly validator: string;
   declare private readonly length: number;
   /** Why the last answer cannot continue the body (the body ends with it, once it is drained). */
   declare private refused: ResumeError | undefined;
 
-  constructor(
-    downstream: Downstream,
-    resume: NewHandler,
-    run: RetryRun,
-    scope: AsyncResource | undefined,
-    from: number,
-    validator: string,
-    length: number,
-  ) {
-    super(downstream, resume, run, REST_SETTINGS, false, scope);
+  constructor(from: number, validator: string, length: number) {
     this.from = from;
     this.validator = validator;
     this.length = length;
     this.refused = undefined;
   }
 
-  protected override kind(): AttemptKind {
-    return 'resume';
-  }
-
-  /** Sends the request of `opts` for the rest, after `delayMs`. */
-  resumeAfter(opts: DispatchOpts, delayMs: number): void {
-    this.start(
-      { ...opts, headers: withHeaders(opts.headers, resumeHeaders(this.from, this.validator)) },
-      delayMs,
-    );
-  }
-
   /**
    * An answer that continues the body, or a status the run may retry (a 503), is reported as its
    * status; a 2xx that does not continue it as a failed attempt (the summary then says so).
    */
-  protected override report(status: number, headers: HeaderRecord): Decision | Promise<Decision> {
+  report(run: RetryRun, status: number, headers: HeaderRecord): Decision | Promise<Decision> {
     const getter = responseHeaderGetter(headers);
     const length = this.length === -1 ? undefined : this.length;
     const refused = checkResumed(status, getter, this.from, this.validator, length);
     this.refused = refused;
     return refused && status < 400
-      ? this.run.next({ error: refused })
-      : (this.run.settle(status) ?? this.run.next({ status, headers: getter }));
+      ? run.next({ error: refused })
+      : (run.settle(status) ?? run.next({ status, headers: getter }));
   }
 
-  protected override refusal(): ResumeError | undefined {
+  refusal(): ResumeError | undefined {
     return this.refused;
   }
 }
+
+/**
+ * Sends the request of `opts` for the rest of a body (for `resume`, the caller's handler), from byte
+ * `from` of the representation `validator` names, after `delayMs`; `length`: what its first answer
+ * declared (-1: nothing).
+ */
+export const sendRest = (
+  downstream: Downstream,
+  resume: NewHandler,
+  run: RetryRun,
+  scope: AsyncResource | undefined,
+  opts: DispatchOpts,
+  delayMs: number,
+  from: number,
+  validator: string,
+  length: number,
+): void => {
+  const check = new RestCheck(from, validator, length);
+  const request = new RetryingRequest(downstream, resume, run, REST_SETTINGS, false, scope, check);
+  request.start({ ...opts, headers: withHeaders(opts.headers, resumeHeaders(from, validator)) }, delayMs);
+};

@@ -2,7 +2,7 @@
  * Resuming a delivered body that breaks (the opt-in `resume`), as a handler of its own between the
  * caller's handler and the requests (as undici keeps its `dump` interceptor apart from `retry`): it
  * hands the response over, counts the body bytes the caller got, and when the body breaks asks the
- * run whether to ask for the rest (`resumeDecision`); then it sends a {@link RestRequest} and splices
+ * run whether to ask for the rest (`resumeDecision`); then it sends a request for the rest (`sendRest`) and splices
  * the body of the answer that request accepts (`checkResumed`) onto the caller's. The caller sees one
  * response and one end; the body never comes to more than its response declared. Every decision is
  * the core's.
@@ -15,7 +15,7 @@ import { rangeEnd, ranLong } from './body-length.ts';
 import { callerScope, decideInScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
-import { RestRequest } from './rest-request.ts';
+import { sendRest } from './rest-request.ts';
 import { RetryingRequest } from './retrying-request.ts';
 import type { Controller, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
@@ -156,16 +156,17 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
     }
     this.phase = 'rest';
     const { bytes, declared } = this.outer;
-    const rest = new RestRequest(
+    sendRest(
       this.downstream,
       this,
       this.run,
       this.scope,
+      this.first!.opts!,
+      decision.delayMs,
       bytes,
       this.validator!,
       declared,
     );
-    rest.resumeAfter(this.first!.opts!, decision.delayMs);
   }
 
   onRequestSent(): void {

@@ -25,7 +25,8 @@ import {
   type RetryRun,
   type StopDecision,
 } from '@jitterbug/core/adapter';
-import { AttemptHandler } from './attempt.ts';
+import { Attempt } from './attempt.ts';
+import type { AttemptOwner, HedgeOwner } from './attempt-owner.ts';
 import type { BodyReader } from './body.ts';
 import { callerScope, decideInScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
@@ -49,13 +50,28 @@ type State =
   | 'done';
 
 /**
- * The state machine of one request, and the handler of its first attempt (one object fewer on every
- * request's success path). Its fields, and its bases', are assigned in the constructor in one order,
- * not `#private` with initialisers: with a real client's cold caches those cost about 0.6 µs more
- * per request (`bench/NOTES.md`). `tagHeaders`: `false` for a legacy caller, handed raw headers instead of
- * the headers object a summary goes on; `scope`: the caller's context, when captured already.
+ * What a request for the rest of a body checks of its answers (`rest-request.ts`): a request is one
+ * by having it, not by a class of its own.
  */
-export class RetryingRequest extends OutgoingRequest implements CallerSideOwner, DrainOwner, HeldFor {
+export interface RestAnswers {
+  /** Reports a response's head to the run, checked first (a 2xx that does not continue the body fails). */
+  report(run: RetryRun, status: number, headers: HeaderRecord): Decision | Promise<Decision>;
+  /** Why the last answer cannot continue the body (the request fails with it once it is drained). */
+  refusal(): Error | undefined;
+}
+
+/**
+ * The state machine of one request; each attempt is an {@link Attempt} whose events reach it while
+ * that attempt is its current one. Its fields, and its base's, are assigned in the constructor in
+ * one order, not `#private` with initialisers: with a real client's cold caches those cost about
+ * 0.6 µs more per request (`bench/NOTES.md`). `tagHeaders`: `false` for a legacy caller, handed raw
+ * headers instead of the headers object a summary goes on; `scope`: the caller's context, when
+ * captured already; `rest`: set for a request for the rest of a body.
+ */
+export class RetryingRequest
+  extends OutgoingRequest
+  implements AttemptOwner, HedgeOwner, CallerSideOwner, DrainOwner, HeldFor
+{
   /** The caller's handler, in the current API (the resume handler, when `resume` is on). */
   declare readonly caller: NewHandler;
   declare readonly run: RetryRun;
@@ -67,8 +83,8 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
   declare hedge: HedgedAttempt | undefined;
   declare private readonly scope: AsyncResource | undefined;
   declare private state: State;
-  /** Whether the first attempt was dispatched (with this request as its handler). */
-  declare private dispatched: boolean;
+  /** What a request for the rest of a body checks of its answers. */
+  declare private readonly rest: RestAnswers | undefined;
   declare private callerAbort: Error | undefined;
   /** Ends the read-ahead of the body, a hold or the backoff wait, whichever is in progress. */
   declare private pendingAbort: AbortController | undefined;
@@ -82,12 +98,9 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
     settings: RequestSettings,
     tagHeaders: boolean,
     scope?: AsyncResource,
+    rest?: RestAnswers,
   ) {
     super();
-    this.request = this;
-    this.controller = null;
-    this.abandonedBy = undefined;
-    this.stopTimer = undefined;
     this.caller = caller;
     this.run = run;
     this.outer = new CallerSide(this, caller, settings, tagHeaders);
@@ -99,7 +112,7 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
     this.downstream = downstream;
     this.scope = scope ?? callerScope(run);
     this.state = 'preparing';
-    this.dispatched = false;
+    this.rest = rest;
     this.callerAbort = undefined;
     this.pendingAbort = undefined;
     this.next = 0;
@@ -150,16 +163,16 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
       this.state = 'wait';
       this.startCaller(undefined);
       editing.then(
-        () => (this.state === 'wait' ? inScope(this.scope, () => this.send3()) : undefined),
+        () => (this.state === 'wait' ? inScope(this.scope, () => this.send()) : undefined),
         (hookError: unknown) => this.fail(hookError as Error),
       );
       return true;
     }
-    return this.send3();
+    return this.send();
   }
 
-  /** 3. Send. */
-  private send3(): boolean {
+  /** 3. Send the attempt (hedged copies, when hedging is on), unless the caller gave up. */
+  private send(): boolean {
     if (this.callerAbort) {
       this.abortRun(this.callerAbort);
       return true;
@@ -167,14 +180,12 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
     this.state = 'attempt';
     const hedging = this.run.options.feature.hedge;
     if (hedging) return sendHedged(this, hedging);
-    const attempt = this.dispatched ? new AttemptHandler(this) : this;
-    this.dispatched = true;
-    return this.sendAttempt(attempt);
+    return this.sendAttempt(new Attempt(this));
   }
 
-  /** What the attempt about to be sent is (a request for the rest says it is a resume). */
-  protected kind(): AttemptKind {
-    return this.run.attempts > 0 ? 'retry' : 'first';
+  /** What the attempt about to be sent is (a request for the rest is a resume). */
+  private kind(): AttemptKind {
+    return this.rest ? 'resume' : this.run.attempts > 0 ? 'retry' : 'first';
   }
 
   /** The signal a feature's hold listens to (asked for by the run only when an attempt is held). */
@@ -283,22 +294,21 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
   }
 
   /** Reports a response's head to the run (a request for the rest of a body checks it first). */
-  protected report(
-    status: number,
-    headers: HeaderRecord,
-    problemType?: string,
-  ): Decision | Promise<Decision> {
+  private report(status: number, headers: HeaderRecord, problemType?: string): Decision | Promise<Decision> {
+    const run = this.run;
+    if (this.rest) return this.rest.report(run, status, headers);
     const getter = responseHeaderGetter(headers);
     return (
-      this.run.settle(status) ??
-      this.run.next(
+      run.settle(status) ??
+      run.next(
         problemType === undefined ? { status, headers: getter } : { status, headers: getter, problemType },
       )
     );
   }
 
   /** The error the request fails with instead of handing a final answer over, once it is drained. */
-  protected refusal(decision: StopDecision, status: number, headers: HeaderRecord): Error | undefined {
+  private refusal(decision: StopDecision, status: number, headers: HeaderRecord): Error | undefined {
+    if (this.rest) return this.rest.refusal();
     return this.outer.refusal(decision.gaveUp, status, headers, this.run.attempts);
   }
 
