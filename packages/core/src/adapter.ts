@@ -30,8 +30,14 @@ export { type HedgedCopies, HedgeRace, lost } from './features/hedge-race.ts';
 export { isHedging } from './features/hedging.ts';
 export { createLatencyWindow, type LatencyWindow } from './features/latency-window.ts';
 export { isPacer } from './features/pacer.ts';
-export type { ResumeSender } from './features/resumable-response.ts';
-export { checkResumed, isResume, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
+export {
+  checkResumed,
+  isResume,
+  type ResumeSender,
+  resumeDecision,
+  resumeHeaders,
+  resumeValidator,
+} from './features/resume.ts';
 export { isAdaptiveThrottle } from './features/throttle.ts';
 export { forceRetry } from './force.ts';
 export { asRetryLayer, isRetryLayer, LAYER } from './layer.ts';

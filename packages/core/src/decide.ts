@@ -5,8 +5,9 @@
  */
 import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
 import { errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
-import type { DelaySource, ResolvedOptions, RetryReason, StopReason } from './options.ts';
+import type { DelaySource, RetryReason, StopReason } from './events.ts';
 import { type HeaderGetter, serverDelay } from './retry-after.ts';
+import type { RunOptions } from './run-options.ts';
 
 /** Everything the decision looks at. */
 export interface AttemptOutcome {
@@ -112,7 +113,7 @@ const stop = (reason: StopReason, gaveUp: boolean, refusedDelayMs?: number): Sto
 export const methodAllowsRetry = (
   method: string,
   requestHeaders: HeaderGetter,
-  options: Pick<ResolvedOptions, 'methods' | 'idempotencyKey'>,
+  options: Pick<RunOptions, 'methods' | 'idempotencyKey'>,
 ): boolean => {
   if (options.methods.has(method)) return true;
   if (options.idempotencyKey === false) return false;
@@ -137,7 +138,7 @@ const NOT_RETRYABLE: StopDecision = Object.freeze({
  */
 export const decideByStatus = (
   status: number,
-  options: Pick<ResolvedOptions, 'statusCodes' | 'isFailure' | 'retry' | 'disabledBy'>,
+  options: Pick<RunOptions, 'statusCodes' | 'isFailure' | 'retry' | 'disabledBy'>,
 ): StopDecision | undefined => {
   if (options.statusCodes.has(status)) return undefined;
   if (status < 400) return options.isFailure && options.retry ? undefined : SUCCESS;
@@ -157,7 +158,7 @@ export const retryableResult = (
     readonly error?: unknown;
     readonly code?: string | undefined;
   },
-  options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes'>,
+  options: Pick<RunOptions, 'statusCodes' | 'errorCodes'>,
 ): boolean => {
   const { status } = result;
   if (status !== undefined) {
@@ -171,7 +172,7 @@ export const retryableResult = (
 };
 
 /** What jitterbug would do without `shouldRetry`: retry a retryable failure of a retryable request. */
-export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions): boolean =>
+export const defaultRetry = (outcome: AttemptOutcome, options: RunOptions): boolean =>
   retryableResult(outcome, options) && methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
 
 /**
@@ -197,7 +198,7 @@ export const UNREAD_429_MS = 1000;
  */
 const retryDelay = (
   outcome: AttemptOutcome,
-  options: ResolvedOptions,
+  options: RunOptions,
   transparent: boolean,
 ):
   | StopDecision
@@ -260,7 +261,7 @@ export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
  * give the same decision. The user's hooks are not called here: `shouldRetry`'s answer comes in
  * as `outcome.verdict`. The features (the budget…) review the decision afterwards.
  */
-export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decision => {
+export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision => {
   if (outcome.aborted) return stop('aborted', false);
   const forced = outcome.forced !== undefined;
   if (outcome.status !== undefined && !forced) {
