@@ -20,8 +20,8 @@
  * `resume.test.ts`, `pacer.test.ts` and `throttle.test.ts`.
  */
 import { DEFAULT_ERROR_CODES, type RetryInfo } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { beforeAll, expect } from 'vitest';
+import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 import {
   type BrokenListener,
   refusedPort,

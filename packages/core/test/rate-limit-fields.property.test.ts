@@ -3,14 +3,11 @@
  * never throws and never yields a count that is not a finite whole number >= 0, nor a pace that is
  * `NaN`, negative or made of garbage: garbage is ignored.
  */
-import {
-  advertisedQuota,
-  parseRateLimit,
-  parseRateLimitPolicy,
-  parseRateLimitWait,
-} from '@jitterbug/core/adapter';
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { advertisedQuota, parseRateLimit, parseRateLimitPolicy } from '../src/rate-limit-fields.ts';
+import { parseRateLimitWait } from '../src/retry-after.ts';
 
 const MAX_INTEGER = 999_999_999_999_999;
 const isCount = (n: number | undefined, min = 0): boolean =>

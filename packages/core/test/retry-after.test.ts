@@ -1,3 +1,4 @@
+import { describe, expect, it } from 'vitest';
 import {
   MAX_SERVER_DELAY_MS,
   parseDelayMs,
@@ -6,8 +7,7 @@ import {
   parseRateLimitWait,
   parseRetryAfter,
   serverDelay,
-} from '@jitterbug/core/adapter';
-import { describe, expect, it } from 'vitest';
+} from '../src/retry-after.ts';
 import { headers } from './helpers.ts';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);
