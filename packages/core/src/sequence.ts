@@ -1,135 +1,67 @@
 /**
  * The attempt sequence of one request: its run (attempts, backoff, clock, summary) and the order of
  * its steps, as a state with no I/O, told what happened and saying what to do next (the protocol is
- * `steps.ts`). Every rule that orders the steps or ends a request early is here, once: check the
+ * `steps.ts`). Every rule that orders the steps or ends a request early is in it, once: check the
  * caller, take the attempt's turn (a feature may hold or refuse it), apply what the attempt carries,
- * send (as hedged copies when a feature races them: it wraps the send), decide (the pure `decide`,
- * the features' reviews, the caller's hooks), then hand over, or drop and wait. Drivers only do the
- * steps: the promise driver (`drive/promise.ts`) for fetch, ky, axios and resume; undici's callbacks;
- * the simulators, in virtual time.
+ * send (as hedged copies when a feature races them: it wraps the send; `sequence-attempt.ts`),
+ * decide (the pure `decide`, the features' reviews, the caller's hooks; `sequence-decide.ts`), then
+ * hand over, or drop and wait; the end is `sequence-end.ts`. This file holds the state and takes the
+ * events. Drivers only do the steps: the promise driver (`drive/promise.ts`) for fetch, ky, axios
+ * and resume; undici's callbacks; the simulators, in virtual time.
  *
  * A hook of the caller's may return a promise: the sequence hands it over (`await`) and goes on when
  * told what it settled with, so a request whose hooks are synchronous (or absent) runs without one.
  *
- * Its state is in TypeScript-private fields assigned in the constructor, not in `#private` fields
- * and initialisers: every request makes one, in a client whose caches are cold for this code, and
+ * Its state is in TypeScript fields assigned in the constructor, not in `#private` fields and
+ * initialisers: every request makes one, in a client whose caches are cold for this code, and
  * `#private` fields measured about 0.6 µs more per request there (`git show a87c7a9:bench/profiling.md`).
  */
 
 import { channels, observed } from '#diagnostics';
-import {
-  type AttemptKind,
-  attemptHeaders,
-  attemptHook,
-  type EditableRequest,
-  editedAfter,
-  generatedKey,
-  hasAttemptHook,
-  nextAttempt,
-} from './attempt-edits.ts';
+import { generatedKey, hasAttemptHook } from './attempt-edits.ts';
+import { type EitherResult, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
-import {
-  type AttemptOutcome,
-  type Decision,
-  decide,
-  decideByStatus,
-  defaultRetry,
-  type StopDecision,
-} from './decide.ts';
-import { errorCode } from './errors.ts';
-import { isThenable, nothing, quietly } from './maybe-promise.ts';
-import type {
-  AttemptInfo,
-  Mutable,
-  ResolvedOptions,
-  RetryEvent,
-  RetryInfo,
-  RetryReason,
-  StopReason,
-} from './options.ts';
+import type { AttemptOutcome, Decision, StopDecision } from './decide.ts';
+import * as older from './decision-methods.ts';
+import type { ResolvedOptions, RetryInfo, RetryReason, StopReason } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
-import type { AttemptResult, DrivenSequence, RacedSend, RaceHost, SequencePort, Step } from './steps.ts';
-import type { HoldSignal, RunView, Turn } from './types.ts';
-
-const NO_RETRIES: readonly RetryReason[] = Object.freeze([]);
-
-/** A request or a response without headers: every name reads as `undefined`. */
-export const NO_HEADERS: HeaderGetter = nothing;
-
-/** Whether a response looks like a success: `isFailure` is asked about it, `shouldRetry` about the rest. */
-const looksFine = (status: number | undefined, options: ResolvedOptions): boolean =>
-  status !== undefined && status < 400 && !options.statusCodes.has(status);
-
-// Where the sequence is: what the step it gave was, so that the step's outcome goes on from there.
-const IDLE = 0;
-const PREPARE = 1;
-const HOLD = 2;
-const WAIT = 3;
-/** The driver's edit of its request (the attempt headers, a generated key), no hook of the caller's in it. */
-const EDIT = 4;
-/** `beforeRetry`, and the edit after it. */
-const EDIT_HOOK = 5;
-/** The attempt is out: one, or the copies of a race (whose steps are then its feature's). */
-const SEND = 6;
-const RESULT = 7;
-const VERDICT = 9;
-const ON_RETRY = 10;
-const DISCARD = 11;
-const GIVE_UP = 12;
-/** `onFinish`, whose rejection fails the request. */
-const FINISH = 13;
-/** `onFinish`, whose rejection is dropped (the request fails with its own error). */
-const QUIET = 14;
-/** The answer is dropped before the request fails. */
-const FAILING = 15;
-const DELIVERED = 16;
-const OVER = 17;
-
-/** How a run's end takes `onFinish`'s promise: awaited (its rejection fails the request), quietly, or not at all. */
-type FinishMode = typeof FINISH | typeof QUIET | typeof DROPPED;
-const DROPPED = 18;
-
-// What follows the run's end: the answer handed over, the request's failure, or (for the run's older
-// methods, which return it) the decision.
-const DELIVER = 0;
-const FAIL = 1;
-const DECISION = 2;
-/** A failure before the first attempt (a body read ahead): the request fails with it whatever was decided. */
-const PREPARE_FAILED = 3;
-
-/**
- * What the sequence keeps only on the paths that need it (a wait, a race, a hook's promise, a
- * failure): a request that succeeds at once never makes it.
- */
-interface Aside {
-  /** The status a hook whose promise is out was called for (the summary's, should it fail). */
-  hookStatus: number | undefined;
-  /** A stop waiting for `onGiveUp`'s promise. */
-  ending: Ending | undefined;
-  /** What the request fails with. */
-  error: unknown;
-  /** The wait asked for. */
-  delayMs: number;
-  /** The promise handed over. */
-  pending: PromiseLike<unknown> | undefined;
-  /** The race of the attempt's copies, while a feature races them. */
-  race: RacedSend | undefined;
-}
-
-/** A stop waiting for `onGiveUp`'s promise: how the run then ends. */
-interface Ending {
-  readonly reason: StopReason;
-  readonly status: number | undefined;
-  readonly error: unknown;
-  readonly success: boolean;
-}
+import type { Aside } from './sequence-aside.ts';
+import { attempt, edit, prepared, prepareFailed, send, admission as turnOf } from './sequence-attempt.ts';
+import { decideOutcome, decideResult, retry, settleByStatus } from './sequence-decide.ts';
+import { ask, end, ended, fail, failNow, hookFailed } from './sequence-end.ts';
+import {
+  DELIVER,
+  DELIVERED,
+  DISCARD,
+  DROPPED,
+  EDIT,
+  EDIT_HOOK,
+  FAIL,
+  FAILING,
+  FINISH,
+  GIVE_UP,
+  HOLD,
+  IDLE,
+  ON_RETRY,
+  OVER,
+  PREPARE,
+  QUIET,
+  RESULT,
+  SEND,
+  VERDICT,
+  WAIT,
+} from './sequence-stages.ts';
+import { raceOf, type SequenceState, spare } from './sequence-state.ts';
+import type { AttemptResult, DrivenSequence, RaceHost, SequencePort, Step } from './steps.ts';
+import type { HoldSignal, Turn } from './types.ts';
 
 /**
  * One request's run and the sequence of its attempts (`steps.ts` is the protocol). Made by
- * `RetryPolicy.begin`, as the `RetryRun` that keeps the older methods.
+ * `RetryPolicy.begin`, as the `RetryRun` that keeps the older methods (`decision-methods.ts`).
+ * Its state fields are written by its steps only; a driver reads what its step needs.
  */
-export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
+export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState {
   /** The options in force for this request (after route rules and the call's overrides). */
   declare readonly options: ResolvedOptions;
   /** The request's method, in upper case. */
@@ -147,13 +79,13 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
   /** The request's headers, for the idempotency key. */
   declare readonly headers: HeaderGetter;
   /** When the request began, on the policy's clock (for the deadline and the summary). */
-  declare protected readonly startMs: number;
+  declare readonly startMs: number;
   /** Where the backoff stands (decorrelated jitter needs the last delay). */
-  declare protected backoffState: BackoffState;
+  declare backoffState: BackoffState;
   /** Why each retry so far was made, in order (the summary's `retries`). */
-  declare protected retries: RetryReason[] | undefined;
+  declare retries: RetryReason[] | undefined;
   /** Retries of a 429 or 503 whose delay could not be read (the summary's `serverDelaysUnread`). */
-  declare protected unread: number;
+  declare unread: number;
   /** Transparent retries made (of failures the server provably never processed); not in `maxAttempts`. */
   declare transparentRetries: number;
   /** Retries a feature made that `maxAttempts` does not count (a credential refresh's). */
@@ -164,26 +96,26 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    */
   declare retryHooks: boolean;
   /** Of those, the last ones in a row made while no server answered the policy's requests. */
-  declare protected stalledRetries: number;
+  declare stalledRetries: number;
   /** The policy's answers counted when this request began or last retried transparently. */
-  declare protected answersSeen: number;
+  declare answersSeen: number;
   /** The idempotency key generated for this request, sent from its first attempt on. */
   declare readonly idempotencyKey: string | undefined;
   /** What the last decision looked at (`beforeRetry` shows how the last attempt ended). */
   declare lastOutcome: AttemptOutcome | undefined;
 
-  /** Where in the order of one attempt's steps the sequence is. */
-  declare protected stage: number;
+  /** Where in the order of one attempt's steps the sequence is (`sequence-stages.ts`). */
+  declare stage: number;
   /** What the driver's client offers the sequence (cancellation, edits), given at `start`. */
-  declare protected port: SequencePort | undefined;
+  declare port: SequencePort | undefined;
   /** The decision being carried out, across the hooks' promises. */
-  declare protected decision: Decision | undefined;
-  /** What follows the run's end. */
-  declare protected afterEnd: number;
+  declare decision: Decision | undefined;
+  /** What follows the run's end (`sequence-stages.ts`). */
+  declare afterEnd: number;
   /** Whether the driver holds an answer, which it drops (unread) when the request fails instead. */
-  declare protected holding: boolean;
+  declare holding: boolean;
   /** What only some paths need (a race won, a hook's promise out), made when one does. */
-  declare protected aside: Aside | undefined;
+  declare aside: Aside | undefined;
 
   constructor(options: ResolvedOptions, method: string, url: string, headers: HeaderGetter, body: BodyKind) {
     this.options = options;
@@ -234,11 +166,8 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     this.holding = false;
     if (waitFirstMs !== undefined) this.delayMs = waitFirstMs;
     else if (this.aside) this.aside.delayMs = -1;
-    if (preparing) {
-      this.stage = PREPARE;
-      return 'prepare';
-    }
-    return waitFirstMs === undefined ? this.attempt() : this.prepared();
+    if (preparing) return ask(this, PREPARE, 'prepare');
+    return waitFirstMs === undefined ? attempt(this) : prepared(this);
   }
 
   done(value?: unknown): Step {
@@ -248,23 +177,23 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     this.stage = IDLE;
     switch (stage) {
       case PREPARE:
-        return this.prepared();
+        return prepared(this);
       case HOLD:
       case WAIT:
         this.totalDelayMs += this.delayMs;
-        return this.attempt();
+        return attempt(this);
       case EDIT:
       case EDIT_HOOK:
-        return this.send();
+        return send(this);
       case RESULT:
-        return this.decideResult(value as AttemptResult);
+        return decideResult(this, value as AttemptResult);
       case SEND:
         // A racing copy's result.
         this.stage = SEND;
-        return this.race!.done(value as AttemptResult);
+        return raceOf(this)!.done(value as AttemptResult);
       case VERDICT: {
         const outcome = this.lastOutcome!;
-        return this.decideOutcome({
+        return decideOutcome(this, {
           ...outcome,
           verdict:
             typeof value === 'boolean' && (value || !looksFine(outcome.status, this.options))
@@ -273,17 +202,17 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
         });
       }
       case ON_RETRY:
-        return this.retry();
+        return retry(this);
       case DISCARD:
-        return this.ask(WAIT, 'wait');
+        return ask(this, WAIT, 'wait');
       case GIVE_UP: {
         const { reason, status, error, success } = this.aside!.ending!;
         this.aside!.ending = undefined;
-        return this.end(reason, status, error, success, FINISH);
+        return end(this, reason, status, error, success, FINISH);
       }
       case FINISH:
       case QUIET:
-        return this.ended();
+        return ended(this);
       default:
         this.stage = stage;
         return 'idle';
@@ -295,516 +224,70 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     this.stage = IDLE;
     switch (stage) {
       case PREPARE:
-        return this.prepareFailed(error);
+        return prepareFailed(this, error);
       case HOLD:
       case WAIT:
         // The caller's abort ends the wait, and the run with it (its onFinish is not waited for).
         this.error = error;
         this.afterEnd = FAIL;
-        return this.end('aborted', undefined, error, false, DROPPED);
+        return end(this, 'aborted', undefined, error, false, DROPPED);
       case SEND:
         // The edit of a racing copy failed.
         this.stage = SEND;
-        return this.race!.failed(error);
+        return raceOf(this)!.failed(error);
       case EDIT_HOOK:
       case VERDICT:
       case ON_RETRY:
       case GIVE_UP:
-        return this.hookFailed(error, this.aside!.hookStatus);
+        return hookFailed(this, error, this.aside!.hookStatus);
       case QUIET:
-        return this.ended();
+        return ended(this);
       case OVER:
         this.stage = stage;
         return 'idle';
       case DELIVERED:
         this.holding = false;
-        return this.fail(error);
+        return fail(this, error);
       default:
         // `onFinish` rejected (FINISH), or a step broke (an edit, a discard, a result).
-        return this.fail(error);
+        return fail(this, error);
     }
   }
 
   answered(copy: number, status: number | undefined): Step {
     // The copies of a race are its feature's to judge (a late one's answer is dropped).
-    const race = this.race;
+    const race = raceOf(this);
     if (race !== undefined) return race.answered(copy, status);
     this.holding = true;
     // A single attempt settles by its status alone whenever it can (a success, nearly always).
-    const step = status === undefined ? undefined : this.settleByStatus(status);
-    return step ?? this.ask(RESULT, 'result');
+    const step = status === undefined ? undefined : settleByStatus(this, status);
+    return step ?? ask(this, RESULT, 'result');
   }
 
   due(): Step {
-    return this.race?.due() ?? 'idle';
+    return raceOf(this)?.due() ?? 'idle';
   }
 
   proceed(): Step {
     const stage = this.stage;
     if (stage === FAILING) {
       this.stage = IDLE;
-      return this.failNow();
+      return failNow(this);
     }
-    return stage === SEND && this.race !== undefined ? this.race.proceed() : 'idle';
+    const race = raceOf(this);
+    return stage === SEND && race !== undefined ? race.proceed() : 'idle';
   }
 
   cancel(reason: unknown): Step {
     if (this.stage === OVER || this.stage === DELIVERED) return 'idle';
-    this.race?.end();
+    raceOf(this)?.end();
     this.holding = false;
     this.error = reason;
     this.afterEnd = FAIL;
-    return this.end('aborted', undefined, reason, false, DROPPED);
+    return end(this, 'aborted', undefined, reason, false, DROPPED);
   }
 
-  // --- The steps, in their order -------------------------------------------------------------
-
-  /** Gives `step`, whose outcome is told at `stage`. */
-  protected ask(stage: number, step: Step): Step {
-    this.stage = stage;
-    return step;
-  }
-
-  /** After the work before the first attempt: the wait it begins with, if any, or the attempt. */
-  protected prepared(): Step {
-    return this.delayMs < 0 ? this.attempt() : this.ask(WAIT, 'wait');
-  }
-
-  /**
-   * The work before the first attempt failed, and nothing was sent: the run ends as aborted when the
-   * caller cancelled, else as the failure decides; the request fails with it either way.
-   */
-  protected prepareFailed(error: unknown): Step {
-    this.error = error;
-    if (this.cancelled() !== undefined) {
-      this.afterEnd = FAIL;
-      return this.end('aborted', undefined, error, false, QUIET);
-    }
-    this.afterEnd = PREPARE_FAILED;
-    return this.decideResult({ error });
-  }
-
-  /** The next attempt: the caller, the features' turn, what the attempt carries, then the send. */
-  protected attempt(): Step {
-    // An attempt the caller gave up on before it was sent is not counted.
-    const cancelled = this.port?.cancellation?.();
-    if (cancelled !== undefined) {
-      this.error = cancelled;
-      this.afterEnd = FAIL;
-      return this.end('aborted', undefined, cancelled, false, QUIET);
-    }
-    // A feature may hold the attempt (and is asked again after the hold), or refuse it.
-    const turn = this.options.admitting.length === 0 ? undefined : this.admission();
-    if (turn) {
-      if ('holdMs' in turn) {
-        this.delayMs = turn.holdMs;
-        return this.ask(HOLD, 'hold');
-      }
-      return this.refused(turn);
-    }
-    if (observed && channels.attemptStart.hasSubscribers) {
-      channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
-    }
-    // Nearly every first attempt carries nothing (no generated key, no attempt headers).
-    if (
-      this.attempts === 0 &&
-      this.idempotencyKey === undefined &&
-      this.options.attemptHeaders === undefined
-    ) {
-      return this.send();
-    }
-    const port = this.port;
-    const kind: AttemptKind = port?.resuming ? 'resume' : this.attempts > 0 ? 'retry' : 'first';
-    const hooked = hasAttemptHook(this.options, port, kind);
-    const status = this.lastOutcome?.status;
-    let editing: unknown;
-    try {
-      editing = this.edit(kind);
-    } catch (error) {
-      return hooked ? this.hookFailed(error, status) : this.fail(error);
-    }
-    if (!isThenable(editing)) return this.send();
-    this.pending = editing;
-    this.spare().hookStatus = status;
-    return this.ask(hooked ? EDIT_HOOK : EDIT, 'await');
-  }
-
-  /** Nothing was sent: the run ends (after `onGiveUp`), and the request fails with the feature's error. */
-  protected refused(turn: Extract<Turn, { readonly refuse: StopReason }>): Step {
-    this.error = turn.error;
-    this.afterEnd = FAIL;
-    return this.stop(turn.refuse, true, undefined, turn.error, false, turn.refusedDelayMs);
-  }
-
-  /** The steps from here end in the decision, for the run's older methods (`run.ts`), not in an answer. */
-  protected forDecision(): void {
-    this.afterEnd = DECISION;
-    this.holding = false;
-  }
-
-  /**
-   * What the features say about the attempt about to be sent, outermost first: `undefined` lets it
-   * go. For a simulation too, which takes the same turn in virtual time.
-   */
-  admission(): Turn | undefined {
-    const { admitting } = this.options;
-    for (let i = 0; i < admitting.length; i++) {
-      const turn = admitting[i]!.admit!(this);
-      if (turn) return turn;
-    }
-    return undefined;
-  }
-
-  /**
-   * Whether the attempt about to be sent may carry edits: a retry may (`beforeRetry`), a first
-   * attempt only a generated key or the attempt headers. Asked first, so that nearly every request's
-   * first attempt makes no call for nothing.
-   */
-  edits(): boolean {
-    return (
-      this.attempts > 0 || this.idempotencyKey !== undefined || this.options.attemptHeaders !== undefined
-    );
-  }
-
-  /**
-   * Applies what the attempt about to be sent carries to the driver's request (`attempt-edits.ts`):
-   * `undefined`, or a promise while that is prepared. Throws what a hook throws.
-   */
-  protected edit(kind: AttemptKind): unknown {
-    const port = this.port as EditableRequest;
-    const headers = attemptHeaders(this, port, kind);
-    if (headers === undefined) return undefined;
-    const hook = attemptHook(this, port, kind);
-    if (!hook) return port.edit(port.requestUrl(), headers);
-    return editedAfter(hook, port, nextAttempt(this, port, kind, headers));
-  }
-
-  /** Sends the attempt: once, or as the copies a feature races (hedging wraps the send so). */
-  protected send(): Step {
-    this.stage = SEND;
-    // A race of the last attempt is over (most requests never race).
-    if (this.aside?.race !== undefined) this.aside.race = undefined;
-    const racer = this.options.racer;
-    if (racer === undefined || this.port?.sendOnce?.()) return 'send';
-    // Hedging wraps the send: the attempt's copies are its feature's steps until one wins.
-    const race = racer.wrapSend!(this);
-    this.spare().race = race;
-    return race.start();
-  }
-
-  /** A status that settles the request by itself: the run's end; `undefined` when its result is needed. */
-  protected settleByStatus(status: number): Step | undefined {
-    const o = this.options;
-    const settled = o.observing ? undefined : decideByStatus(status, o);
-    if (settled === undefined) return undefined;
-    this.attempts++;
-    o.progress.answers++;
-    if (observed) this.attemptEnded(status, undefined, undefined);
-    this.decision = settled;
-    return this.end(settled.reason, status, undefined, status < 400, FINISH);
-  }
-
-  /** Decides on the result of the attempt just answered: counted, observed, then `shouldRetry`. */
-  protected decideResult(result: AttemptResult): Step {
-    if ('status' in result) {
-      const step = this.settleByStatus(result.status);
-      if (step !== undefined) return step;
-    }
-    this.attempts++;
-    const outcome = this.outcome(result);
-    const o = this.options;
-    if (outcome.status !== undefined) o.progress.answers++;
-    if (o.observing) for (const feature of o.features) feature.observe?.(this, outcome);
-    if (observed) this.attemptEnded(outcome.status, outcome.error, outcome.code);
-    // shouldRetry is asked about failures only (a 200 is never sent again for `() => true`), and
-    // isFailure about the responses that look like successes.
-    const { status } = outcome;
-    const ask = looksFine(status, o) ? o.isFailure : o.shouldRetry;
-    if (!ask || outcome.aborted || !o.retry) return this.decideOutcome(outcome);
-    const info: AttemptInfo = {
-      method: this.method,
-      url: this.url,
-      attempt: this.attempts,
-      status: outcome.status,
-      error: outcome.error,
-      headers: outcome.responseHeaders,
-      response: 'response' in result ? result.response : undefined,
-      defaultRetry: defaultRetry(outcome, o),
-      elapsedMs: outcome.elapsedMs,
-    };
-    // Concluded with its verdict (`done` at VERDICT): isFailure's `false` is no opinion, the response
-    // is the success it looks like.
-    this.lastOutcome = outcome;
-    return this.callHook(VERDICT, status, ask, info);
-  }
-
-  /**
-   * What the decision looks at, for `r`, the result of the attempt just counted (for the features'
-   * modules too). Either kind of result is read as one: what the other kind lacks reads as `undefined`.
-   */
-  outcome(
-    r: Partial<Extract<AttemptResult, { status: number }> & Extract<AttemptResult, { error: unknown }>>,
-  ): AttemptOutcome {
-    const o = this.options;
-    const nowMs = o.now();
-    return {
-      method: this.method,
-      url: this.url,
-      requestHeaders: this.headers,
-      bodyReplayable: this.body !== 'stream',
-      attempt: this.attempts,
-      elapsedMs: Math.max(0, nowMs - this.startMs),
-      nowMs,
-      backoffState: this.backoffState,
-      status: r.status,
-      responseHeaders: r.status === undefined ? undefined : (r.headers ?? NO_HEADERS),
-      error: r.error,
-      code: r.code,
-      aborted: r.aborted === true,
-      unprocessed: r.unprocessed === true,
-      transparentRetries: this.transparentRetries,
-      uncountedRetries: this.uncountedRetries,
-      stalledRetries: this.stalledRetries,
-      progressed: o.progress.answers !== this.answersSeen,
-    };
-  }
-
-  /**
-   * Turns the pure decision into the run's state and events: `decide`, then each feature's review,
-   * innermost first; then a retry's event (the features', `jitterbug:retry`, `onRetry`), or the end.
-   */
-  protected decideOutcome(outcome: AttemptOutcome): Step {
-    const o = this.options;
-    const { features } = o;
-    const { status, error } = outcome;
-    this.lastOutcome = outcome;
-    let decision = decide(outcome, o);
-    for (let i = features.length - 1; i >= 0; i--) {
-      const review = features[i]!.review;
-      if (review) decision = review(this, outcome, decision);
-    }
-    this.decision = decision;
-    if (!decision.retry) {
-      // A response the user asked to retry is not a success, whatever its status.
-      const success = status !== undefined && status < 400 && !outcome.forced && outcome.verdict !== true;
-      return this.stop(decision.reason, decision.gaveUp, status, error, success, decision.refusedDelayMs);
-    }
-    const { reason } = decision;
-    this.backoffState = decision.nextBackoffState;
-    this.retries ??= [];
-    this.retries.push(reason);
-    // A transparent retry does not count in maxAttempts: the server never saw the attempt.
-    if (reason === 'unprocessed') {
-      this.transparentRetries++;
-      this.stalledRetries = outcome.progressed ? 0 : this.stalledRetries + 1;
-      this.answersSeen = o.progress.answers;
-    }
-    if (decision.uncounted) this.uncountedRetries++;
-    const serverDelayUnread = decision.serverDelayUnread === true;
-    if (serverDelayUnread) this.unread++;
-    const event: Mutable<RetryEvent> = {
-      method: this.method,
-      url: this.url,
-      attempt: this.attempts,
-      delayMs: decision.delayMs,
-      delaySource: decision.delaySource,
-      serverDelayUnread,
-      reason,
-      status,
-      error,
-      route: o.route,
-      budgetTokens: undefined,
-    };
-    for (const feature of features) feature.retrying?.(this, event);
-    if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: this });
-    const { onRetry } = o;
-    return onRetry ? this.callHook(ON_RETRY, status, onRetry, event) : this.retry();
-  }
-
-  /** A retry, decided and told: the answer is dropped, then the wait. */
-  protected retry(): Step {
-    this.delayMs = (this.decision as Extract<Decision, { readonly retry: true }>).delayMs;
-    const then = this.afterEnd;
-    if (then === DECISION) return this.ask(OVER, 'discard');
-    if (then === PREPARE_FAILED) return this.fail(this.error);
-    this.holding = false;
-    return this.ask(DISCARD, 'discard');
-  }
-
-  /**
-   * Ends the run as `reason`: when it gave up on a failure that is normally retried, `onGiveUp` and
-   * `jitterbug:give-up` are told first (with the delay that was not waited).
-   */
-  protected stop(
-    reason: StopReason,
-    gaveUp: boolean,
-    status: number | undefined,
-    error: unknown,
-    success: boolean,
-    refusedDelayMs: number | undefined,
-  ): Step {
-    if (!gaveUp) return this.end(reason, status, error, success, FINISH);
-    const event = {
-      method: this.method,
-      url: this.url,
-      attempt: this.attempts,
-      reason,
-      status,
-      error,
-      route: this.options.route,
-      refusedDelayMs,
-    };
-    if (observed && channels.giveUp.hasSubscribers) channels.giveUp.publish({ ...event, run: this });
-    const { onGiveUp } = this.options;
-    if (!onGiveUp) return this.end(reason, status, error, success, FINISH);
-    this.spare().ending = { reason, status, error, success };
-    return this.callHook(GIVE_UP, status, onGiveUp, event);
-  }
-
-  /**
-   * Calls a hook of the caller's with `arg`: what it returns goes on at `stage` (as `done` with it),
-   * at once, or once its promise settles (`await`). A throw is the hook's failure.
-   */
-  protected callHook<A>(stage: number, status: number | undefined, call: (arg: A) => unknown, arg: A): Step {
-    let told: unknown;
-    try {
-      told = call(arg);
-    } catch (error) {
-      return this.hookFailed(error, status);
-    }
-    this.stage = stage;
-    if (!isThenable(told)) return this.done(told);
-    this.spare().hookStatus = status;
-    this.pending = told;
-    return 'await';
-  }
-
-  /**
-   * A hook of the caller's threw or rejected: the run ends as `hook-failed`, with the hook's error and
-   * the attempt's `status` (so that `onFinish`, the summary and `jitterbug:run:end` see every request;
-   * `onFinish` is not waited for), and the request fails with that error.
-   */
-  protected hookFailed(error: unknown, status: number | undefined): Step {
-    if (this.aside) this.aside.ending = undefined;
-    this.error = error;
-    this.afterEnd = FAIL;
-    return this.end('hook-failed', status, error, false, DROPPED);
-  }
-
-  /**
-   * Ends the run as `reason` (once: a finished run stays as it ended), then `onFinish`, which `mode`
-   * waits for or not; then what follows the end (`then`). An `onFinish` that throws fails the request
-   * with its error.
-   */
-  protected end(
-    reason: StopReason,
-    status: number | undefined,
-    error: unknown,
-    success: boolean,
-    mode: FinishMode,
-  ): Step {
-    let told: unknown;
-    try {
-      told = this.close(reason, status, error, success);
-    } catch (thrown) {
-      return this.fail(thrown);
-    }
-    if (isThenable(told)) {
-      if (mode !== DROPPED) {
-        this.pending = told;
-        return this.ask(mode, 'await');
-      }
-      told.then(nothing, nothing);
-    }
-    const afterEnd = this.afterEnd;
-    if (afterEnd === DELIVER) {
-      this.stage = DELIVERED;
-      return 'deliver';
-    }
-    if (afterEnd === DECISION) {
-      this.stage = OVER;
-      return 'deliver';
-    }
-    return this.ended();
-  }
-
-  /** What follows the run's end. */
-  protected ended(): Step {
-    const then = this.afterEnd;
-    if (then === DELIVER) return this.ask(DELIVERED, 'deliver');
-    if (then === DECISION) return this.ask(OVER, 'deliver');
-    // The request fails: an abort, a refusal, a hook's error, or a failure before the first
-    // attempt, whatever was decided on it.
-    return this.fail(this.error);
-  }
-
-  /**
-   * The request fails with `error`: an answer the driver holds is dropped first; the run ends as
-   * `error-not-retryable` if nothing ended it before (a request its client refused before any
-   * attempt, a step that broke).
-   */
-  protected fail(error: unknown): Step {
-    this.error = error;
-    this.afterEnd = FAIL;
-    this.race?.end();
-    if (!this.holding) return this.failNow();
-    this.holding = false;
-    return this.ask(FAILING, 'drop');
-  }
-
-  /** Ends the request with the decision's failure, now (no feature holds it back). */
-  protected failNow(): Step {
-    if (this.summary) return this.ask(OVER, 'fail');
-    return this.end('error-not-retryable', undefined, this.error, false, QUIET);
-  }
-
-  /**
-   * Finishes the run (once; later calls do nothing): its summary, the features' part of it,
-   * `jitterbug:run:end`; returns what `onFinish` returned.
-   */
-  protected close(reason: StopReason, status: number | undefined, error: unknown, success: boolean): unknown {
-    if (this.summary) return undefined;
-    const o = this.options;
-    // One literal of one shape: the summary is made on every request's success path.
-    const summary: Mutable<RetryInfo> = {
-      method: this.method,
-      url: this.url,
-      attempts: this.attempts,
-      retries: this.retries ? [...this.retries] : NO_RETRIES,
-      totalDelayMs: this.totalDelayMs,
-      serverDelaysUnread: this.unread,
-      elapsedMs: this.elapsedMs(),
-      outcome: success ? 'success' : 'failure',
-      reason,
-      status,
-      error,
-      route: o.route,
-      hedge: undefined,
-    };
-    const { finishing } = o;
-    for (let i = 0; i < finishing.length; i++) finishing[i]!.finish!(this, summary);
-    this.summary = summary;
-    if (observed && channels.runEnd.hasSubscribers) channels.runEnd.publish({ run: this, info: summary });
-    return o.onFinish ? o.onFinish(summary) : undefined;
-  }
-
-  /** Publishes the end of the attempt just counted. */
-  protected attemptEnded(status: number | undefined, error: unknown, code: string | undefined): void {
-    if (observed && channels.attemptEnd.hasSubscribers) {
-      channels.attemptEnd.publish({
-        run: this,
-        attempt: this.attempts,
-        status,
-        error,
-        errorCode: code ?? (status === undefined ? errorCode(error) : undefined),
-      });
-    }
-  }
-
-  /** Time since the run began, by the policy's clock. */
-  elapsedMs(): number {
-    return Math.max(0, this.options.now() - this.startMs);
-  }
+  // --- What a step needs (steps.ts' StepFields) ----------------------------------------------
 
   /** `drop`, `discard`: the most body bytes to drain (none of an answer dropped as the request fails). */
   get maxBytes(): number {
@@ -816,8 +299,8 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     return this.aside?.error;
   }
 
-  protected set error(error: unknown) {
-    this.spare().error = error;
+  set error(error: unknown) {
+    spare(this).error = error;
   }
 
   /** `hold`, `wait`: how long, in ms (below 0 before a request that begins with no wait). */
@@ -825,8 +308,8 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     return this.aside?.delayMs ?? -1;
   }
 
-  protected set delayMs(ms: number) {
-    this.spare().delayMs = ms;
+  set delayMs(ms: number) {
+    spare(this).delayMs = ms;
   }
 
   /** `send`, `result`, `won`, `drop`, `deliver`: which copy of the attempt (1 unless it races). */
@@ -845,13 +328,42 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     return this.stage === SEND && aside?.race !== undefined ? aside.race.pending : aside?.pending;
   }
 
-  protected set pending(pending: PromiseLike<unknown> | undefined) {
-    this.spare().pending = pending;
+  set pending(pending: PromiseLike<unknown> | undefined) {
+    spare(this).pending = pending;
   }
 
-  /** The race of the attempt's copies, while a feature races them. */
-  protected get race(): RacedSend | undefined {
-    return this.aside?.race;
+  // --- For the features and their modules ----------------------------------------------------
+
+  /**
+   * What the features say about the attempt about to be sent, outermost first: `undefined` lets it
+   * go. For a simulation too, which takes the same turn in virtual time.
+   */
+  admission(): Turn | undefined {
+    return turnOf(this);
+  }
+
+  /**
+   * Whether the attempt about to be sent may carry edits: a retry may (`beforeRetry`), a first
+   * attempt only a generated key or the attempt headers. Asked first, so that nearly every request's
+   * first attempt makes no call for nothing.
+   */
+  edits(): boolean {
+    return (
+      this.attempts > 0 || this.idempotencyKey !== undefined || this.options.attemptHeaders !== undefined
+    );
+  }
+
+  /**
+   * What the decision looks at, for `r`, the result of the attempt just counted (for the features'
+   * modules too). Either kind of result is read as one: what the other kind lacks reads as `undefined`.
+   */
+  outcome(r: EitherResult): AttemptOutcome {
+    return outcomeOf(this, r);
+  }
+
+  /** Time since the run began, by the policy's clock. */
+  elapsedMs(): number {
+    return Math.max(0, this.options.now() - this.startMs);
   }
 
   // --- For the feature that races an attempt's copies (`RaceHost`) --------------------------
@@ -860,21 +372,21 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
   raceWon(result: AttemptResult): Step {
     this.holding = true;
     this.stage = IDLE;
-    return this.decideResult(result);
+    return decideResult(this, result);
   }
 
   /** The edits of a copy about to be sent (`beforeRetry`, the attempt headers), if any: `undefined`, or a promise. */
   raceEdits(): unknown {
     const o = this.options;
-    return o.beforeRetry || o.attemptHeaders ? this.edit('hedge') : undefined;
+    return o.beforeRetry || o.attemptHeaders ? edit(this, 'hedge') : undefined;
   }
 
   /** The edits of a copy failed with `error` (the race is over): the request fails with it. */
   raceFailed(error: unknown): Step {
     this.stage = IDLE;
     return hasAttemptHook(this.options, this.port, 'hedge')
-      ? this.hookFailed(error, this.lastOutcome?.status)
-      : this.fail(error);
+      ? hookFailed(this, error, this.lastOutcome?.status)
+      : fail(this, error);
   }
 
   /** The caller's cancellation, once they cancelled. */
@@ -887,25 +399,9 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     return this.port?.clock?.();
   }
 
-  /** What only some paths need, made on the first that does. */
-  protected spare(): Aside {
-    this.aside ??= {
-      hookStatus: undefined,
-      ending: undefined,
-      error: undefined,
-      delayMs: -1,
-      pending: undefined,
-      race: undefined,
-    };
-    return this.aside;
-  }
-
   // --- Compatibility surface -----------------------------------------------------------------
-  // The methods adapters drove a run by before it was a sequence: undici's state machine, the
-  // features' modules (a resume, a forced retry, ky's hooks) and the core README's hand-written loop
-  // use them. Each runs the sequence's own steps to their decision, so the order and the rules stay
-  // the sequence's. The undici rewrite removes them. They return plain values when no hook returns a
-  // promise, and a promise otherwise; an adapter awaits only an actual `Promise`.
+  // The methods adapters drove a run by before it was a sequence (`decision-methods.ts`); the undici
+  // rewrite removes them.
 
   /**
    * Called by the adapter immediately before it sends each attempt. `undefined`: send it now (and
@@ -917,24 +413,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    * held.
    */
   beforeAttempt(signal?: HoldSignal): void | Promise<void> {
-    const turn = this.options.admitting.length === 0 ? undefined : this.admission();
-    if (!turn) {
-      if (observed && channels.attemptStart.hasSubscribers) {
-        channels.attemptStart.publish({ run: this, attempt: this.attempts + 1 });
-      }
-      return undefined;
-    }
-    if ('holdMs' in turn) {
-      return this.wait(turn.holdMs, signal && 'aborted' in signal ? signal : signal?.signal());
-    }
-    this.forDecision();
-    try {
-      const ended = this.decisionOf(this.refused(turn));
-      // A refusal ends in the request's failure: its error, or what a hook failed with.
-      return Promise.resolve(ended).then(() => Promise.reject(this.error));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return older.beforeAttempt(this, signal);
   }
 
   /**
@@ -946,13 +425,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    * response.
    */
   settle(status: number): StopDecision | Promise<StopDecision> | undefined {
-    this.afterEnd = DECISION;
-    const step = this.settleByStatus(status);
-    if (step === undefined) return undefined;
-    // Nearly always: no onFinish promise to wait for.
-    return (step === 'deliver' ? this.decision : this.decisionOf(step)) as
-      | StopDecision
-      | Promise<StopDecision>;
+    return older.settle(this, status);
   }
 
   /**
@@ -962,8 +435,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    * Throws (or rejects with) what a user hook throws: the adapter then fails the request with it.
    */
   next(result: AttemptResult): Decision | Promise<Decision> {
-    this.forDecision();
-    return this.decisionOf(this.decideResult(result));
+    return older.next(this, result);
   }
 
   /**
@@ -972,8 +444,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    * retry).
    */
   conclude(outcome: AttemptOutcome): Decision | Promise<Decision> {
-    this.forDecision();
-    return this.decisionOf(this.decideOutcome(outcome));
+    return older.conclude(this, outcome);
   }
 
   /**
@@ -983,17 +454,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    * attempt edits (`editAttempt`).
    */
   hook<A, T>(status: number | undefined, call: (arg: A) => T, arg: A): T {
-    const failed = (error: unknown): never => {
-      void quietly(this.finish('hook-failed', status, error, false));
-      throw error;
-    };
-    let result: T;
-    try {
-      result = call(arg);
-    } catch (error) {
-      return failed(error);
-    }
-    return isThenable(result) ? (Promise.resolve(result).catch(failed) as T) : result;
+    return older.hook(this, status, call, arg);
   }
 
   /**
@@ -1001,16 +462,8 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    * finishes the run as `aborted`; also when an injected sleep ignored the signal and resolved after
    * it fired, so that no adapter starts an attempt the caller has already given up on.
    */
-  async wait(ms: number, signal?: AbortSignal): Promise<void> {
-    try {
-      await this.options.sleep(ms, signal);
-      if (signal?.aborted) throw signal.reason;
-    } catch (error) {
-      // The run is over with the abort; an onFinish that rejects does not replace the reason.
-      void quietly(this.finish('aborted', undefined, error, false));
-      throw error;
-    }
-    this.totalDelayMs += ms;
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    return older.wait(this, ms, signal);
   }
 
   /**
@@ -1018,7 +471,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
    * `onFinish`'s promise, if it returned one (its rejection is the adapter's to handle or drop).
    */
   abort(reason: unknown): void | Promise<void> {
-    return this.finish('aborted', undefined, reason, false);
+    return older.finish(this, 'aborted', undefined, reason, false);
   }
 
   /**
@@ -1031,25 +484,6 @@ export class AttemptSequence implements DrivenSequence, RaceHost, RunView {
     error: unknown,
     success: boolean,
   ): void | Promise<void> {
-    const told = this.close(reason, status, error, success);
-    return isThenable(told) ? Promise.resolve(told).then(nothing) : undefined;
-  }
-
-  /**
-   * Runs the sequence's steps that need no I/O (the hooks' promises, if any) to the decision they
-   * end in; throws (or rejects with) the error the request fails with.
-   */
-  protected decisionOf(step: Step): Decision | Promise<Decision> {
-    for (;;) {
-      if (step === 'await') {
-        return Promise.resolve(this.pending).then(
-          (value) => this.decisionOf(this.done(value)),
-          (error: unknown) => this.decisionOf(this.failed(error)),
-        );
-      }
-      if (step === 'fail') throw this.error;
-      if (step !== 'drop') return this.decision!;
-      step = this.proceed();
-    }
+    return older.finish(this, reason, status, error, success);
   }
 }
