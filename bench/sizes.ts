@@ -5,6 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { defaultFeatures, FEATURES } from '../packages/core/src/features/table.ts';
 import { table } from './table.ts';
 
 /**
@@ -26,11 +27,26 @@ const ENTRIES: readonly (readonly [
   ['axios-retry', 'axios-retry', 'axios'],
 ];
 
+/**
+ * The opt-in features, by the factory a program imports to use one (the feature table's rows that
+ * are off by default, and the route rules' `createRetryPolicy`): each is measured as `withRetry`
+ * with that factory beside it, so that its row is what the feature alone adds to a browser bundle.
+ */
+export const FEATURE_FACTORIES: readonly string[] = [
+  ...FEATURES.filter((row) => !Object.hasOwn(defaultFeatures(), row.option)).map(
+    (row) => row.factory.split('(')[0]!,
+  ),
+  'createRetryPolicy',
+];
+
+/** The id of a feature's row: `withRetry + createHedging`. */
+export const featureRow = (factory: string): string => `withRetry + ${factory}`;
+
 export interface SizeRow {
   /** A short key for tests. */
   readonly id: string;
   readonly name: string;
-  readonly what: 'jitterbug' | 'peer';
+  readonly what: 'jitterbug' | 'peer' | 'feature';
   readonly minified?: number;
   readonly gzip?: number;
   readonly error?: string;
@@ -46,6 +62,22 @@ const bundle = async ([id, from, external, conditions = []]: (typeof ENTRIES)[nu
   const name =
     what === 'jitterbug' ? `\`${exported}\` (\`${from}\`)${condition ? ` ${condition}` : ''}` : from;
   const contents = `export { ${what === 'jitterbug' ? exported : 'default'} } from '${from}';`;
+  return measured({ id, name, what }, contents, external, conditions);
+};
+
+/** `withRetry` and a feature's factory, as a program that uses the feature bundles them. */
+const featureBundle = (factory: string): Promise<SizeRow> =>
+  measured(
+    { id: featureRow(factory), name: `\`${factory}\``, what: 'feature' },
+    `export { withRetry, ${factory} } from '@jitterbug/fetch';`,
+  );
+
+const measured = async (
+  { id, name, what }: Pick<SizeRow, 'id' | 'name' | 'what'>,
+  contents: string,
+  external?: string,
+  conditions: string[] = [],
+): Promise<SizeRow> => {
   try {
     const { outputFiles, metafile } = await build({
       stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
@@ -70,7 +102,8 @@ const bundle = async ([id, from, external, conditions = []]: (typeof ENTRIES)[nu
   }
 };
 
-export const measureSizes = (): Promise<SizeRow[]> => Promise.all(ENTRIES.map(bundle));
+export const measureSizes = (): Promise<SizeRow[]> =>
+  Promise.all([...ENTRIES.map(bundle), ...FEATURE_FACTORIES.map(featureBundle)]);
 
 const bytes = (n: number | undefined): string => (n === undefined ? '—' : n.toLocaleString('en'));
 
@@ -78,7 +111,24 @@ const bytes = (n: number | undefined): string => (n === undefined ? '—' : n.to
 export const sizesTable = (rows: readonly SizeRow[]): string => {
   const totals = table(
     ['bundle', 'of', 'minified (bytes)', 'minified + gzip -9 (bytes)'],
-    rows.map((r) => [r.name, r.what, r.error ? `not built: ${r.error}` : bytes(r.minified), bytes(r.gzip)]),
+    rows
+      .filter((r) => r.what !== 'feature')
+      .map((r) => [r.name, r.what, r.error ? `not built: ${r.error}` : bytes(r.minified), bytes(r.gzip)]),
+  );
+  const base = rows.find((r) => r.id === 'withRetry');
+  const features = table(
+    [
+      'opt-in feature (its factory)',
+      'adds to withRetry, minified (bytes)',
+      'adds, minified + gzip -9 (bytes)',
+    ],
+    rows
+      .filter((r) => r.what === 'feature')
+      .map((r) =>
+        r.error || !base?.gzip
+          ? [r.name, `not built: ${r.error ?? 'no withRetry row'}`, '—']
+          : [r.name, bytes(r.minified! - base.minified!), bytes(r.gzip! - base.gzip)],
+      ),
   );
   const ours = rows.filter((r) => r.what === 'jitterbug' && r.bytesByInput);
   const bytesIn = (r: SizeRow, file: string): number => r.bytesByInput!.find(([i]) => i === file)?.[1] ?? 0;
@@ -99,7 +149,7 @@ export const sizesTable = (rows: readonly SizeRow[]): string => {
       ],
     ],
   );
-  return `${totals}\n\nWhere the bytes go (minified, before gzip):\n\n${byFile}`;
+  return `${totals}\n\nWhat each opt-in feature costs, once its factory is imported:\n\n${features}\n\nWhere the bytes go (minified, before gzip):\n\n${byFile}`;
 };
 
 if (import.meta.main) console.log(sizesTable(await measureSizes()));

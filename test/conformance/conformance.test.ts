@@ -19,7 +19,12 @@
  * and on axios attached by default too: `hedging.test.ts` (with `attemptTimeoutMs`),
  * `resume.test.ts`, `pacer.test.ts` and `throttle.test.ts`.
  */
-import { DEFAULT_ERROR_CODES, type RetryInfo } from '@jitterbug/core';
+import {
+  createAttemptHeaders,
+  createIdempotencyKeys,
+  DEFAULT_ERROR_CODES,
+  type RetryInfo,
+} from '@jitterbug/core';
 import { beforeAll, expect } from 'vitest';
 import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 import {
@@ -161,7 +166,7 @@ describeRuns(
       'attemptHeaders: the attempt and the limit on every attempt, and the deadline left',
       async () => {
         server.route('/told', [{ status: 503 }, { status: 503 }, { status: 200 }]);
-        const c = await client({ attemptHeaders: true, deadlineMs: 60_000 });
+        const c = await client({ attemptHeaders: createAttemptHeaders(), deadlineMs: 60_000 });
         const result = await c.send({ method: 'GET', path: '/told' });
         expectFinalStatus(result, 200);
         const seen = server.seen('/told');
@@ -183,7 +188,7 @@ describeRuns(
       'generated idempotency keys: a POST gets one, the same on every attempt, and is retried; a caller’s key is kept',
       async () => {
         server.route('/charges', [{ status: 503 }, { status: 201, body: 'charged' }]);
-        const c = await client({ idempotencyKey: { generate: true } });
+        const c = await client({ idempotencyKey: createIdempotencyKeys() });
         const result = await c.send({ method: 'POST', path: '/charges', body: { kind: 'text', value: 'x' } });
         expectFinalStatus(result, 201);
         const keys = server.seen('/charges').map((r) => r.headers['idempotency-key']);

@@ -1,3 +1,11 @@
+/**
+ * `@jitterbug/core/adapter`: what an adapter needs to plug a client into the core, and a user does
+ * not: a policy's runs, the attempt loop and its transports, the per-attempt timer, the option
+ * checks, the body helpers, the protocol parsing. See "Writing an adapter" in the core's README.
+ *
+ * @packageDocumentation
+ */
+
 export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
 export { type AttemptKind, type EditableRequest, editAttempt } from './attempt-edits.ts';
 export { type AttemptTimer, attemptTimer, startTimer } from './attempt-timer.ts';

@@ -1,20 +1,23 @@
 /**
  * What changes in a request between its attempts: a generated idempotency key (from the first
- * attempt on), the attempt headers (on every attempt), and what the features (a refreshed
+ * attempt on), the attempt headers (on every attempt, as `createAttemptHeaders()` sets them), and what the features (a refreshed
  * credential) and then `beforeRetry` set (before each retry, hedged copy and resume). The core
  * decides what to set; the adapter applies it to its client's request through an
  * {@link EditableRequest}.
  */
 import type { NextAttempt } from './events.ts';
+import type { AttemptHeaders } from './features/attempt-headers.ts';
 import { after } from './maybe-promise.ts';
-import type { HeaderGetter } from './retry-after.ts';
 import type { RunOptions } from './run-options.ts';
 import type { AttemptEditor, EditableRequest, RunView } from './types.ts';
 
 export type { EditableRequest } from './types.ts';
 
 /** The options the edits read: the run's, with the features that edit (`ResolvedOptions` has them). */
-export type EditingOptions = RunOptions & { readonly editing: readonly AttemptEditor[] };
+export type EditingOptions = RunOptions & {
+  readonly editing: readonly AttemptEditor[];
+  readonly feature: { readonly attemptHeaders?: AttemptHeaders | undefined };
+};
 
 /** What is about to be sent: the first attempt, a retry, a hedged copy or a request for the rest of a body. */
 export type AttemptKind = 'first' | NextAttempt['kind'];
@@ -24,29 +27,6 @@ export interface EditedRun extends RunView {
   readonly options: EditingOptions;
   readonly idempotencyKey: string | undefined;
 }
-
-/**
- * The key a request gets when the options generate keys, its method is not retried by itself and it
- * carries none; else `undefined`.
- *
- * @throws TypeError naming `idempotencyKey.generate` when the generator gives no usable value.
- */
-export const generatedKey = (
-  options: RunOptions,
-  upperMethod: string,
-  headers: HeaderGetter,
-): string | undefined => {
-  const { generateKey, idempotencyKey } = options;
-  if (!generateKey || !idempotencyKey || options.methods.has(upperMethod)) return undefined;
-  if (headers(idempotencyKey)?.trim()) return undefined;
-  const key = generateKey();
-  if (typeof key !== 'string' || key.trim() === '' || /[\r\n\0]/.test(key)) {
-    throw new TypeError(
-      `jitterbug: option "idempotencyKey.generate" must return a non-empty header value, got ${String(key)}`,
-    );
-  }
-  return key;
-};
 
 const URL_SCHEME = /^https?:\/\//i;
 
@@ -105,14 +85,11 @@ export const attemptHeaders = (
 ): Headers | undefined => {
   const o = run.options;
   const key = kind === 'first' ? run.idempotencyKey : undefined;
-  const names = o.attemptHeaders;
-  if (!key && !names && !hasAttemptHook(o, request, kind)) return undefined;
+  const told = o.feature.attemptHeaders;
+  if (!key && !told && !hasAttemptHook(o, request, kind)) return undefined;
   const headers = request.requestHeaders();
   if (key) headers.set(o.idempotencyKey as string, key);
-  if (names?.attempt) headers.set(names.attempt, `attempt=${run.attempts + 1}; max=${o.maxAttempts}`);
-  if (names?.deadline && o.deadlineMs !== undefined) {
-    headers.set(names.deadline, String(Math.max(0, Math.floor(o.deadlineMs - run.elapsedMs()))));
-  }
+  told?.set(headers, run);
   return headers;
 };
 

@@ -24,6 +24,7 @@ export {
 } from './backoff.ts';
 export { createRetryPolicy } from './create-retry-policy.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES } from './errors.ts';
+export { type AttemptHeaders, createAttemptHeaders } from './features/attempt-headers.ts';
 export {
   createRetryBudget,
   DEFAULT_BUDGET,
@@ -36,6 +37,7 @@ export {
   createCredentialRefresh,
 } from './features/credential.ts';
 export { createHedging, type HedgeOptions, type Hedging } from './features/hedging.ts';
+export { createIdempotencyKeys, type IdempotencyKeys } from './features/idempotency-keys.ts';
 export {
   createPacer,
   type Pacer,

@@ -60,6 +60,10 @@ export const noOptions = (factory: string, given: readonly unknown[]): void => {
   }
 };
 
+/** Whether `value` is an RFC 9110 §5.6.2 token: the syntax of header names and of methods. */
+export const isHeaderName = (value: unknown): value is string =>
+  typeof value === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(value);
+
 /** Whether `value` can hold option fields: an object that is not an array. */
 export const isOptionObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -6,12 +6,15 @@
 import type { Backoff, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { AttemptInfo, GiveUpEvent, MaybePromise, NextAttempt, RetryEvent, RetryInfo } from './events.ts';
+import type { AttemptHeaders } from './features/attempt-headers.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
 import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
 import type { Hedging } from './features/hedging.ts';
+import type { IdempotencyKeys } from './features/idempotency-keys.ts';
 import type { Pacer } from './features/pacer.ts';
 import type { Resume } from './features/resume.ts';
+import type { FeatureSettings } from './features/table.ts';
 import type { AdaptiveThrottle } from './features/throttle.ts';
 import type { RetryAfterOptions, RunOptions } from './run-options.ts';
 import type { Sleep } from './sleep.ts';
@@ -28,6 +31,8 @@ export type {
   RetryReason,
   StopReason,
 } from './events.ts';
+export type { AttemptHeadersOptions } from './features/attempt-headers.ts';
+export type { IdempotencyKeyOptions } from './features/idempotency-keys.ts';
 export type { RetryAfterOptions, RunOptions } from './run-options.ts';
 
 /** Backoff settings: a built-in strategy with its numbers, or your own function. */
@@ -38,27 +43,6 @@ export interface BackoffOptions {
   readonly baseMs?: number;
   /** Default 20 000. */
   readonly capMs?: number;
-}
-
-/** The object form of the `idempotencyKey` option. */
-export interface IdempotencyKeyOptions {
-  /** The header. Default `'Idempotency-Key'`. */
-  readonly header?: string;
-  /**
-   * A request whose method is not retried by itself (a POST, a PATCH) and that carries no key gets
-   * one on its first attempt — `true` for `crypto.randomUUID()`, or your function's — and the same
-   * key on every retry, hedged copy and resume: such a request is then retried safely with no code of
-   * yours. A key the caller set is never replaced. Default `false`.
-   */
-  readonly generate?: boolean | (() => string);
-}
-
-/** The object form of the `attemptHeaders` option: each header's name, or `false` for none. */
-export interface AttemptHeadersOptions {
-  /** `attempt=N; max=M` on every attempt. Default `'amz-sdk-request'`. */
-  readonly attempt?: string | false;
-  /** The ms left of `deadlineMs`, when it is set. Default `'x-envoy-expected-rq-timeout-ms'`. */
-  readonly deadline?: string | false;
 }
 
 /** The options a route rule or a single call may override. */
@@ -75,17 +59,20 @@ export interface RetryOverrides {
   readonly errorCodes?: readonly string[];
   /**
    * A request with this header is retried whatever its method (same key on every attempt).
-   * Default `'Idempotency-Key'`; `false` turns this off; `{ header?, generate }` also gives a request
-   * that has no key one of its own (see {@link IdempotencyKeyOptions}).
+   * Default `'Idempotency-Key'`; `false` turns this off; `createIdempotencyKeys({ header?, generate? })`
+   * also gives a request that has no key one of its own (see {@link IdempotencyKeyOptions}). A
+   * factory, so that a program that never generates keys does not carry it.
    */
-  readonly idempotencyKey?: string | false | IdempotencyKeyOptions;
+  readonly idempotencyKey?: string | false | IdempotencyKeys;
   /**
-   * Tells the server which attempt this is, on every attempt (the first too): `attempt=2; max=3` in
-   * `amz-sdk-request` (the AWS SDK's header and form), and, when `deadlineMs` is set, the ms left of it
-   * in `x-envoy-expected-rq-timeout-ms` (as Envoy tells its upstreams), so that a server can shed
-   * retries first and log them as such. `true` for those names, or your own. Default `false`.
+   * Tells the server which attempt this is, on every attempt (the first too), from
+   * `createAttemptHeaders(names?)`: `attempt=2; max=3` in `amz-sdk-request` (the AWS SDK's header and
+   * form), and, when `deadlineMs` is set, the ms left of it in `x-envoy-expected-rq-timeout-ms` (as
+   * Envoy tells its upstreams), so that a server can shed retries first and log them as such; your
+   * own names in `names` (`false` for none). Default `false`. A factory, so that a program that
+   * never sends them does not carry them.
    */
-  readonly attemptHeaders?: boolean | AttemptHeadersOptions;
+  readonly attemptHeaders?: AttemptHeaders | false;
   /**
    * Server-given delays; `false` ignores them, `true` is the defaults. Default
    * `{ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 }`.
@@ -269,20 +256,11 @@ export interface RetryPolicyOptions extends RetryOptions {
 
 /** Options after defaults and validation. */
 export interface ResolvedOptions extends RunOptions {
-  /** See {@link RetryOverrides.resume}; `undefined` when off. */
-  readonly resume: Resume | undefined;
-  /** The retry budget in force, or `undefined` for none. */
-  readonly budget: RetryBudget | undefined;
-  /** See {@link RetryOptions.pacer}; `undefined` when off. */
-  readonly pacer: Pacer | undefined;
-  /** The policy's herd line (`herd: true`, the default), or `undefined`. */
-  readonly herd: RunFeature | undefined;
-  /** @deprecated See `pacer`. */
-  readonly throttle: AdaptiveThrottle | undefined;
-  /** See {@link RetryOverrides.hedge}; `undefined` when off. */
-  readonly hedge: Hedging | undefined;
-  /** The credential refresh (`credential: createCredentialRefresh(…)`), or `undefined`. */
-  readonly credential: CredentialRefresh | undefined;
+  /**
+   * The features in force, by their option (`feature.budget`: the retry budget; `undefined` or
+   * absent: off), as the feature table (`features/table.ts`) resolved them.
+   */
+  readonly feature: FeatureSettings;
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
   /** The one of them that wraps the send of each attempt (hedging: racing copies). */

@@ -53,17 +53,6 @@ export interface RunOptions {
   readonly errorCodes: ReadonlySet<string>;
   /** The idempotency key's header, in lower case, or `false`. */
   readonly idempotencyKey: string | false;
-  /** Makes a key for a request that has none (see `IdempotencyKeyOptions.generate`). */
-  readonly generateKey: (() => string) | undefined;
-  /** The attempt headers' names (see `RetryOverrides.attemptHeaders`), or `undefined`. */
-  readonly attemptHeaders:
-    | {
-        /** The attempt header's name, or `false`. */
-        readonly attempt: string | false;
-        /** The deadline header's name, or `false`. */
-        readonly deadline: string | false;
-      }
-    | undefined;
   /** See `RetryOverrides.retryAfter`, with every field filled in; `false` ignores server delays. */
   readonly retryAfter: Required<RetryAfterOptions> | false;
   /** See `RetryOverrides.deadlineMs`. */

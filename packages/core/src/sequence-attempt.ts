@@ -61,7 +61,7 @@ export const attempt = (s: SequenceState): Step => {
     channels.attemptStart.publish({ run: s, attempt: s.attempts + 1 });
   }
   // Nearly every first attempt carries nothing (no generated key, no attempt headers).
-  if (s.attempts === 0 && s.idempotencyKey === undefined && s.options.attemptHeaders === undefined) {
+  if (s.attempts === 0 && s.idempotencyKey === undefined && s.options.feature.attemptHeaders === undefined) {
     return send(s);
   }
   const port = s.port;

@@ -18,7 +18,7 @@
  */
 
 import { channels, observed } from '#diagnostics';
-import { generatedKey, hasAttemptHook } from './attempt-edits.ts';
+import { hasAttemptHook } from './attempt-edits.ts';
 import { type EitherResult, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
@@ -125,7 +125,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
     this.totalDelayMs = 0;
     this.summary = undefined;
     this.body = body;
-    const key = options.generateKey && generatedKey(options, method, headers);
+    const key = options.feature.idempotencyKey?.key(options, method, headers);
     this.idempotencyKey = key;
     // The decision sees the generated key as the request's own.
     this.headers = key
@@ -349,7 +349,9 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
    */
   edits(): boolean {
     return (
-      this.attempts > 0 || this.idempotencyKey !== undefined || this.options.attemptHeaders !== undefined
+      this.attempts > 0 ||
+      this.idempotencyKey !== undefined ||
+      this.options.feature.attemptHeaders !== undefined
     );
   }
 
@@ -378,7 +380,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
   /** The edits of a copy about to be sent (`beforeRetry`, the attempt headers), if any: `undefined`, or a promise. */
   raceEdits(): unknown {
     const o = this.options;
-    return o.beforeRetry || o.attemptHeaders ? edit(this, 'hedge') : undefined;
+    return o.beforeRetry || o.feature.attemptHeaders ? edit(this, 'hedge') : undefined;
   }
 
   /** The edits of a copy failed with `error` (the race is over): the request fails with it. */

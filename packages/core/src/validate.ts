@@ -5,18 +5,20 @@
  */
 
 import { backoffStrategies } from './backoff.ts';
+import { isFeature } from './features/feature.ts';
+import type { IdempotencyKeys } from './features/idempotency-keys.ts';
 import {
-  budgetFeature,
-  createRetryBudget,
-  isRetryBudget,
-  type RetryBudgetOptions,
-} from './features/budget.ts';
-import { type FeatureKind, isFeature } from './features/feature.ts';
-import { createHerdLine } from './features/herd.ts';
+  checkFeature,
+  defaultFeatures,
+  FEATURES,
+  type FeatureRow,
+  type FeatureSettings,
+  layersOf,
+} from './features/table.ts';
 import {
-  type Check,
   checkFields,
   fail,
+  isHeaderName,
   isOptionObject,
   numberCheck as number,
   optionsObject,
@@ -36,17 +38,7 @@ type Row = (
   resolved: Record<string, unknown>,
 ) => unknown;
 
-/** An opt-in feature: `false`, or the object its factory made. */
-const feature =
-  (kind: FeatureKind, factory: string): Row =>
-  (v, n) =>
-    v === false ? undefined : isFeature(v, kind) ? v : fail(n, `false or what ${factory} returns`, v);
-
 const fn: Row = (v, n) => (typeof v === 'function' ? v : fail(n, 'a function', v));
-
-// RFC 9110 §5.6.2 token: the syntax of header names and of methods.
-const isToken = (v: unknown): v is string =>
-  typeof v === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(v);
 
 /** An array whose every item passes `valid` (each one `expected`, all `plural`), as a set of `map(item)`. */
 const setOf =
@@ -81,23 +73,6 @@ const RETRY_AFTER_FIELDS = {
   jitterRatio: number(0, 1),
 };
 
-/** The attempt headers' names for `attemptHeaders: true`. */
-const ATTEMPT_HEADERS = Object.freeze({
-  attempt: 'amz-sdk-request',
-  deadline: 'x-envoy-expected-rq-timeout-ms',
-} as const);
-
-const headerOrFalse: Check = (v, n) => (v === false || isToken(v) ? v : fail(n, 'a header name or false', v));
-
-/** The fields of `idempotencyKey`'s object form; its header is a name in lower case, as compared. */
-const IDEMPOTENCY_KEY_FIELDS = {
-  header: (v: unknown, n: string) => (isToken(v) ? v.toLowerCase() : fail(n, 'a header name', v)),
-  generate: (v: unknown, n: string) =>
-    v === undefined || typeof v === 'boolean' || typeof v === 'function'
-      ? v
-      : fail(n, 'a boolean or a function', v),
-};
-
 const ROWS: Readonly<Record<string, Row>> = {
   maxAttempts: number(1, 1000, true),
   transparentRetries: number(0, 10, true),
@@ -111,34 +86,24 @@ const ROWS: Readonly<Record<string, Row>> = {
     if (b.capMs < b.baseMs) fail(`${n}.capMs`, `>= ${n}.baseMs (${b.baseMs})`, b.capMs);
     return b;
   },
-  methods: setOf(isToken, 'HTTP method (a token)', 'HTTP methods (tokens)', (m: string) => m.toUpperCase()),
+  methods: setOf(isHeaderName, 'HTTP method (a token)', 'HTTP methods (tokens)', (m: string) =>
+    m.toUpperCase(),
+  ),
   statusCodes: setOf(
     (s) => Number.isInteger(s) && (s as number) >= 100 && (s as number) <= 599,
     'an integer from 100 to 599',
     'integers from 100 to 599',
   ),
   errorCodes: setOf((c) => typeof c === 'string' && c.trim() !== '', 'non-empty string', 'non-empty strings'),
-  idempotencyKey: (v, n, _, resolved) => {
-    resolved.generateKey = undefined;
-    if (v === false) return v;
-    if (isToken(v)) return v.toLowerCase();
-    if (!isOptionObject(v)) return fail(n, 'a header name, false or { header, generate }', v);
-    // Its header is the default one unless given (not inherited).
-    const { header, generate } = checkFields(
-      v,
-      n,
-      { header: DEFAULTS.idempotencyKey, generate: undefined },
-      IDEMPOTENCY_KEY_FIELDS,
-    );
-    resolved.generateKey = generate === true ? () => crypto.randomUUID() : generate || undefined;
-    return header;
-  },
-  attemptHeaders: (v, n) =>
-    typeof v === 'boolean'
+  // A header name, or generated keys (their feature row keeps the generator) with theirs.
+  idempotencyKey: (v, n) =>
+    v === false
       ? v
-        ? ATTEMPT_HEADERS
-        : undefined
-      : checkFields(v, n, ATTEMPT_HEADERS, { attempt: headerOrFalse, deadline: headerOrFalse }),
+      : isHeaderName(v)
+        ? v.toLowerCase()
+        : isFeature(v, 'idempotencyKey')
+          ? (v as IdempotencyKeys).header
+          : fail(n, 'a header name, false or what createIdempotencyKeys() returns', v, 'idempotencyKey'),
   // `true`: the defaults (or what was inherited), as the type's `false` suggests.
   retryAfter: (v, n, { retryAfter }) =>
     v !== false && checkFields(v === true ? {} : v, n, retryAfter || DEFAULTS.retryAfter, RETRY_AFTER_FIELDS),
@@ -152,29 +117,34 @@ const ROWS: Readonly<Record<string, Row>> = {
   onGiveUp: fn,
   onFinish: fn,
   beforeRetry: fn,
-  budget: (v, n) =>
-    v === false ? undefined : isRetryBudget(v) ? v : createRetryBudget(v as RetryBudgetOptions, n),
   random: fn,
   sleep: fn,
   now: fn,
-  // Features a program imports to use, so that one without them does not carry their code.
-  pacer: feature('pacer', 'createPacer()'),
-  // The policy's own line (made with its defaults), or none.
-  herd: (v, n, { herd }) => (typeof v === 'boolean' ? (v ? herd : undefined) : fail(n, 'a boolean', v)),
-  hedge: feature('hedge', 'createHedging({ delayMs })'),
-  throttle: feature('throttle', 'createAdaptiveThrottle()'),
-  resume: feature('resume', 'createResume()'),
-  credential: feature('credential', 'createCredentialRefresh({ refresh })'),
   retry: (v, n) => (typeof v === 'boolean' ? v : fail(n, 'a boolean', v)),
 };
 
+/** The feature table's rows, by their option. */
+const FEATURE_ROWS: Readonly<Record<string, FeatureRow>> = Object.fromEntries(
+  FEATURES.map((row) => [row.option, row]),
+);
+
+/** The options only a policy takes: its clock and random source, and the features whose state it holds. */
+const POLICY_ONLY = [
+  'random',
+  'sleep',
+  'now',
+  ...FEATURES.filter((r) => r.scope === 'policy').map((r) => r.option),
+];
 /** The options a route rule or a call may override. */
-const POLICY_ONLY = ['random', 'sleep', 'now', 'pacer', 'throttle', 'herd'];
-export const OVERRIDABLE = Object.keys(ROWS).filter((key) => key !== 'retry' && !POLICY_ONLY.includes(key));
+export const OVERRIDABLE = [...new Set([...Object.keys(ROWS), ...Object.keys(FEATURE_ROWS)])].filter(
+  (key) => key !== 'retry' && !POLICY_ONLY.includes(key),
+);
 /** Keys of the options adapters take. */
 export const POLICY_KEYS: ReadonlySet<string> = new Set([...OVERRIDABLE, ...POLICY_ONLY]);
-/** Keys of a call's own overrides (a call cannot hedge: a percentile needs the latencies a policy shares). */
-export const CALL_KEYS: ReadonlySet<string> = new Set(OVERRIDABLE.filter((key) => key !== 'hedge'));
+/** Keys of a call's own overrides: a route's, but the features a call may not set (hedging). */
+export const CALL_KEYS: ReadonlySet<string> = new Set(
+  OVERRIDABLE.filter((key) => FEATURE_ROWS[key]?.scope !== 'route'),
+);
 
 /**
  * The defaults, resolved (a policy gets its own budget on top). Every option is a field from the
@@ -194,8 +164,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   statusCodes: new Set(DEFAULTS.statusCodes),
   errorCodes: new Set(DEFAULTS.errorCodes),
   idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
-  generateKey: undefined,
-  resume: undefined,
+  feature: {},
   progress: { answers: 0 },
   features: [],
   racer: undefined,
@@ -222,35 +191,23 @@ export const resolveOptions = (
   path = '',
 ): ResolvedOptions => {
   const given = optionsObject(source, path.slice(0, -1) || 'options');
-  const inherited = base ?? {
-    ...DEFAULT_OPTIONS,
-    budget: createRetryBudget(),
-    herd: createHerdLine(),
-    progress: { answers: 0 },
-  };
+  const inherited = base ?? { ...DEFAULT_OPTIONS, feature: defaultFeatures(), progress: { answers: 0 } };
   const resolved: Record<string, unknown> = { ...inherited };
+  const feature: Record<string, unknown> = { ...inherited.feature };
   for (const key of Object.keys(given)) {
     const value = given[key];
     if (!allowed.has(key)) unknownOption(path + key, allowed, value, POLICY_KEYS.has(key));
+    if (value === undefined) continue;
     const row = ROWS[key];
-    if (value !== undefined && row) {
-      resolved[key] = row(value, path + key, inherited, resolved);
-    }
+    if (row) resolved[key] = row(value, path + key, inherited, resolved);
+    const featureRow = FEATURE_ROWS[key];
+    if (featureRow) feature[key] = checkFeature(featureRow, value, path + key, inherited.feature);
   }
-  // The features, as layers, outermost first: the pacer holds an attempt before the throttle counts
-  // it, and sees the decision last (once the throttle and the budget have reviewed it). Laid out
-  // again for every source, a route's or a call's too: the features are the same objects (the
-  // budget's layer a new wrapper of the same bucket), and no key needs telling apart for it.
-  const o = resolved as unknown as ResolvedOptions;
-  // The pacer, when there is one, does what the herd line does, and more.
-  // A credential's retry is outermost: no feature inside it counts it (the budget, the throttle).
-  const features = [
-    o.credential,
-    o.pacer ?? o.herd,
-    o.budget && budgetFeature(o.budget),
-    o.throttle,
-    o.hedge,
-  ].filter((feature) => feature !== undefined);
+  resolved.feature = feature;
+  // The features, as layers, in the table's order. Laid out again for every source, a route's or a
+  // call's too: the features are the same objects (the budget's layer a new wrapper of the same
+  // bucket), and no key needs telling apart for it.
+  const features = layersOf(feature as FeatureSettings);
   resolved.features = features;
   resolved.racer = features.find((feature) => feature.wrapSend !== undefined);
   // Asked before every attempt and at every run's end: only the features that have something to say.

@@ -115,7 +115,7 @@ describe('forceRetry (ky.retry() after the response was handed over)', () => {
     const run = policy.begin({ method: 'POST', url: 'https://api.example.com/charge' });
     decided(run.settle(200)!);
     expect(finished).toHaveLength(1);
-    const tokens = policy.options.budget!.tokens;
+    const tokens = policy.options.feature.budget!.tokens;
     expect(decided(forceRetry(run, 250))).toMatchObject({
       retry: true,
       delayMs: 250,
@@ -123,7 +123,7 @@ describe('forceRetry (ky.retry() after the response was handed over)', () => {
       reason: 'forced',
     });
     expect(run.summary).toBeUndefined();
-    expect(policy.options.budget!.tokens).toBe(tokens - 1);
+    expect(policy.options.feature.budget!.tokens).toBe(tokens - 1);
     decided(run.settle(200)!);
     expect(finished).toHaveLength(2);
     expect(run.summary).toMatchObject({

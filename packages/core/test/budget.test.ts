@@ -173,7 +173,7 @@ describe('retries free of the budget', () => {
 describe('the budget in a policy', () => {
   it('during an outage retries stop soon and stay near ratio per request, then resume as requests succeed', () => {
     const policy = createRetryPolicy({ random: fixed(0), maxAttempts: 3 });
-    const budget = policy.options.budget!;
+    const budget = policy.options.feature.budget!;
     // First requests spend the burst: 10 tokens allow 10 retries (5 requests × 2 retries).
     const early = Array.from({ length: 5 }, () => failingRequest(policy));
     expect(early).toEqual([3, 3, 3, 3, 3]);
@@ -208,14 +208,14 @@ describe('the budget in a policy', () => {
     const shared = createRetryBudget({ burst: 2, ratio: 0 });
     const a = createRetryPolicy({ budget: shared });
     const b = createRetryPolicy({ budget: shared });
-    expect(a.options.budget).toBe(shared);
+    expect(a.options.feature.budget).toBe(shared);
     expect(failingRequest(a)).toBe(3); // spends both tokens
     expect(failingRequest(b)).toBe(1); // nothing left for b
   });
 
   it('budget: false means no budget and unlimited retries', () => {
     const policy = createRetryPolicy({ budget: false, maxAttempts: 3 });
-    expect(policy.options.budget).toBeUndefined();
+    expect(policy.options.feature.budget).toBeUndefined();
     for (let i = 0; i < 50; i++) expect(failingRequest(policy)).toBe(3);
   });
 

@@ -96,7 +96,7 @@ describe('createCredentialRefresh', () => {
       maxAttempts: 3,
       credential: createCredentialRefresh({ refresh: () => 'Bearer new' }),
     });
-    const budget = policy.options.budget!;
+    const budget = policy.options.feature.budget!;
     const { run, request } = begin(policy);
     decided(run.next({ status: 503 }));
     decided(run.next({ status: 503 }));

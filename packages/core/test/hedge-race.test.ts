@@ -52,7 +52,7 @@ const run = (delayMs: number | 'p95' = 0): RetryRun =>
 
 /** The run's hedging races the copies; resolves with the winner's text. */
 const race = (r: RetryRun, copies: HedgedCopies<Answer>): Promise<string> =>
-  r.options.hedge!.race(r, copies).then((answer) => answer.text);
+  r.options.feature.hedge!.race(r, copies).then((answer) => answer.text);
 
 /** Lets the hedge timer (0 ms) fire. */
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 5));
@@ -76,7 +76,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
 
   it('without a first delay: one copy, nothing to cancel it, its time to a status in the latency window', async () => {
     const r = run('p95');
-    const hedging = r.options.hedge!;
+    const hedging = r.options.feature.hedge!;
     const { adapter, copies, dropped } = scripted();
     const answered = race(r, adapter);
     await tick();

@@ -109,10 +109,10 @@ describe('the herd line', () => {
   });
 
   it('herd: false, and a pacer, leave each 429 to its own time', () => {
-    expect(setup({ herd: false }).policy.options.herd).toBeUndefined();
+    expect(setup({ herd: false }).policy.options.feature.herd).toBeUndefined();
     const paced = setup({ pacer: createPacer() }).policy.options;
-    expect(paced.features).toContain(paced.pacer);
-    expect(paced.features).not.toContain(paced.herd);
+    expect(paced.features).toContain(paced.feature.pacer);
+    expect(paced.features).not.toContain(paced.feature.herd);
     const { policy, at } = setup({ herd: false });
     const runs = Array.from({ length: 5 }, () => policy.begin({ method: 'GET', url: URL_A }));
     at(0);

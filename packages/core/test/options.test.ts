@@ -26,9 +26,9 @@ describe('defaults', () => {
     expect(o.attemptTimeoutMs).toBeUndefined();
     expect(o.bufferStreamMaxBytes).toBe(0);
     expect(o.discardBodyMaxBytes).toBe(65_536);
-    expect(o.budget?.ratio).toBe(0.1);
-    expect(o.budget?.burst).toBe(10);
-    expect(o.budget?.tokens).toBe(10);
+    expect(o.feature.budget?.ratio).toBe(0.1);
+    expect(o.feature.budget?.burst).toBe(10);
+    expect(o.feature.budget?.tokens).toBe(10);
     expect(o.random).toBe(Math.random);
     expect(o.now).toBe(Date.now);
     expect(o.sleep).toBe(sleep);
@@ -57,7 +57,7 @@ describe('defaults', () => {
   });
 
   it('each policy gets its own budget', () => {
-    expect(createRetryPolicy().options.budget).not.toBe(createRetryPolicy().options.budget);
+    expect(createRetryPolicy().options.feature.budget).not.toBe(createRetryPolicy().options.feature.budget);
   });
 
   it('a capMs defaults to at least baseMs', () => {

@@ -334,7 +334,7 @@ describe('pacer: an origin that answers everything with 503', () => {
 
 describe('pacer: the option', () => {
   it('is off by default; pacer: false turns it off; one Pacer is shared by the policies given it', () => {
-    expect(createRetryPolicy().options.pacer).toBeUndefined();
+    expect(createRetryPolicy().options.feature.pacer).toBeUndefined();
     const off = setup({ pacer: false });
     decided(off.begin().next(limited('2')));
     expect(off.begin().admission()).toBeUndefined();

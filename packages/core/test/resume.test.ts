@@ -115,7 +115,7 @@ describe('resumeDecision', () => {
         /option "resume" must be false or what createResume\(\) returns/,
       );
     }
-    expect(createRetryPolicy({ resume: false }).options.resume).toBeUndefined();
-    expect(isResume(createRetryPolicy({ resume: createResume() }).options.resume)).toBe(true);
+    expect(createRetryPolicy({ resume: false }).options.feature.resume).toBeUndefined();
+    expect(isResume(createRetryPolicy({ resume: createResume() }).options.feature.resume)).toBe(true);
   });
 });

@@ -119,7 +119,7 @@ describe('routes', () => {
     expect(route.deadlineMs).toBe(9000);
     expect(route.onRetry).toBe(onRetry);
     expect(route.random).toBe(policy.options.random);
-    expect(route.budget).toBe(policy.options.budget);
+    expect(route.feature.budget).toBe(policy.options.feature.budget);
     expect([...route.methods]).toEqual(['POST']);
     expect(route.backoff).toMatchObject({ baseMs: 10, capMs: 20_000 });
     expect(route.retry).toBe(true);
@@ -133,8 +133,8 @@ describe('routes', () => {
         { match: '/none', budget: false },
       ],
     });
-    expect(policy.resolve('GET', url('/own')).budget).toBe(own);
-    expect(policy.resolve('GET', url('/none')).budget).toBeUndefined();
+    expect(policy.resolve('GET', url('/own')).feature.budget).toBe(own);
+    expect(policy.resolve('GET', url('/none')).feature.budget).toBeUndefined();
   });
 
   it('the route name appears in events and the summary', () => {

@@ -40,7 +40,7 @@ const feed = (
 describe('throttle', () => {
   it('is off by default: no request is ever refused locally', () => {
     const { policy, begin } = setup({ maxAttempts: 1 });
-    expect(policy.options.throttle).toBeUndefined();
+    expect(policy.options.feature.throttle).toBeUndefined();
     feed(begin, 50, 503);
     expect(begin().beforeAttempt()).toBeUndefined();
   });
@@ -101,7 +101,7 @@ describe('throttle', () => {
   });
 
   it('createAdaptiveThrottle() takes the defaults; invalid settings are refused naming the option; not in routes or calls', () => {
-    expect(createRetryPolicy({ throttle: createAdaptiveThrottle() }).options.throttle).toMatchObject({
+    expect(createRetryPolicy({ throttle: createAdaptiveThrottle() }).options.feature.throttle).toMatchObject({
       k: 2,
       windowMs: 120_000,
     });

@@ -63,7 +63,7 @@ describe('transparent retries', () => {
     expect(decided(post.next(refused()))).toMatchObject({ retry: false, reason: 'error-not-retryable' });
     expect(post.summary).toMatchObject({ attempts: 21, outcome: 'failure' });
     // Free of the budget: every one of them was made with the default budget of 10 tokens.
-    expect(policy.options.budget?.tokens).toBe(10);
+    expect(policy.options.feature.budget?.tokens).toBe(10);
   });
 
   it('a server that refuses everything (no answer in between) still ends the request after transparentRetries in a row', () => {

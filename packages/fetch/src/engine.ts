@@ -155,7 +155,7 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
   deliver(answer: Answer): Response {
     if (answer instanceof Failed) throw answer.error;
     // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
-    const resume = this.run.options.resume;
+    const resume = this.run.options.feature.resume;
     if (!resume) {
       setRetryInfo(answer, this.run.summary!);
       return answer;

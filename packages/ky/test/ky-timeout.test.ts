@@ -5,7 +5,12 @@
  * in vain. On ky 2 and ky 1, against a real loopback server; waits are recorded, not slept (but for
  * the defaults' own case, where no wait is started at all).
  */
-import { createRetryPolicy, type RetryInfo, type RetryPolicyOrOptions } from '@jitterbug/core';
+import {
+  createAttemptHeaders,
+  createRetryPolicy,
+  type RetryInfo,
+  type RetryPolicyOrOptions,
+} from '@jitterbug/core';
 import type { Options } from 'ky';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getRetryInfo, kyRetry } from '../src/index.ts';
@@ -100,7 +105,7 @@ describe.each(kys)('%s', (name, ky) => {
 
   it('the attempt headers tell the server the time left of ky’s timeout', async () => {
     server.route('/told', [{ status: 200 }]);
-    await client({ attemptHeaders: true }).get(url('/told'));
+    await client({ attemptHeaders: createAttemptHeaders() }).get(url('/told'));
     const left = Number(server.seen('/told')[0]!.headers['x-envoy-expected-rq-timeout-ms']);
     expect(left).toBeGreaterThan(9_000);
     expect(left).toBeLessThanOrEqual(10_000);

@@ -22,12 +22,12 @@ const observedBudgets = (named: ReadonlyArray<readonly [string, RetryBudget | Re
       observed.push({ budget: source, attributes: { [ATTRIBUTES.budgetName]: name } });
       continue;
     }
-    const base = source.options.budget;
+    const base = source.options.feature.budget;
     if (base) observed.push({ budget: base, attributes: { [ATTRIBUTES.budgetName]: name } });
     for (const route of source.routeOptions) {
-      if (!route.budget || route.budget === base) continue;
+      if (!route.feature.budget || route.feature.budget === base) continue;
       observed.push({
-        budget: route.budget,
+        budget: route.feature.budget,
         attributes: { [ATTRIBUTES.budgetName]: name, [ATTRIBUTES.route]: route.route ?? '' },
       });
     }

@@ -530,7 +530,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     : undefined;
   const jitter = seededRandom(deriveSeed(o.seed, 'jitter'));
   const policy = createStormPolicy(policyName, throttle ? { ...o, throttle } : o, jitter, () => clock);
-  const pacer = policy.options.pacer;
+  const pacer = policy.options.feature.pacer;
   const outageHeaders = retryAfterHeaders(o.retryAfterSec);
   const overloadHeaders = retryAfterHeaders(o.overloadRetryAfterSec);
 

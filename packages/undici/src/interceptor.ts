@@ -81,7 +81,7 @@ export const retryInterceptor = (
       }
       const tagHeaders = caller === handler;
       // Opt-in: only then does a request pay for a handler that can resume its body.
-      const request = run.options.resume
+      const request = run.options.feature.resume
         ? resumableRequest(downstream, caller, run, settings, tagHeaders)
         : new RetryingRequest(downstream, caller, run, settings, tagHeaders);
       if (run.body !== 'stream') return request.start(opts);

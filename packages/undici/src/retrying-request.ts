@@ -164,7 +164,7 @@ export class RetryingRequest extends OutgoingRequest implements CallerSideOwner,
       return true;
     }
     this.state = 'attempt';
-    const hedging = this.run.options.hedge;
+    const hedging = this.run.options.feature.hedge;
     if (hedging) return sendHedged(this, hedging);
     const attempt = this.dispatched ? new AttemptHandler(this) : this;
     this.dispatched = true;

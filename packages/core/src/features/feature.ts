@@ -56,7 +56,14 @@ export interface RunFeature {
 const FEATURE = Symbol.for('jitterbug.feature');
 
 /** The opt-in features, by the option that takes them. */
-export type FeatureKind = 'hedge' | 'pacer' | 'throttle' | 'resume' | 'credential';
+export type FeatureKind =
+  | 'hedge'
+  | 'pacer'
+  | 'throttle'
+  | 'resume'
+  | 'credential'
+  | 'attemptHeaders'
+  | 'idempotencyKey';
 
 /** `value`, branded as made by the factory of `kind`. */
 export const branded = <T extends object>(value: T, kind: FeatureKind): T =>

@@ -231,7 +231,7 @@ export const editedCopies = <A>(
   copies: HedgedCopies<A>,
   request: EditableRequest,
 ): HedgedCopies<A> => {
-  if (!run.options.beforeRetry && !run.options.attemptHeaders) return copies;
+  if (!run.options.beforeRetry && !run.options.feature.attemptHeaders) return copies;
   let sent = 0;
   return {
     send: async (cancel) => {

@@ -287,6 +287,19 @@ export const VALUE_HINTS: Readonly<Record<string, Hint>> = {
     "createForcedRetries() has no settings: ky.retry() from an afterResponse hook is a forced retry, within the policy's maxAttempts, deadline and budget",
   createDiscardedBodyCap:
     "createDiscardedBodyCap() has no settings: the bytes read of a response that is retried are the policy's discardBodyMaxBytes",
+  // An opt-in feature's option given a plain value where its factory's object goes.
+  idempotencyKey: (value) =>
+    typeof value === 'object' && value !== null
+      ? `generated keys come from a factory: idempotencyKey: createIdempotencyKeys(${
+          Object.keys(value).length > 0 ? '{ header?, generate? }' : ''
+        }) (import it from your jitterbug adapter or @jitterbug/core)`
+      : '',
+  attemptHeaders: (value) =>
+    value === true || (typeof value === 'object' && value !== null)
+      ? `the attempt headers come from a factory: attemptHeaders: createAttemptHeaders(${
+          value === true ? '' : '{ attempt?, deadline? }'
+        }) (import it from your jitterbug adapter or @jitterbug/core)`
+      : '',
   policy: (_value, name, owner) => policyHint(name, owner),
   backoff: (value, name) =>
     typeof value === 'string'
