@@ -9,9 +9,9 @@
  */
 import { attachRetry } from '@jitterbug/axios';
 import { createRetryPolicy, type RetryInfo } from '@jitterbug/core';
-import { sleep } from '@jitterbug/core/adapter';
 import axios, { type AxiosInstance } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../../packages/core/src/sleep.ts';
 import { type H2ScriptedServer, startH2ScriptedServer } from '../support/h2-scripted-server.ts';
 
 let server: H2ScriptedServer;

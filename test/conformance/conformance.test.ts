@@ -25,8 +25,8 @@ import {
   DEFAULT_ERROR_CODES,
   type RetryInfo,
 } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { beforeAll, expect } from 'vitest';
+import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 import {
   type BrokenListener,
   refusedPort,

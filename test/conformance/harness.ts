@@ -8,8 +8,8 @@
  * may leave a connection behind once it is closed.
  */
 import type { RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 import { type H2ScriptedServer, startH2ScriptedServer } from '../support/h2-scripted-server.ts';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.ts';
 import { startTlsScriptedServer } from '../support/tls-scripted-server.ts';

@@ -9,8 +9,8 @@
  * scenarios.
  */
 import { createHedging, type NextAttempt, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { expect } from 'vitest';
+import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 import { activeResources, settleResources } from '../reliability/support.ts';
 import type { Script, Step } from '../support/scripted-server.ts';
 import type { ConformanceResult } from './driver.ts';

@@ -5,8 +5,8 @@
  * (asserting only generous bounds), or an injected clock.
  */
 import type { RetryInfo, RetryOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 import type { ConformanceClient, ConformanceResult } from '../conformance/driver.ts';
 import { drivers } from '../conformance/drivers/index.ts';
 import { type ScriptedServer, type Step, startScriptedServer } from '../support/scripted-server.ts';

@@ -5,7 +5,7 @@
  * process would not end on its own, and the parent would see it still running.
  */
 import { seededRandom } from '@jitterbug/core';
-import { sleep } from '@jitterbug/core/adapter';
+import { sleep } from '../../packages/core/src/sleep.ts';
 import { drivers } from '../conformance/drivers/index.ts';
 import { startFaultServer } from './fault-server.ts';
 import { KINDS, requestFor } from './load-requests.ts';

@@ -6,15 +6,15 @@
  * `backoff.capMs` for a backoff).
  */
 import { createRetryPolicy, type RetryEvent } from '@jitterbug/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import {
   MAX_SERVER_DELAY_MS,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
   serverDelay,
-} from '@jitterbug/core/adapter';
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+} from '../../packages/core/src/retry-after.ts';
 import { decided } from '../support/decided.ts';
 
 const NOW_MIN = -8.64e15;

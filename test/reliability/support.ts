@@ -2,7 +2,8 @@
  * Shared pieces of the reliability suite: a bounded-concurrency runner,
  * snapshots of the process's active resources, and a collector of unhandled rejections.
  */
-import { describeError, sleep as realSleep } from '@jitterbug/core/adapter';
+import { describeError } from '@jitterbug/core/adapter';
+import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 
 /** Runs `task(i)` for `i` in `[0, count)`, at most `concurrency` at a time. */
 export const runPool = async (

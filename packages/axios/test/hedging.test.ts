@@ -7,11 +7,11 @@
  * conformance suite (`test/conformance/hedging.test.ts`), on both adapters.
  */
 import { createHedging, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import axios, { isCancel } from 'axios';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { getRetryInfo } from '../src/index.ts';
 import { createTestClient, rejection, type TestClient } from './helpers.ts';
 

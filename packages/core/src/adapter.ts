@@ -8,79 +8,24 @@
 
 export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
 export { type AttemptKind, type EditableRequest, editAttempt } from './attempt-edits.ts';
-export { type AttemptTimer, attemptTimer, type SignalLike, startTimer } from './attempt-timer.ts';
-export { backoffStrategies, exponentialEnvelope, unitRandom } from './backoff.ts';
+export { type AttemptTimer, attemptTimer, startTimer } from './attempt-timer.ts';
+export { backoffStrategies } from './backoff.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream, bufferWebStream } from './body.ts';
-export { type CheckedOptions, checkOptions, type OptionCheck, policyFor } from './check-options.ts';
-export {
-  type AttemptOutcome,
-  type Decision,
-  decide,
-  decideByStatus,
-  defaultRetry,
-  methodAllowsRetry,
-  type StopDecision,
-} from './decide.ts';
+export { checkOptions, policyFor } from './check-options.ts';
+export type { Decision, StopDecision } from './decide.ts';
 export { runAttempts, type Transport } from './drive/promise.ts';
-export { describeError, errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
+export { describeError, errorCode } from './errors.ts';
 export { isRetryBudget } from './features/budget.ts';
-export { isCredentialRefresh } from './features/credential.ts';
-export { branded, type FeatureKind, isFeature, type RunFeature, type Turn } from './features/feature.ts';
-export { type HedgedCopies, HedgeRace, lost } from './features/hedge-race.ts';
-export { isHedging } from './features/hedging.ts';
-export { createLatencyWindow, type LatencyWindow } from './features/latency-window.ts';
-export { isPacer } from './features/pacer.ts';
-export type { ResumeSender } from './features/resumable-response.ts';
-export { checkResumed, isResume, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
-export { isAdaptiveThrottle } from './features/throttle.ts';
+export { HedgeRace, lost } from './features/hedge-race.ts';
+export { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
 export { forceRetry } from './force.ts';
 export { lostKeptConnection } from './kept-connection.ts';
 export { asRetryLayer, isRetryLayer, LAYER } from './layer.ts';
-export {
-  attemptMayRetry,
-  mayRetry,
-  maySendAgain,
-} from './may-retry.ts';
+export { attemptMayRetry, mayRetry, maySendAgain } from './may-retry.ts';
 export { fail, noOptions, numberIn } from './option-error.ts';
-export type { Mutable, ResolvedOptions } from './options.ts';
-export { compilePathPattern } from './path-pattern.ts';
-export {
-  createPolicy,
-  isRetryPolicy,
-  type RouteTable,
-  toRetryPolicy,
-  upperMethod,
-} from './policy.ts';
+export { isRetryPolicy, toRetryPolicy } from './policy.ts';
 export { type PrivateSlot, privateSlot } from './private-slot.ts';
 export { isProblemJson, problemType } from './problem-details.ts';
-export {
-  NOT_FORWARDED_ERRORS,
-  notForwarded,
-  type ProxyStatusEntry,
-  parseProxyStatus,
-} from './proxy-status.ts';
-export {
-  type AdvertisedQuota,
-  advertisedQuota,
-  parseRateLimitPolicy,
-  type QuotaPolicy,
-} from './rate-limit-fields.ts';
-export { parseRateLimit, parseRateLimitWait, type ServiceLimit } from './ratelimit-field.ts';
-export {
-  explicitDelay,
-  MAX_SERVER_DELAY_MS,
-  parseDelayMs,
-  parseHttpDate,
-  parseRateLimitReset,
-  parseRetryAfter,
-  type ServerDelay,
-  type ServerDelaySource,
-  serverDelay,
-} from './retry-after.ts';
 export { setRetryInfo } from './retry-info.ts';
-export { type AttemptResult, type HoldSignal, NO_HEADERS, type RetryRequest, RetryRun } from './run.ts';
-export { AttemptSequence } from './sequence.ts';
-export { sleep } from './sleep.ts';
-export { type QuotaResetSource, spentQuota } from './spent-quota.ts';
+export { type AttemptResult, RetryRun } from './run.ts';
 export type { SequencePort, Step } from './steps.ts';
-export { parseList } from './structured-field.ts';

@@ -5,31 +5,26 @@
  * decides what to set; the adapter applies it to its client's request through an
  * {@link EditableRequest}.
  */
-import type { RunFeature } from './features/feature.ts';
+import type { NextAttempt } from './events.ts';
+import type { AttemptHeaders } from './features/attempt-headers.ts';
 import { after } from './maybe-promise.ts';
-import type { NextAttempt, ResolvedOptions } from './options.ts';
-import type { RunView } from './types.ts';
+import type { RunOptions } from './run-options.ts';
+import type { AttemptEditor, EditableRequest, RunView } from './types.ts';
 
-/** A request whose headers and URL the next attempts may be sent with (an adapter's). */
-export interface EditableRequest {
-  /** A copy of the headers the next attempt would be sent with. */
-  requestHeaders(): Headers;
-  /** The URL the next attempt would be sent to. */
-  requestUrl(): string;
-  /** Sends the attempts from now on with this URL and these headers (a promise while that is prepared). */
-  edit(url: string, headers: Headers): void | Promise<void>;
-  /**
-   * The client's own hooks for a retry, called after the policy's `beforeRetry` with what it set
-   * (ky's `beforeRetry` hooks); they fail the request as the policy's hook does.
-   */
-  readonly beforeRetry?: ((next: NextAttempt) => unknown) | undefined;
-}
+export type { EditableRequest } from './types.ts';
+
+/** The options the edits read: the run's, with the features that edit (`ResolvedOptions` has them). */
+export type EditingOptions = RunOptions & {
+  readonly editing: readonly AttemptEditor[];
+  readonly feature: { readonly attemptHeaders?: AttemptHeaders | undefined };
+};
 
 /** What is about to be sent: the first attempt, a retry, a hedged copy or a request for the rest of a body. */
 export type AttemptKind = 'first' | NextAttempt['kind'];
 
 /** What the edits read of a run. */
 export interface EditedRun extends RunView {
+  readonly options: EditingOptions;
   readonly idempotencyKey: string | undefined;
 }
 
@@ -37,7 +32,7 @@ const URL_SCHEME = /^https?:\/\//i;
 
 /** Whether an attempt of `kind` is edited by a hook or a feature (see {@link attemptHook}). */
 export const hasAttemptHook = (
-  options: ResolvedOptions,
+  options: EditingOptions,
   request: Partial<EditableRequest> | undefined,
   kind: AttemptKind,
 ): boolean =>
@@ -47,7 +42,7 @@ export const hasAttemptHook = (
 /** The features' edits of `next`, from `i` on, each once the one before it has settled. */
 const featureEdits = (
   run: EditedRun,
-  features: readonly RunFeature[],
+  features: readonly AttemptEditor[],
   next: NextAttempt,
   i: number,
 ): unknown =>

@@ -6,9 +6,10 @@
 import { type AnswerSignal, answerSignal, asksRetry, hasKey } from './answer-signals.ts';
 import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
 import { errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
-import type { DelaySource, ResolvedOptions, RetryReason, StopReason } from './options.ts';
+import type { DelaySource, RetryReason, StopReason } from './events.ts';
 import { notForwarded } from './proxy-status.ts';
 import { explicitDelay, type HeaderGetter, serverDelay } from './retry-after.ts';
+import type { RunOptions } from './run-options.ts';
 import { spentQuota } from './spent-quota.ts';
 
 /** Everything the decision looks at. */
@@ -144,7 +145,7 @@ const stop = (
 export const methodAllowsRetry = (
   method: string,
   requestHeaders: HeaderGetter,
-  options: Pick<ResolvedOptions, 'methods' | 'idempotencyKey'>,
+  options: Pick<RunOptions, 'methods' | 'idempotencyKey'>,
 ): boolean => options.methods.has(method) || hasKey(requestHeaders, options.idempotencyKey);
 
 // Shared by every request they end, and handed to its adapter (the README's own loop among them):
@@ -164,7 +165,7 @@ const NOT_RETRYABLE: StopDecision = Object.freeze({
  */
 export const decideByStatus = (
   status: number,
-  options: Pick<ResolvedOptions, 'statusCodes' | 'isFailure' | 'retry' | 'disabledBy'>,
+  options: Pick<RunOptions, 'statusCodes' | 'isFailure' | 'retry' | 'disabledBy'>,
 ): StopDecision | undefined => {
   if (options.statusCodes.has(status)) return undefined;
   if (status < 400) return options.isFailure && options.retry ? undefined : SUCCESS;
@@ -185,7 +186,7 @@ interface RetryableResult {
 /** What a failed answer says beyond its status (see `answer-signals.ts`); nothing below 400. */
 const signalOf = (
   result: RetryableResult,
-  options: Pick<ResolvedOptions, 'idempotencyKey'>,
+  options: Pick<RunOptions, 'idempotencyKey'>,
 ): AnswerSignal | undefined => {
   const { status } = result;
   return status === undefined || status < 400
@@ -200,7 +201,7 @@ const NO_KEY: HeaderGetter = () => undefined;
  */
 const retriedStatus = (
   result: RetryableResult,
-  options: Pick<ResolvedOptions, 'statusCodes' | 'idempotencyKey'>,
+  options: Pick<RunOptions, 'statusCodes' | 'idempotencyKey'>,
 ): boolean => options.statusCodes.has(result.status!) || asksRetry(signalOf(result, options));
 
 /**
@@ -212,7 +213,7 @@ const retriedStatus = (
  */
 export const retryableResult = (
   result: RetryableResult,
-  options: Pick<ResolvedOptions, 'statusCodes' | 'errorCodes' | 'idempotencyKey'>,
+  options: Pick<RunOptions, 'statusCodes' | 'errorCodes' | 'idempotencyKey'>,
 ): boolean => {
   const { status } = result;
   if (status !== undefined) {
@@ -228,14 +229,14 @@ export const retryableResult = (
 /** An answer's signal that ends the request whatever its status: `key-reused`, `quota-exceeded`, `abnormal-usage`. */
 const stopSignal = (
   outcome: AttemptOutcome,
-  options: Pick<ResolvedOptions, 'idempotencyKey'>,
+  options: Pick<RunOptions, 'idempotencyKey'>,
 ): StopReason | undefined => {
   const signal = signalOf(outcome, options);
   return signal === undefined || asksRetry(signal) ? undefined : signal;
 };
 
 /** What jitterbug would do without `shouldRetry`: retry a retryable failure of a retryable request. */
-export const defaultRetry = (outcome: AttemptOutcome, options: ResolvedOptions): boolean =>
+export const defaultRetry = (outcome: AttemptOutcome, options: RunOptions): boolean =>
   retryableResult(outcome, options) &&
   methodAllowsRetry(outcome.method, outcome.requestHeaders, options) &&
   stopSignal(outcome, options) === undefined;
@@ -281,7 +282,7 @@ const askedDelay = (
  */
 const retryDelay = (
   outcome: AttemptOutcome,
-  options: ResolvedOptions,
+  options: RunOptions,
   transparent: boolean,
 ):
   | StopDecision
@@ -354,7 +355,7 @@ export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
  * give the same decision. The user's hooks are not called here: `shouldRetry`'s answer comes in
  * as `outcome.verdict`. The features (the budget…) review the decision afterwards.
  */
-export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decision => {
+export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision => {
   if (outcome.aborted) return stop('aborted', false);
   const forced = outcome.forced !== undefined;
   if (outcome.status !== undefined && !forced) {
@@ -449,7 +450,7 @@ export const decide = (outcome: AttemptOutcome, options: ResolvedOptions): Decis
 /** The retry reason of an answer that asks for its retry (`key-in-use`, `reduced-capacity`). */
 const asked = (
   outcome: AttemptOutcome,
-  options: Pick<ResolvedOptions, 'idempotencyKey'>,
+  options: Pick<RunOptions, 'idempotencyKey'>,
 ): 'key-in-use' | 'reduced-capacity' | undefined => {
   const signal = signalOf(outcome, options);
   return asksRetry(signal) ? signal : undefined;
@@ -462,7 +463,7 @@ const asked = (
  */
 const offlineDelay = (
   outcome: AttemptOutcome,
-  options: ResolvedOptions,
+  options: RunOptions,
 ): { delayMs: number; delaySource: DelaySource; nextBackoffState: BackoffState } => {
   const { deadlineMs, retryAfter } = options;
   const cap = retryAfter ? retryAfter.maxMs : options.backoff.capMs;

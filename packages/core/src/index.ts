@@ -50,7 +50,8 @@ export {
   type Pacer,
   PacerError,
 } from './features/pacer.ts';
-export { createResume, type Resume, ResumeError } from './features/resume.ts';
+export { createResume } from './features/resumable-response.ts';
+export { type Resume, ResumeError } from './features/resume.ts';
 export {
   type AdaptiveThrottle,
   type AdaptiveThrottleOptions,

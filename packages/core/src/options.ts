@@ -3,8 +3,9 @@
  * {@link DEFAULTS}: validation is in `validate.ts`.
  */
 
-import type { Backoff, BackoffParams, BackoffStrategyName, RandomSource } from './backoff.ts';
+import type { Backoff, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
+import type { AttemptInfo, GiveUpEvent, MaybePromise, NextAttempt, RetryEvent, RetryInfo } from './events.ts';
 import type { AttemptHeaders } from './features/attempt-headers.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
 import type { CircuitBreaker } from './features/circuit-breaker.ts';
@@ -16,8 +17,24 @@ import type { Pacer } from './features/pacer.ts';
 import type { Resume } from './features/resume.ts';
 import type { FeatureSettings } from './features/table.ts';
 import type { AdaptiveThrottle } from './features/throttle.ts';
-import type { HeaderGetter } from './retry-after.ts';
+import type { RetryAfterOptions, RunOptions } from './run-options.ts';
 import type { Sleep } from './sleep.ts';
+
+export type {
+  AttemptInfo,
+  DelaySource,
+  GiveUpEvent,
+  MaybePromise,
+  Mutable,
+  NextAttempt,
+  RetryEvent,
+  RetryInfo,
+  RetryReason,
+  StopReason,
+} from './events.ts';
+export type { AttemptHeadersOptions } from './features/attempt-headers.ts';
+export type { IdempotencyKeyOptions } from './features/idempotency-keys.ts';
+export type { RetryAfterOptions, RunOptions } from './run-options.ts';
 
 /** Backoff settings: a built-in strategy with its numbers, or your own function. */
 export interface BackoffOptions {
@@ -28,276 +45,6 @@ export interface BackoffOptions {
   /** Default 20 000. */
   readonly capMs?: number;
 }
-
-/** What to do with server-given delays (`Retry-After`, `RateLimit-Reset`, `X-RateLimit-Reset`). */
-export interface RetryAfterOptions {
-  /**
-   * The longest server-given delay that is honoured, and the longest wait it can cause (jitter
-   * included). Default 60 000.
-   */
-  readonly maxMs?: number;
-  /**
-   * When the server asks for more than `maxMs`: `'give-up'` (default) returns the response to the
-   * caller at once; `'cap'` waits `maxMs` and tries again.
-   */
-  readonly whenLonger?: 'give-up' | 'cap';
-  /**
-   * Spreads server-given delays so that clients told the same date do not all come back in the
-   * same instant: an honoured delay is made up to this fraction longer (never sooner than told,
-   * never past `maxMs`); a delay capped at `maxMs` (`whenLonger: 'cap'`) up to this fraction
-   * shorter. Default 0.1.
-   */
-  readonly jitterRatio?: number;
-}
-
-/** Why a request was, or was not, retried. */
-export type StopReason =
-  | 'success' // a status below 400 (2xx, 3xx, 1xx)
-  | 'status-not-retryable' // a status >= 400 that is not in statusCodes
-  | 'error-not-retryable'
-  | 'aborted' // the caller's signal aborted
-  | 'method-not-idempotent'
-  | 'body-not-replayable'
-  | 'route-disabled'
-  | 'retry-disabled' // retries turned off for this call (`false` as the call's overrides)
-  | 'should-retry' // the user's shouldRetry said no
-  | 'max-attempts'
-  | 'deadline'
-  | 'retry-after-too-long'
-  | 'budget-exhausted'
-  | 'throttled' // the adaptive throttle refused the attempt locally
-  | 'origin-unavailable' // the pacer: the origin answers everything with 503, and this was not its probe
-  | 'declined-by-server' // a status that is retried came with `x-should-retry: false`
-  | 'credential-refused' // the request sent again with a fresh credential (`credential`) was refused again
-  | 'key-reused' // a request with an idempotency key answered 422: the key was used with another payload
-  | 'quota-exceeded' // the quota is spent: a `quota-exceeded` problem, or a spent quota back later than `retryAfter.maxMs`
-  | 'abnormal-usage' // an `abnormal-usage-detected` problem: the server takes the requests for abuse
-  | 'circuit-open' // the breaker: the origin's circuit is open, and this attempt was not sent
-  | 'hook-failed'; // shouldRetry, onRetry or onGiveUp threw or rejected: the request fails with that error
-
-/**
- * Why an attempt was retried: a status or an error that is retried, a retry the user forced
- * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
- * failure that proves the server never processed the request (`transparentRetries`), or a connection
- * kept alive from an earlier request that failed before any byte of the answer while the servers
- * answer fine (`stale-connection`: a keep-alive race, an error retry that takes no budget token), or
- * a body that broke after it was handed over, asked for again from where it broke (`resume`), or a
- * request refused for a stale credential, sent again with a fresh one (`credential`). What an answer said
- * has reasons of its own: `key-in-use` (a request with an idempotency key answered 409: one with
- * this key is still being processed), `reduced-capacity` (a `temporary-reduced-capacity` problem),
- * `not-forwarded` (a `Proxy-Status` that proves no intermediary sent the request on: retried as
- * `unprocessed` is), and `offline` (a network failure while the browser was offline, retried once
- * it is back online).
- */
-export type RetryReason =
-  | 'status'
-  | 'error'
-  | 'forced'
-  | 'unprocessed'
-  | 'stale-connection'
-  | 'resume'
-  | 'credential'
-  | 'key-in-use'
-  | 'reduced-capacity'
-  | 'not-forwarded'
-  | 'offline';
-
-/**
- * Where a retry's delay came from: the backoff, a server's field (`ratelimit`: the `RateLimit` field
- * of a spent quota, its `t`), a delay given with the retry (`forced`: a forced retry's, or none at
- * all for a credential refresh's retry), or `offline`: the wait until the browser is back online
- * (its `online` event), `delayMs` being the longest it lasts.
- */
-export type DelaySource =
-  | 'backoff'
-  | 'retry-after-ms'
-  | 'x-ms-retry-after-ms'
-  | 'retry-after'
-  | 'ratelimit-reset'
-  | 'x-ratelimit-reset'
-  | 'ratelimit'
-  | 'forced'
-  | 'offline';
-
-/** The request and the attempt that just ended, as passed to `shouldRetry` and `isFailure`. */
-export interface AttemptInfo {
-  /** The request's method, in upper case. */
-  readonly method: string;
-  /** The request's URL. */
-  readonly url: string;
-  /** 1-based number of the attempt that just ended. */
-  readonly attempt: number;
-  /** The status it got (`undefined` when it failed without a response). */
-  readonly status: number | undefined;
-  /** The error it failed with (`undefined` when it got a response). */
-  readonly error: unknown;
-  /** The response headers, when there was a response. */
-  readonly headers: HeaderGetter | undefined;
-  /**
-   * The client's own response object, when the adapter has one to show: fetch's and ky's
-   * `Response` (read a `clone()` of it), axios' response (with its `data`).
-   */
-  readonly response: unknown;
-  /** What jitterbug would do without `shouldRetry`. */
-  readonly defaultRetry: boolean;
-  /** Time since the request began, in ms (by the policy's clock). */
-  readonly elapsedMs: number;
-}
-
-/** Passed to `onRetry` before each wait. */
-export interface RetryEvent {
-  /** The request's method, in upper case. */
-  readonly method: string;
-  /** The request's URL. */
-  readonly url: string;
-  /** 1-based number of the attempt that failed. */
-  readonly attempt: number;
-  /** How long jitterbug waits before the next attempt, in ms. */
-  readonly delayMs: number;
-  /** Where that delay came from: the backoff, or the header the server gave it in. */
-  readonly delaySource: DelaySource;
-  /**
-   * `true` when the attempt got a 429 or 503 and no delay jitterbug could read (`Retry-After`,
-   * `retry-after-ms`, the `RateLimit` fields): the wait is the backoff's (`delaySource: 'backoff'`),
-   * for a 429 at least a second (with `retryAfter`'s jitter, within its `maxMs`). In a browser, a cross-origin response's headers are readable only when the server lists them in
-   * `Access-Control-Expose-Headers`: a server that sends `Retry-After` without exposing it is paced
-   * by the backoff instead, and this says so. Always `false` with `retryAfter: false`.
-   */
-  readonly serverDelayUnread: boolean;
-  /** Why this attempt is retried. */
-  readonly reason: RetryReason;
-  /** The status the attempt got (`undefined` when it failed without a response). */
-  readonly status: number | undefined;
-  /** The error the attempt failed with (`undefined` when it got a response). */
-  readonly error: unknown;
-  /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
-  readonly route: string | undefined;
-  /** Tokens left in the retry budget after this retry; `undefined` without a budget. */
-  readonly budgetTokens: number | undefined;
-}
-
-/** The request about to be sent again, as `beforeRetry` sees and changes it. */
-export interface NextAttempt {
-  /** 1-based number of the attempt about to be sent (a hedged copy has its attempt's number). */
-  readonly attempt: number;
-  /**
-   * A retry, a hedged copy of the attempt in flight, or a request for the rest of a body that broke
-   * after it was handed over.
-   */
-  readonly kind: 'retry' | 'hedge' | 'resume';
-  /** The request's method, in upper case (it cannot be changed). */
-  readonly method: string;
-  /** Where it goes: set an absolute `http:` or `https:` URL to send it there instead. */
-  url: string;
-  /** Its headers: set or delete some to send it with them. */
-  readonly headers: Headers;
-  /** The last attempt's status, when it got a response. */
-  readonly status: number | undefined;
-  /** The last attempt's response headers, when it got a response. */
-  readonly responseHeaders: HeaderGetter | undefined;
-  /** The last attempt's error, when it failed without a response. */
-  readonly error: unknown;
-}
-
-/** The options of `createIdempotencyKeys(options)`. */
-export interface IdempotencyKeyOptions {
-  /** The header. Default `'Idempotency-Key'`. */
-  readonly header?: string;
-  /**
-   * Makes the key a request whose method is not retried by itself (a POST, a PATCH) and that carries
-   * none gets on its first attempt, and keeps on every retry, hedged copy and resume: such a request
-   * is then retried safely with no code of yours. A key the caller set is never replaced. Default
-   * `() => crypto.randomUUID()`.
-   */
-  readonly generate?: () => string;
-}
-
-/** The names `createAttemptHeaders(names)` sends: each header's name, or `false` for none. */
-export interface AttemptHeadersOptions {
-  /** `attempt=N; max=M` on every attempt. Default `'amz-sdk-request'`. */
-  readonly attempt?: string | false;
-  /** The ms left of `deadlineMs`, when it is set. Default `'x-envoy-expected-rq-timeout-ms'`. */
-  readonly deadline?: string | false;
-}
-
-/** Passed to `onGiveUp` when a failed attempt is not retried. */
-export interface GiveUpEvent {
-  /** The request's method, in upper case. */
-  readonly method: string;
-  /** The request's URL. */
-  readonly url: string;
-  /** 1-based number of the attempt that failed and is not retried. */
-  readonly attempt: number;
-  /** Why it is not retried. */
-  readonly reason: StopReason;
-  /** The status the attempt got (`undefined` when it failed without a response). */
-  readonly status: number | undefined;
-  /** The error the attempt failed with (`undefined` when it got a response). */
-  readonly error: unknown;
-  /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
-  readonly route: string | undefined;
-  /** The delay that was not waited (for `deadline` and `retry-after-too-long`), else `undefined`. */
-  readonly refusedDelayMs: number | undefined;
-}
-
-/**
- * What a finished request cost: returned by `getRetryInfo(response or error)` and passed to
- * `onFinish`.
- */
-export interface RetryInfo {
-  /** The request's method, in upper case. */
-  readonly method: string;
-  /** The request's URL. */
-  readonly url: string;
-  /** Attempts made, counting the first. */
-  readonly attempts: number;
-  /** Why each retry was made, in order (empty when the first attempt was final). */
-  readonly retries: readonly RetryReason[];
-  /** Sum of the waits between attempts, in ms. */
-  readonly totalDelayMs: number;
-  /**
-   * Retries of a 429 or 503 that gave no delay jitterbug could read (see
-   * {@link RetryEvent.serverDelayUnread}): above 0, the server's pacing was not followed, e.g. a
-   * cross-origin API that does not expose `Retry-After`.
-   */
-  readonly serverDelaysUnread: number;
-  /** Time from the first attempt's start to the end, in ms (by the policy's clock). */
-  readonly elapsedMs: number;
-  /**
-   * `'success'` when the last attempt got a status below 400 that was not forced to retry, else
-   * `'failure'`.
-   */
-  readonly outcome: 'success' | 'failure';
-  /** Why the request ended where it did (`'success'`, `'max-attempts'`, …). */
-  readonly reason: StopReason;
-  /** The last attempt's status (`undefined` when it failed without a response). */
-  readonly status: number | undefined;
-  /** The last attempt's error, or the abort reason (`undefined` when it got a response). */
-  readonly error: unknown;
-  /** The matched route rule's `name` (or its pattern); `undefined` when no rule matched. */
-  readonly route: string | undefined;
-  /**
-   * When the spent quota is back, in epoch ms by the policy's clock (`now`), for a request that
-   * ended `quota-exceeded` with a time the server gave (`Retry-After`, the `RateLimit` field's `t`,
-   * `X-RateLimit-Reset`): tell the user when to try again. Otherwise `undefined`.
-   */
-  readonly quotaResetAt: number | undefined;
-  /** Hedged copies sent (extra to the attempts) and the copy of the last attempt that answered, if hedged. */
-  readonly hedge:
-    | {
-        /** Copies sent besides the attempts themselves. */
-        readonly copies: number;
-        /** Which copy of the last attempt answered: 0 for the attempt, 1 for its first hedge, … */
-        readonly winner: number;
-      }
-    | undefined;
-}
-
-/** `T` with its fields writable (what the run and its features fill in). */
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** A hook's result: a value, or a promise of it (awaited before the request goes on). */
-export type MaybePromise<T> = T | PromiseLike<T>;
 
 /** The options a route rule or a single call may override. */
 export interface RetryOverrides {
@@ -516,56 +263,12 @@ export interface RetryPolicyOptions extends RetryOptions {
 }
 
 /** Options after defaults and validation. */
-export interface ResolvedOptions {
-  /** Whether requests are retried at all (`false` from a route's `retry: false` or a call's `false`). */
-  readonly retry: boolean;
-  /** Why `retry` is `false`: a route rule, or the call's own `false`. */
-  readonly disabledBy: 'route-disabled' | 'retry-disabled';
-  /** The matched route rule's name, or `undefined`. */
-  readonly route: string | undefined;
-  /** See {@link RetryOverrides.maxAttempts}. */
-  readonly maxAttempts: number;
-  /** See {@link RetryOverrides.transparentRetries}. */
-  readonly transparentRetries: number;
-  /** The strategy with its numbers. */
-  readonly backoff: BackoffParams & {
-    /** The strategy's function (a built-in one, or the user's). */
-    readonly strategy: Backoff;
-  };
-  /** The methods retried, in upper case. */
-  readonly methods: ReadonlySet<string>;
-  /** The statuses retried. */
-  readonly statusCodes: ReadonlySet<number>;
-  /** The error codes retried. */
-  readonly errorCodes: ReadonlySet<string>;
-  /** The idempotency key's header, in lower case, or `false`. */
-  readonly idempotencyKey: string | false;
-  /** See {@link RetryOverrides.retryAfter}, with every field filled in; `false` ignores server delays. */
-  readonly retryAfter: Required<RetryAfterOptions> | false;
-  /** See {@link RetryOverrides.deadlineMs}. */
-  readonly deadlineMs: number | undefined;
-  /** See {@link RetryOverrides.attemptTimeoutMs}. */
-  readonly attemptTimeoutMs: number | undefined;
-  /** See {@link RetryOverrides.bufferStreamMaxBytes}. */
-  readonly bufferStreamMaxBytes: number;
-  /** See {@link RetryOverrides.discardBodyMaxBytes}. */
-  readonly discardBodyMaxBytes: number;
+export interface ResolvedOptions extends RunOptions {
   /**
    * The features in force, by their option (`feature.budget`: the retry budget; `undefined` or
    * absent: off), as the feature table (`features/table.ts`) resolved them.
    */
   readonly feature: FeatureSettings;
-  /**
-   * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
-   * answered between two transparent retries of a request, and whether the last answer was a
-   * failure (a keep-alive race is free of the budget only while they answer fine).
-   */
-  readonly progress: {
-    /** How many answers so far. */
-    answers: number;
-    /** `answers` when the last answer with a status the policy retries came (`-1`: none yet). */
-    failedAt: number;
-  };
   /** The run-level features in force, outermost first (see `features/feature.ts`). */
   readonly features: readonly RunFeature[];
   /** The one of them that wraps the send of each attempt (hedging: racing copies). */
@@ -576,26 +279,6 @@ export interface ResolvedOptions {
   readonly finishing: readonly RunFeature[];
   /** Those of them that may set something on a retry, a hedged copy or a resume (`edit`). */
   readonly editing: readonly RunFeature[];
-  /** Whether a feature observes every answer (then no answer is settled by its status alone). */
-  readonly observing: boolean;
-  /** See {@link RetryOverrides.shouldRetry}. */
-  readonly shouldRetry: RetryOverrides['shouldRetry'];
-  /** See {@link RetryOverrides.isFailure}. */
-  readonly isFailure: RetryOverrides['isFailure'];
-  /** See {@link RetryOverrides.onRetry}. */
-  readonly onRetry: RetryOverrides['onRetry'];
-  /** See {@link RetryOverrides.onGiveUp}. */
-  readonly onGiveUp: RetryOverrides['onGiveUp'];
-  /** See {@link RetryOverrides.onFinish}. */
-  readonly onFinish: RetryOverrides['onFinish'];
-  /** See {@link RetryOverrides.beforeRetry}. */
-  readonly beforeRetry: RetryOverrides['beforeRetry'];
-  /** See {@link RetryOptions.random}. */
-  readonly random: RandomSource;
-  /** See {@link RetryOptions.sleep}. */
-  readonly sleep: Sleep;
-  /** See {@link RetryOptions.now}. */
-  readonly now: () => number;
 }
 
 /** The defaults, as documented. */

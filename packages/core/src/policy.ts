@@ -14,7 +14,7 @@ import { CALL_KEYS, POLICY_KEYS, resolveOptions } from './validate.ts';
 export interface RouteTable {
   /**
    * The options of the first rule the request matches; `undefined` when none does (`base`: the
-   * base URL the call's path was written under, see {@link RetryRequest.base}).
+   * base URL the call's path was written under, see `RetryRequest.base`).
    */
   resolve(upperMethod: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions | undefined;
   /** Every rule's options, in the rules' order. */
@@ -27,7 +27,7 @@ export interface RetryPolicy {
   readonly options: ResolvedOptions;
   /**
    * The options in force for a request: the first matching route's, else the base (`base`: the base
-   * URL the call's path was written under, see {@link RetryRequest.base}).
+   * URL the call's path was written under, see `RetryRequest.base`).
    */
   resolve(method: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions;
   /**

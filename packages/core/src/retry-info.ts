@@ -8,7 +8,7 @@
  * under a registered symbol: two copies in one program (two adapter versions, say) read each
  * other's summaries.
  */
-import type { RetryInfo } from './options.ts';
+import type { RetryInfo } from './events.ts';
 import { privateSlot } from './private-slot.ts';
 
 type Reader = (target: object) => RetryInfo | undefined;

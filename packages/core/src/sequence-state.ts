@@ -5,13 +5,15 @@
  */
 import type { BackoffState } from './backoff.ts';
 import type { AttemptOutcome, Decision } from './decide.ts';
-import type { RetryInfo, RetryReason } from './options.ts';
+import type { ResolvedOptions, RetryInfo, RetryReason } from './options.ts';
 import type { RunRecord } from './run-record.ts';
 import { type Aside, newAside } from './sequence-aside.ts';
 import type { RacedSend, RaceHost, SequencePort, Step } from './steps.ts';
 
 /** The sequence's state; its steps write it, a driver and the features read the parts they are given. */
 export interface SequenceState extends RunRecord, RaceHost {
+  /** The options in force, with the features (a feature's view of them, `RunView`'s, has none). */
+  readonly options: ResolvedOptions;
   /** The idempotency key generated for this request, sent from its first attempt on. */
   readonly idempotencyKey: string | undefined;
   attempts: number;

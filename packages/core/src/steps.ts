@@ -14,9 +14,9 @@
  * One event at a time: a step's outcome is told before the next event (a hedged copy's answer, a
  * hedge timer) is. What a step needs is in the sequence's fields named below, read when it is given.
  */
-import type { EditableRequest } from './attempt-edits.ts';
+
 import type { HeaderGetter } from './retry-after.ts';
-import type { RunView } from './types.ts';
+import type { EditableRequest, RunView } from './types.ts';
 
 /**
  * What to do next.

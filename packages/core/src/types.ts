@@ -5,8 +5,9 @@
  */
 import type { BodyKind } from './body.ts';
 import type { AttemptOutcome } from './decide.ts';
-import type { ResolvedOptions, RetryInfo, StopReason } from './options.ts';
+import type { NextAttempt, RetryInfo, StopReason } from './events.ts';
 import type { HeaderGetter } from './retry-after.ts';
+import type { RunOptions } from './run-options.ts';
 
 /** A request as an adapter describes it to the policy. */
 export interface RetryRequest {
@@ -58,7 +59,7 @@ export type HoldSignal =
 /** One request's run, as its features see it: read, never written. */
 export interface RunView {
   /** The options in force for this request (after route rules and the call's overrides). */
-  readonly options: ResolvedOptions;
+  readonly options: RunOptions;
   /** Upper-case method. */
   readonly method: string;
   readonly url: string;
@@ -80,4 +81,25 @@ export interface RunView {
   readonly lastOutcome: AttemptOutcome | undefined;
   /** Time since the run began, by the policy's clock. */
   elapsedMs(): number;
+}
+
+/** A request whose headers and URL the next attempts may be sent with (an adapter's). */
+export interface EditableRequest {
+  /** A copy of the headers the next attempt would be sent with. */
+  requestHeaders(): Headers;
+  /** The URL the next attempt would be sent to. */
+  requestUrl(): string;
+  /** Sends the attempts from now on with this URL and these headers (a promise while that is prepared). */
+  edit(url: string, headers: Headers): void | Promise<void>;
+  /**
+   * The client's own hooks for a retry, called after the policy's `beforeRetry` with what it set
+   * (ky's `beforeRetry` hooks); they fail the request as the policy's hook does.
+   */
+  readonly beforeRetry?: ((next: NextAttempt) => unknown) | undefined;
+}
+
+/** A feature as the attempt edits see it: what it sets on a retry, a hedged copy or a resume. */
+export interface AttemptEditor {
+  /** See `RunFeature.edit`. */
+  edit?(run: RunView, next: NextAttempt): unknown;
 }

@@ -1,7 +1,7 @@
 import { createAdaptiveThrottle, DEFAULT_THROTTLE } from '@jitterbug/core';
-import { isAdaptiveThrottle } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isAdaptiveThrottle } from '../src/features/throttle.ts';
 
 const always = (value: number) => () => value;
 const lehmer = () => {

@@ -1,7 +1,8 @@
 import { decorrelated, equal, exponential, full, seededRandom } from '@jitterbug/core';
-import { backoffStrategies, exponentialEnvelope } from '@jitterbug/core/adapter';
+import { backoffStrategies } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { exponentialEnvelope } from '../src/backoff.ts';
 
 /** baseMs <= capMs, including base 0 and huge caps. */
 const paramsArb = fc

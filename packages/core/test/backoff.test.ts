@@ -9,8 +9,9 @@ import {
   initialBackoffState,
   nextDelay,
 } from '@jitterbug/core';
-import { backoffStrategies, exponentialEnvelope } from '@jitterbug/core/adapter';
+import { backoffStrategies } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { exponentialEnvelope } from '../src/backoff.ts';
 import { fixed } from './helpers.ts';
 
 const params = { baseMs: 100, capMs: 20_000 };

@@ -1,7 +1,7 @@
 /** A call's own overrides (`policy.begin(request, overrides)`): what every adapter's per-call field is. */
 import { createRetryPolicy } from '@jitterbug/core';
-import { createPolicy } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { createPolicy } from '../src/policy.ts';
 import { decided, fixed } from './helpers.ts';
 
 const request = { method: 'GET', url: 'https://api.example.com/reports/1' };

@@ -1,8 +1,8 @@
 import { type BackoffStrategyName, createRetryPolicy, seededRandom } from '@jitterbug/core';
-import { backoffStrategies, decide } from '@jitterbug/core/adapter';
+import { backoffStrategies } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { UNREAD_429_MS } from '../src/decide.ts';
+import { decide, UNREAD_429_MS } from '../src/decide.ts';
 import { decided, headers, outcome } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;

@@ -1,15 +1,13 @@
 import { AttemptTimeoutError } from '@jitterbug/core';
+import { type Decision, describeError, errorCode } from '@jitterbug/core/adapter';
+import { describe, expect, it } from 'vitest';
 import {
   type AttemptOutcome,
-  type Decision,
   decide,
   decideByStatus,
   defaultRetry,
-  describeError,
-  errorCode,
   methodAllowsRetry,
-} from '@jitterbug/core/adapter';
-import { describe, expect, it } from 'vitest';
+} from '../src/decide.ts';
 import { fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;

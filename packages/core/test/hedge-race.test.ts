@@ -3,8 +3,9 @@
  * adapter whose copies answer when the test says: which copy wins, what is dropped, what is cancelled.
  */
 import { createHedging, createRetryPolicy } from '@jitterbug/core';
-import type { AttemptResult, HedgedCopies, RetryRun } from '@jitterbug/core/adapter';
+import type { AttemptResult, RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import type { HedgedCopies } from '../src/features/hedge-race.ts';
 
 interface Copy {
   readonly copy: number;

@@ -5,7 +5,8 @@ import {
   type RetryPolicyOptions,
   type Sleep,
 } from '@jitterbug/core';
-import type { AttemptOutcome, ResolvedOptions } from '@jitterbug/core/adapter';
+import type { AttemptOutcome } from '../src/decide.ts';
+import type { ResolvedOptions } from '../src/options.ts';
 
 /** A case-insensitive header getter over a plain object. */
 export const headers = (values: Record<string, string> = {}): HeaderGetter => {

@@ -1,6 +1,6 @@
-import { createLatencyWindow } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createLatencyWindow } from '../src/features/latency-window.ts';
 
 /** The nearest-rank percentile of `values`, computed the slow way. */
 const nearestRank = (values: readonly number[], p: number): number => {

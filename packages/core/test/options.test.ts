@@ -6,8 +6,9 @@ import {
   full,
   type RetryOptions,
 } from '@jitterbug/core';
-import { isRetryPolicy, sleep, toRetryPolicy } from '@jitterbug/core/adapter';
+import { isRetryPolicy, toRetryPolicy } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../src/sleep.ts';
 
 describe('defaults', () => {
   const o = createRetryPolicy().options;

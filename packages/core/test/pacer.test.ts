@@ -5,8 +5,9 @@
  * `beforeAttempt` itself where the promise is the point.
  */
 import { createPacer, createRetryPolicy, type Pacer, PacerError, type RetryOptions } from '@jitterbug/core';
-import { isPacer, type RetryRun } from '@jitterbug/core/adapter';
+import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { isPacer } from '../src/features/pacer.ts';
 import { clock, decided, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/items';

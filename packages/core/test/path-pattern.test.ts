@@ -1,6 +1,6 @@
-import { compilePathPattern } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compilePathPattern } from '../src/path-pattern.ts';
 
 const matches = (pattern: string, path: string): boolean => compilePathPattern(pattern).test(path);
 

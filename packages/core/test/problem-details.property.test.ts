@@ -2,9 +2,10 @@
  * Whatever a server sends as a problem body, reading its `type` never throws and never reads past
  * the bound: it gives the `type` of a JSON object whose body fits, and nothing for anything else.
  */
-import { isProblemJson, problemType } from '@jitterbug/core/adapter';
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isProblemJson, problemType } from '../src/problem-details.ts';
 
 const body = fc.oneof(
   fc.string(),

@@ -2,8 +2,9 @@
  * Problem Details bodies (RFC 9457) as the RateLimit draft's problem types come in them: the
  * `content-type` check, and the `type` read from a body that was read in full, within a bound.
  */
-import { isProblemJson, problemType } from '@jitterbug/core/adapter';
+
 import { describe, expect, it } from 'vitest';
+import { isProblemJson, problemType } from '../src/problem-details.ts';
 
 const QUOTA = 'https://iana.org/assignments/http-problem-types#quota-exceeded';
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);

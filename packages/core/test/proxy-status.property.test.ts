@@ -3,9 +3,10 @@
  * every entry it gives has a name and a Token error or none, and a well-formed field reads back as
  * written.
  */
-import { NOT_FORWARDED_ERRORS, notForwarded, parseProxyStatus } from '@jitterbug/core/adapter';
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { NOT_FORWARDED_ERRORS, notForwarded, parseProxyStatus } from '../src/proxy-status.ts';
 import { fieldValue } from './structured-field-arbitraries.ts';
 
 const TOKEN = /^[A-Za-z*][!#$%&'*+\-.^_`|~0-9A-Za-z:/]*$/;

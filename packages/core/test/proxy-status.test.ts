@@ -2,8 +2,9 @@
  * `Proxy-Status` (RFC 9209): which answers prove that no intermediary sent the request on. The
  * examples are the RFC's own where it gives them.
  */
-import { NOT_FORWARDED_ERRORS, notForwarded, parseProxyStatus } from '@jitterbug/core/adapter';
+
 import { describe, expect, it } from 'vitest';
+import { NOT_FORWARDED_ERRORS, notForwarded, parseProxyStatus } from '../src/proxy-status.ts';
 import { headers } from './helpers.ts';
 
 const proxyStatus = (value: string) => headers({ 'proxy-status': value });

@@ -3,14 +3,10 @@
  * never throws and never yields a count that is not a finite whole number >= 0, nor a pace that is
  * `NaN`, negative or made of garbage: garbage is ignored.
  */
-import {
-  advertisedQuota,
-  parseRateLimit,
-  parseRateLimitPolicy,
-  parseRateLimitWait,
-} from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { advertisedQuota, parseRateLimitPolicy } from '../src/rate-limit-fields.ts';
+import { parseRateLimit, parseRateLimitWait } from '../src/ratelimit-field.ts';
 import { fieldValue } from './structured-field-arbitraries.ts';
 
 const MAX_INTEGER = 999_999_999_999_999;

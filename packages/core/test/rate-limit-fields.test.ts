@@ -2,8 +2,10 @@
  * The advertised quota: `RateLimit` / `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers, the
  * structured-field form) parsed as RFC 9651 says, and `X-RateLimit-Remaining` / `X-RateLimit-Reset`.
  */
-import { advertisedQuota, parseRateLimit, parseRateLimitPolicy } from '@jitterbug/core/adapter';
+
 import { describe, expect, it } from 'vitest';
+import { advertisedQuota, parseRateLimitPolicy } from '../src/rate-limit-fields.ts';
+import { parseRateLimit } from '../src/ratelimit-field.ts';
 import { headers } from './helpers.ts';
 
 describe('RateLimit-Policy', () => {

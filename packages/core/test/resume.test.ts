@@ -1,13 +1,8 @@
 /** The core's side of resuming a broken download: when it may, how to ask, what to accept. */
 import { createResume, createRetryPolicy, ResumeError } from '@jitterbug/core';
-import {
-  checkResumed,
-  isResume,
-  resumeDecision,
-  resumeHeaders,
-  resumeValidator,
-} from '@jitterbug/core/adapter';
+import { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { isResume } from '../src/features/resume.ts';
 import { decided, fetchFailed, fixed, headers } from './helpers.ts';
 
 describe('resumeValidator', () => {

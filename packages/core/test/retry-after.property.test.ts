@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
 import {
   MAX_SERVER_DELAY_MS,
   parseDelayMs,
@@ -5,9 +7,7 @@ import {
   parseRateLimitReset,
   parseRetryAfter,
   serverDelay,
-} from '@jitterbug/core/adapter';
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+} from '../src/retry-after.ts';
 
 const isSaneDelay = (ms: number | undefined): boolean =>
   ms === undefined || (Number.isFinite(ms) && ms >= 0 && ms <= MAX_SERVER_DELAY_MS);

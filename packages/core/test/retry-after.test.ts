@@ -1,13 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { parseRateLimitWait } from '../src/ratelimit-field.ts';
 import {
   MAX_SERVER_DELAY_MS,
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
-  parseRateLimitWait,
   parseRetryAfter,
   serverDelay,
-} from '@jitterbug/core/adapter';
-import { describe, expect, it } from 'vitest';
+} from '../src/retry-after.ts';
 import { headers } from './helpers.ts';
 
 const NOW = Date.UTC(2025, 5, 1, 12, 0, 0);

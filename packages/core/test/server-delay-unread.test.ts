@@ -4,9 +4,8 @@
  * at least a second (the server's pacing is unknown, and a sooner retry is refused again).
  */
 import { createRetryPolicy, type RetryEvent, type RetryInfo } from '@jitterbug/core';
-import { decide } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { UNREAD_429_MS } from '../src/decide.ts';
+import { decide, UNREAD_429_MS } from '../src/decide.ts';
 import { decided, fixed, headers, outcome, recordingSleep, resolved } from './helpers.ts';
 
 const retried = (d: ReturnType<typeof decide>) => {

@@ -11,8 +11,8 @@ import {
   createRetryPolicy,
   type RetryOptions,
 } from '@jitterbug/core';
-import { decide, defaultRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { decide, defaultRetry } from '../src/decide.ts';
 import { budgetFeature } from '../src/features/budget.ts';
 import { decided, fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
 

@@ -1,5 +1,5 @@
-import { sleep } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../src/sleep.ts';
 
 const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 

@@ -2,9 +2,11 @@
  * Whatever the rate-limit fields hold, a spent quota's wait is a finite number of ms >= 0 or
  * nothing, and only a field that says nothing is left gives one.
  */
-import { MAX_SERVER_DELAY_MS, spentQuota } from '@jitterbug/core/adapter';
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_SERVER_DELAY_MS } from '../src/retry-after.ts';
+import { spentQuota } from '../src/spent-quota.ts';
 
 const value = fc.oneof(
   fc.string(),

@@ -2,8 +2,9 @@
  * A spent quota and when it is back: the `RateLimit` field's items with `r=0`, else
  * `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` (then the draft's first, unprefixed pair).
  */
-import { spentQuota } from '@jitterbug/core/adapter';
+
 import { describe, expect, it } from 'vitest';
+import { spentQuota } from '../src/spent-quota.ts';
 import { headers } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;

@@ -3,8 +3,8 @@
  * application is sent again whatever the method, on a limit of its own.
  */
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
-import { UNPROCESSED_ERROR_CODES } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { UNPROCESSED_ERROR_CODES } from '../src/errors.ts';
 import { decided, fetchFailed, fixed } from './helpers.ts';
 
 const begin = (options: RetryOptions = {}, method = 'POST') =>

@@ -6,10 +6,10 @@
  * loopback server. test/runtimes/ runs the same through ky in Firefox itself.
  */
 import { createRetryPolicy, type RetryPolicy } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import type * as EngineModule from '../src/engine-entry.ts';
 import { getRetryInfo } from '../src/index.ts';
 

@@ -6,9 +6,9 @@
  * refuses, aborts, `maxAttempts`) is in the conformance suite (`test/conformance/resume.test.ts`).
  */
 import { createResume, createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { getRetryInfo, withRetry } from '../src/index.ts';
 import { content, type RangeServer, startRangeServer } from './support/range-server.ts';
 

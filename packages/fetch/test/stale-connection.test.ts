@@ -7,10 +7,10 @@
  * failure. Against the scripted server on 127.0.0.1, through an undici 7 agent of each test's own.
  */
 import { createRetryPolicy, type RetryEvent } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { getRetryInfo, withRetry } from '../src/index.ts';
 
 let server: ScriptedServer;

@@ -11,10 +11,10 @@
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { Call, execute, type FetchFunction } from '../src/engine-entry.ts';
 import { getRetryInfo } from '../src/index.ts';
 

@@ -6,10 +6,10 @@
 
 import { Readable } from 'node:stream';
 import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { getRetryInfo, withRetry } from '../src/index.ts';
 
 const errorOf = async (promise: Promise<unknown>): Promise<unknown> => {

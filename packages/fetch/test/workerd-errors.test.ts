@@ -6,10 +6,10 @@
  * same shapes before handing over to Node's fetch and a real loopback server.
  */
 import { createRetryPolicy } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import { Agent } from 'undici7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { getRetryInfo, withRetry } from '../src/index.ts';
 
 /** An error as workerd makes it: a plain `Error` with its own flags as own properties. */

@@ -5,7 +5,7 @@
  * links the state to the `Request` ky sends (and to the call's `context`, for a forced retry).
  */
 import type { CallOverrides } from '@jitterbug/core';
-import { type BodyKind, privateSlot, type RetryRun } from '@jitterbug/core/adapter';
+import { type BodyKind, type PrivateSlot, privateSlot, type RetryRun } from '@jitterbug/core/adapter';
 import type { KyInitOptions, KyOptionsView } from './hook-args.ts';
 import { kyTimeoutOf } from './ky-timeout.ts';
 
@@ -86,8 +86,8 @@ export class CallState {
 }
 
 /** ky 1: the state of the call a `Request` or a `context` belongs to. */
-export const byContext = privateSlot<CallState>();
-export const byRequest = privateSlot<CallState>();
+export const byContext: PrivateSlot<CallState> = privateSlot<CallState>();
+export const byRequest: PrivateSlot<CallState> = privateSlot<CallState>();
 
 /** The state a call's normalized options carry (ky 2), or its `context` (ky 1). */
 export const stateOf = (options: KyOptionsView): CallState | undefined => {

@@ -2,12 +2,13 @@
  * Test helpers: a sleep that records the waits asked for and resolves at once (or on abort), both
  * ky majors, a call's rejection, and the scripted loopback server of a test file.
  */
-import { sleep as realSleep } from '@jitterbug/core/adapter';
+
 import ky2 from 'ky';
 import ky1 from 'ky1';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 
 export const recordingSleep = (): {
   waits: number[];

@@ -4,9 +4,9 @@
  * (ky passes `dispatcher` through to Node's fetch) so that no test leaves a socket open.
  */
 import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import type { Options } from 'ky';
 import { describe, expect, it } from 'vitest';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { getRetryInfo, kyRetry } from '../src/index.ts';
 import { errorOf, kys, loopback, recordingSleep } from './helpers.ts';
 

@@ -25,7 +25,7 @@ import {
   type RetryOptions,
   seededRandom,
 } from '@jitterbug/core';
-import type { AttemptSequence, Step } from '@jitterbug/core/adapter';
+import type { RetryRun, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { formatTable } from './output.ts';
@@ -273,7 +273,7 @@ export const simulatePacing = (
   const n = starts.length;
   const heap = new EventHeap(Math.max(1, n));
   const kind = new Uint8Array(n);
-  const runs: (AttemptSequence | undefined)[] = new Array(n);
+  const runs: (RetryRun | undefined)[] = new Array(n);
   const answers: (Answer | undefined)[] = new Array(n);
   const latencies: number[] = [];
   const stopReasons: Record<string, number> = {};

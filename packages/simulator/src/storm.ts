@@ -25,7 +25,7 @@ import {
   type RetryPolicy,
   seededRandom,
 } from '@jitterbug/core';
-import type { AttemptSequence, Step } from '@jitterbug/core/adapter';
+import type { RetryRun, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
@@ -539,7 +539,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
   const kind = new Uint8Array(n);
   // 0: served; 1: rejected by the outage; 2: rejected by load shedding.
   const outcome = new Uint8Array(n);
-  const runs: (AttemptSequence | undefined)[] = new Array(n);
+  const runs: (RetryRun | undefined)[] = new Array(n);
   // Which requests wait in a hold now, how many, and that level over time.
   const waitingNow = new Uint8Array(pacer ? n : 0);
   let waiting = 0;
@@ -618,7 +618,7 @@ export const simulateStorm = (policyName: StormPolicyName, options: StormOptions
     }
     // The request's attempt sequence is told what happened, and says what comes next.
     const bin = Math.floor(t / o.binMs);
-    let run: AttemptSequence;
+    let run: RetryRun;
     let step: Step;
     if (k === RESPOND) {
       run = runs[id]!;

@@ -15,7 +15,7 @@
  * first answer wins and feeds the window, and the run settles on it.
  */
 import { createRetryBudget, type Hedging, seededRandom } from '@jitterbug/core';
-import type { AttemptSequence, SequencePort, Step } from '@jitterbug/core/adapter';
+import type { RetryRun, SequencePort, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
@@ -132,7 +132,7 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
   const sentAt = new Float64Array(n * COPIES);
   const copiesSent = new Uint8Array(n);
   const latencies = new Float64Array(n);
-  const runs: (AttemptSequence | undefined)[] = new Array(n);
+  const runs: (RetryRun | undefined)[] = new Array(n);
   // The server's FIFO queue: a ring over copy slots, as large as every copy at once.
   const queue = new Int32Array(n * COPIES);
   let head = 0;
@@ -170,7 +170,7 @@ export const simulateTail = (variant: TailVariantName, load: number, options: Ta
 
   // The hedge delay's timer and each copy's send, as the request's attempt sequence asks for them.
   // `timer`: the request's hedge timer is the heap's top (it just fired).
-  const act = (r: number, run: AttemptSequence, step: Step, now: number, timer: boolean): void => {
+  const act = (r: number, run: RetryRun, step: Step, now: number, timer: boolean): void => {
     if (step !== 'send' && step !== 'race') throw new Error(`tail: the attempt sequence asked for '${step}'`);
     // The timer first, then the copy (the order the heap took them in before the sequence drove it).
     const delay = run.hedgeMs;

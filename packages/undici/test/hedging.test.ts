@@ -8,10 +8,10 @@
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createHedging, createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import * as undici8 from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { retryInterceptor } from '../src/index.ts';
 
 let server: ScriptedServer;

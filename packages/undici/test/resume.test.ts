@@ -14,10 +14,10 @@ import {
   type RetryInfo,
   type RetryPolicyOptions,
 } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { content, type RangeServer, startRangeServer } from '../../fetch/test/support/range-server.ts';
 import { jitterbugOptions, retryInterceptor } from '../src/index.ts';
 

@@ -8,7 +8,6 @@
  * (TLS) and HTTP/2, against the scripted servers on 127.0.0.1.
  */
 import type { RetryEvent, RetryInfo } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import { type H2ScriptedServer, startH2ScriptedServer } from '../../../test/supp
 import type { ScriptedServer } from '../../../test/support/scripted-server.ts';
 import { trustingAgentOptions } from '../../../test/support/tls.ts';
 import { startTlsScriptedServer, type TlsScriptedServer } from '../../../test/support/tls-scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { retryInterceptor } from '../src/index.ts';
 
 type ClientName = 'undici 8 request()' | 'undici 8 fetch()' | 'Node fetch + undici 7 Agent';

@@ -6,7 +6,6 @@
  * request is a POST without an Idempotency-Key unless it says otherwise: retried only on proof.
  */
 import { DEFAULT_ERROR_CODES, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
-import { sleep as realSleep } from '@jitterbug/core/adapter';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { type H2ScriptedServer, startH2ScriptedServer } from '../../../test/supp
 import type { H2Step } from '../../../test/support/h2-steps.ts';
 import { trustingAgentOptions } from '../../../test/support/tls.ts';
 import { startTlsScriptedServer, type TlsScriptedServer } from '../../../test/support/tls-scripted-server.ts';
+import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { retryInterceptor } from '../src/index.ts';
 
 type ClientName = 'undici 8 request()' | 'undici 8 fetch()' | 'Node fetch + undici 7 Agent';

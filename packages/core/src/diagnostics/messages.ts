@@ -3,7 +3,7 @@
  * for tracing and metrics without glue: see `CHANNELS` for the names. Every message carries `run`,
  * the same object for every message of one request (use it as a `WeakMap` key, nothing else).
  */
-import type { GiveUpEvent, RetryEvent, RetryInfo } from '../options.ts';
+import type { GiveUpEvent, RetryEvent, RetryInfo } from '../events.ts';
 
 /** Identifies one request's run across its messages. */
 export type RunIdentity = object;

@@ -7,8 +7,9 @@
  */
 import { untilOnline } from '#offline';
 import type { EditableRequest } from '../attempt-edits.ts';
-import type { AttemptSequence } from '../sequence.ts';
-import type { AttemptResult, Step } from '../steps.ts';
+import type { RunFeature } from '../features/feature.ts';
+import type { Sleep } from '../sleep.ts';
+import type { AttemptResult, DrivenSequence, Step } from '../steps.ts';
 
 /**
  * A client as the driver sends it, for one request. `A` is one attempt's answer as the client gave it
@@ -47,13 +48,21 @@ export interface Transport<A, R> extends EditableRequest {
   close?(): void;
 }
 
+/** The sequence as the promise driver runs it: its events and steps, the racer and the sleep. */
+export interface PromiseDriven extends DrivenSequence {
+  readonly options: DrivenSequence['options'] & {
+    readonly racer: RunFeature | undefined;
+    readonly sleep: Sleep;
+  };
+}
+
 /**
  * Sends the request until the sequence delivers or fails it, and resolves with what the caller gets,
  * or rejects with its error, each carrying the run's summary. `waitFirstMs`: a retry was decided
  * already (a broken body to resume), so the sequence begins with its wait.
  */
 export const runAttempts = async <A, R>(
-  run: AttemptSequence,
+  run: PromiseDriven,
   t: Transport<A, R>,
   waitFirstMs?: number,
 ): Promise<R> => {

@@ -6,9 +6,16 @@
  * that a program that never sends them does not carry them.
  */
 import { checkFields, fail, isHeaderName } from '../option-error.ts';
-import type { AttemptHeadersOptions } from '../options.ts';
 import type { RunView } from '../types.ts';
 import { branded, isFeature } from './feature.ts';
+
+/** The names `createAttemptHeaders(names)` sends: each header's name, or `false` for none. */
+export interface AttemptHeadersOptions {
+  /** `attempt=N; max=M` on every attempt. Default `'amz-sdk-request'`. */
+  readonly attempt?: string | false;
+  /** The ms left of `deadlineMs`, when it is set. Default `'x-envoy-expected-rq-timeout-ms'`. */
+  readonly deadline?: string | false;
+}
 
 /** What `createAttemptHeaders()` returns: the names, and what sets them on an attempt. */
 export interface AttemptHeaders {

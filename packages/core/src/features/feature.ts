@@ -13,7 +13,7 @@
  * accept each other's features.
  */
 import type { AttemptOutcome, Decision } from '../decide.ts';
-import type { Mutable, NextAttempt, RetryEvent, RetryInfo } from '../options.ts';
+import type { Mutable, NextAttempt, RetryEvent, RetryInfo } from '../events.ts';
 import type { Copies, DrivenSequence, Raced, RacedSend, RaceHost } from '../steps.ts';
 import type { RunView, Turn } from '../types.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The race of one attempt's hedged copies: a copy goes out each time the run's hedge delay passes
  * with no answer and the hedge budget has a token; the first copy whose answer settles the attempt
- * (`Hedging.settles`: anything but a retried failure) wins, or the last copy left; the others are
+ * (`HedgeRules.settles`: anything but a retried failure) wins, or the last copy left; the others are
  * cancelled and their answers dropped. A copy's retried failure (a 503, a reset) is dropped while
  * another copy is still out.
  *
@@ -14,11 +14,39 @@
 import { type EditableRequest, editAttempt, type HookedRun } from '../attempt-edits.ts';
 import { isThenable } from '../maybe-promise.ts';
 import type { AttemptResult, Copies, DrivenSequence, Raced, RacedSend, RaceHost, Step } from '../steps.ts';
-import type { Hedging, HedgingRun } from './hedging.ts';
+import type { RunView } from '../types.ts';
+
+/**
+ * What hedging asks of a run: public members only (a structural type, so that a `Hedging` from
+ * another copy of the package type-checks against this copy's runs).
+ */
+export type HedgingRun = Pick<RunView, 'options' | 'method' | 'headers' | 'body' | 'attempts'>;
+
+/** What a race asks of its hedging: the rules of the `Hedging` that `createHedging` made. */
+export interface HedgeRules {
+  /**
+   * When another copy of `run`'s attempt may be sent, in ms after the last one was: `undefined` when
+   * none will be (the request may not be sent twice, `copies` — those of this attempt sent so far —
+   * are all allowed, or a percentile delay has too few latencies).
+   */
+  delayFor(run: HedgingRun, copies: number): number | undefined;
+  /**
+   * Takes a token for copy `copy` of `run`'s attempt, about to be sent (send it at once: subscribers
+   * to `jitterbug:attempt:start` are told synchronously). `false`: the hedge budget is empty, send none.
+   */
+  start(run: HedgingRun, copy: number): boolean;
+  /** Whether a copy's result settles a hedged attempt: anything but a failure that is retried. */
+  settles(run: HedgingRun, result: AttemptResult): boolean;
+  /**
+   * Records which copy (1-based) answered `run`'s attempt, and the request's time to its first
+   * answer (for the percentile), when known.
+   */
+  answered(run: HedgingRun, copy: number, latencyMs: number | undefined): void;
+}
 
 /** One attempt's race: what has been sent, and whether a copy has won. */
 export class HedgeRace {
-  declare private readonly hedging: Hedging;
+  declare private readonly hedging: HedgeRules;
   declare private readonly run: HedgingRun;
   /** Copies sent, numbered from 1. */
   declare sent: number;
@@ -30,7 +58,7 @@ export class HedgeRace {
   declare processed: boolean;
   declare private startedAt: number;
 
-  constructor(hedging: Hedging, run: HedgingRun) {
+  constructor(hedging: HedgeRules, run: HedgingRun) {
     this.hedging = hedging;
     this.run = run;
     this.sent = 0;
@@ -102,7 +130,7 @@ export class HedgedSend implements RacedSend {
   /** The winning copy's result, once the others are to be ended (`won`). */
   declare private winner: AttemptResult | undefined;
 
-  constructor(hedging: Hedging, host: RaceHost) {
+  constructor(hedging: HedgeRules, host: RaceHost) {
     this.race = new HedgeRace(hedging, host);
     this.host = host;
     this.copy = 1;
@@ -227,7 +255,7 @@ export const lost = (): Error => new Error('jitterbug: another copy of this hedg
  * delay the attempt is sent once, and still timed: a percentile delay learns from the attempts that
  * were not hedged too, or it would never have the latencies it needs to start.
  */
-export const raceCopies = <A>(hedging: Hedging, run: HedgingRun, copies: HedgedCopies<A>): Promise<A> =>
+export const raceCopies = <A>(hedging: HedgeRules, run: HedgingRun, copies: HedgedCopies<A>): Promise<A> =>
   new Promise((resolve, reject) => {
     const race = new HedgeRace(hedging, run);
     const cancels: (AbortController | undefined)[] = [];

@@ -8,7 +8,6 @@ import { channels, observed } from '#diagnostics';
 import type { EditableRequest, HookedRun } from '../attempt-edits.ts';
 import { methodAllowsRetry, retryableResult } from '../decide.ts';
 import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
-import type { AttemptResult } from '../steps.ts';
 import type { RunView } from '../types.ts';
 import { createRetryBudget, type RetryBudget } from './budget.ts';
 import { branded, isFeature, perRun, type RunFeature } from './feature.ts';
@@ -17,16 +16,15 @@ import {
   type HedgedCopies,
   HedgedSend,
   HedgeRace,
+  type HedgeRules,
+  type HedgingRun,
   raceCopies,
   sendCopies,
 } from './hedge-race.ts';
-import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 
-/**
- * What hedging asks of a run: public members only (a structural type, so that a `Hedging` from
- * another copy of the package type-checks against this copy's runs).
- */
-export type HedgingRun = Pick<RunView, 'options' | 'method' | 'headers' | 'body' | 'attempts'>;
+export type { HedgingRun } from './hedge-race.ts';
+
+import { createLatencyWindow, type LatencyWindow } from './latency-window.ts';
 
 /** The `hedge` option. */
 export interface HedgeOptions {
@@ -49,7 +47,7 @@ export interface HedgeOptions {
  * (their latencies, for a percentile, and the hedge budget). Give one to a policy or a route rule as
  * `hedge`; give the same one to several to share that state.
  */
-export interface Hedging extends RunFeature {
+export interface Hedging extends RunFeature, HedgeRules {
   /** Copies of an attempt in flight at most, counting the first. */
   readonly maxCopies: number;
   /** The delay before the next copy, now; `undefined` while a percentile has too few latencies. */
@@ -61,24 +59,6 @@ export interface Hedging extends RunFeature {
   readonly latencies: LatencyWindow;
   /** The hedges' own budget: one token per copy sent. */
   readonly budget: RetryBudget;
-  /**
-   * When another copy of `run`'s attempt may be sent, in ms after the last one was: `undefined` when
-   * none will be (the request may not be sent twice, `copies` — those of this attempt sent so far —
-   * are all allowed, or a percentile delay has too few latencies).
-   */
-  delayFor(run: HedgingRun, copies: number): number | undefined;
-  /**
-   * Takes a token for copy `copy` of `run`'s attempt, about to be sent (send it at once: subscribers
-   * to `jitterbug:attempt:start` are told synchronously). `false`: the hedge budget is empty, send none.
-   */
-  start(run: HedgingRun, copy: number): boolean;
-  /** Whether a copy's result settles a hedged attempt: anything but a failure that is retried. */
-  settles(run: HedgingRun, result: AttemptResult): boolean;
-  /**
-   * Records which copy (1-based) answered `run`'s attempt, and the request's time to its first
-   * answer (for the percentile), when known.
-   */
-  answered(run: HedgingRun, copy: number, latencyMs: number | undefined): void;
   /**
    * Sends `run`'s attempt as hedged copies (once, and timed for the percentile, when
    * {@link Hedging.delayFor} gives no delay) and resolves with the winning copy's answer. With

@@ -6,9 +6,22 @@
  * never replaced. A factory, so that a program that never generates keys does not carry it.
  */
 import { checkFields, fail, isHeaderName } from '../option-error.ts';
-import type { IdempotencyKeyOptions, ResolvedOptions } from '../options.ts';
 import type { HeaderGetter } from '../retry-after.ts';
+import type { RunOptions } from '../run-options.ts';
 import { branded, isFeature } from './feature.ts';
+
+/** The options of `createIdempotencyKeys(options)`. */
+export interface IdempotencyKeyOptions {
+  /** The header. Default `'Idempotency-Key'`. */
+  readonly header?: string;
+  /**
+   * Makes the key a request whose method is not retried by itself (a POST, a PATCH) and that carries
+   * none gets on its first attempt, and keeps on every retry, hedged copy and resume: such a request
+   * is then retried safely with no code of yours. A key the caller set is never replaced. Default
+   * `() => crypto.randomUUID()`.
+   */
+  readonly generate?: () => string;
+}
 
 /** What `createIdempotencyKeys()` returns: the header, and what makes a request's key. */
 export interface IdempotencyKeys {
@@ -20,11 +33,7 @@ export interface IdempotencyKeys {
    *
    * @throws TypeError naming `generate` when the generator gives no usable value.
    */
-  key(
-    options: Pick<ResolvedOptions, 'methods'>,
-    upperMethod: string,
-    headers: HeaderGetter,
-  ): string | undefined;
+  key(options: Pick<RunOptions, 'methods'>, upperMethod: string, headers: HeaderGetter): string | undefined;
 }
 
 const NAME = 'createIdempotencyKeys(options)';
@@ -49,7 +58,7 @@ export const createIdempotencyKeys = (options: IdempotencyKeyOptions = {}): Idem
   return branded(
     {
       header,
-      key(o: Pick<ResolvedOptions, 'methods'>, upperMethod: string, headers: HeaderGetter) {
+      key(o: Pick<RunOptions, 'methods'>, upperMethod: string, headers: HeaderGetter) {
         if (o.methods.has(upperMethod) || headers(header)?.trim()) return undefined;
         const key = generate();
         if (typeof key !== 'string' || key.trim() === '' || /[\r\n\0]/.test(key)) {

@@ -28,8 +28,8 @@
  * to wait half of what is left and asks again, so that a rate that grew meanwhile lets it go sooner.
  */
 import type { StopDecision } from '../decide.ts';
+import type { StopReason } from '../events.ts';
 import { noOptions } from '../option-error.ts';
-import type { StopReason } from '../options.ts';
 import { advertisedQuota } from '../rate-limit-fields.ts';
 import { serverDelay } from '../retry-after.ts';
 import type { RunView, Turn } from '../types.ts';

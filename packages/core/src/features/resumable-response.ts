@@ -8,52 +8,32 @@
  * {@link ResumeSender}); this only composes streams. Reached through what `createResume` returns, so
  * that a program that never resumes does not carry it.
  */
-import type { EditableRequest } from '../attempt-edits.ts';
 import type { Decision } from '../decide.ts';
 import { runAttempts, type Transport } from '../drive/promise.ts';
+import { noOptions } from '../option-error.ts';
 import type { HeaderGetter } from '../retry-after.ts';
 import { setRetryInfo } from '../retry-info.ts';
-import type { AttemptResult, RetryRun } from '../run.ts';
-import { checkResumed, ResumeError, resumeDecision, resumeHeaders, resumeValidator } from './resume.ts';
-
-/**
- * How the adapter sends the requests for the rest of a body, and reads what comes back; what
- * `beforeRetry` changes of them stays for the request's later attempts.
- */
-export interface ResumeSender extends EditableRequest {
-  /** The caller's signal: its abort ends the body as it would without jitterbug. */
-  readonly signal: AbortSignal | undefined;
-  /**
-   * Sends the request again with `headers` over its own (`Range`, `If-Range`), ended by `signal`,
-   * with the attempt timeout of any attempt. Never rejects: a failure comes back as its error, with
-   * the code the core should read when the error carries none of its own.
-   */
-  send(
-    headers: Readonly<Record<string, string>>,
-    signal: AbortSignal,
-  ): Promise<
-    | Response
-    | {
-        /** What the request failed with. */
-        readonly error: unknown;
-        /** The code for the core to read, when `error` carries none. */
-        readonly code?: string | undefined;
-      }
-  >;
-  /** Drops an answer that is not used: at most `maxBytes` of its body drained, the rest cancelled. */
-  discard(response: Response, maxBytes: number): Promise<void>;
-  /** The code of an error the body broke with, when it carries none the core can read. */
-  codeOf(error: unknown): string | undefined;
-}
+import type { AttemptResult } from '../steps.ts';
+import { branded } from './feature.ts';
+import {
+  checkResumed,
+  type Resume,
+  type ResumedRun,
+  ResumeError,
+  type ResumeSender,
+  resumeDecision,
+  resumeHeaders,
+  resumeValidator,
+} from './resume.ts';
 
 /** What a resume needs of the call it continues. */
 interface ResumeContext {
-  readonly run: RetryRun;
+  readonly run: ResumedRun;
   readonly sender: ResumeSender;
 }
 
 /** `target`, carrying the run's summary when the run is finished. */
-const tagged = <T>(target: T, run: RetryRun): T => {
+const tagged = <T>(target: T, run: ResumedRun): T => {
   if (run.summary) setRetryInfo(target, run.summary);
   return target;
 };
@@ -173,7 +153,7 @@ type RestAnswer =
 
 /** The requests for the rest of a body, as the attempt loop sends them. */
 class RestTransport implements Transport<RestAnswer, Response> {
-  declare private readonly run: RetryRun;
+  declare private readonly run: ResumedRun;
   declare private readonly sender: ResumeSender;
   declare private readonly stop: AbortSignal;
   declare private readonly from: number;
@@ -182,7 +162,7 @@ class RestTransport implements Transport<RestAnswer, Response> {
   declare readonly resuming: true;
 
   constructor(
-    run: RetryRun,
+    run: ResumedRun,
     sender: ResumeSender,
     stop: AbortSignal,
     from: number,
@@ -272,7 +252,7 @@ class RestTransport implements Transport<RestAnswer, Response> {
  * and headers and a body that resumes (without `url`, `redirected` or `type`: fetch sets those only
  * on responses it makes). Carries the run's summary either way.
  */
-export const resumableResponse = (response: Response, run: RetryRun, sender: ResumeSender): Response => {
+export const resumableResponse = (response: Response, run: ResumedRun, sender: ResumeSender): Response => {
   const context: ResumeContext = { run, sender };
   const body = response.body;
   const validator =
@@ -292,4 +272,23 @@ export const resumableResponse = (response: Response, run: RetryRun, sender: Res
   });
   source.target = resuming;
   return tagged(resuming, run);
+};
+
+/**
+ * Resumed downloads, for a policy's, a route's or a call's `resume` option:
+ *
+ * ```ts
+ * withRetry(fetch, { resume: createResume() });
+ * ```
+ *
+ * A download whose body breaks after the response was handed over asks for the rest (`Range` from
+ * the byte it broke at, `If-Range` with the response's strong ETag or Last-Modified), and only a
+ * `206` that continues the same representation at that byte is spliced on; anything else ends the
+ * body with a {@link ResumeError}. For a GET answered 200 without a content coding; each resume
+ * counts as an attempt and draws on the budget. A factory rather than a boolean so that a program
+ * that never resumes does not carry this code: bundlers leave out what is not imported.
+ */
+export const createResume = (...none: never[]): Resume => {
+  noOptions('createResume', none);
+  return branded({ response: resumableResponse }, 'resume');
 };

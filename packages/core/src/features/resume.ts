@@ -4,12 +4,61 @@
  * and only a `206` whose `Content-Range` starts at N, for the same representation, is spliced on.
  * Anything else ends the body with an error: mismatched bytes are never joined.
  */
-import type { Decision } from '../decide.ts';
-import { noOptions } from '../option-error.ts';
+import type { AttemptOutcome, Decision } from '../decide.ts';
+import type { PromiseDriven } from '../drive/promise.ts';
+import type { RetryInfo } from '../events.ts';
 import { type HeaderGetter, parseHttpDate } from '../retry-after.ts';
-import type { RetryRun } from '../run.ts';
-import { branded, isFeature } from './feature.ts';
-import { type ResumeSender, resumableResponse } from './resumable-response.ts';
+import type { AttemptResult } from '../steps.ts';
+import type { EditableRequest } from '../types.ts';
+import { isFeature } from './feature.ts';
+
+/**
+ * How the adapter sends the requests for the rest of a body, and reads what comes back; what
+ * `beforeRetry` changes of them stays for the request's later attempts.
+ */
+export interface ResumeSender extends EditableRequest {
+  /** The caller's signal: its abort ends the body as it would without jitterbug. */
+  readonly signal: AbortSignal | undefined;
+  /**
+   * Sends the request again with `headers` over its own (`Range`, `If-Range`), ended by `signal`,
+   * with the attempt timeout of any attempt. Never rejects: a failure comes back as its error, with
+   * the code the core should read when the error carries none of its own.
+   */
+  send(
+    headers: Readonly<Record<string, string>>,
+    signal: AbortSignal,
+  ): Promise<
+    | Response
+    | {
+        /** What the request failed with. */
+        readonly error: unknown;
+        /** The code for the core to read, when `error` carries none. */
+        readonly code?: string | undefined;
+      }
+  >;
+  /** Drops an answer that is not used: at most `maxBytes` of its body drained, the rest cancelled. */
+  discard(response: Response, maxBytes: number): Promise<void>;
+  /** The code of an error the body broke with, when it carries none the core can read. */
+  codeOf(error: unknown): string | undefined;
+}
+
+/**
+ * What a resume reads and asks of the run it continues (the attempt sequence): it decides on the
+ * break, and drives the requests for the rest. Public members only, so that a `Resume` from another
+ * copy of the package type-checks against this copy's runs.
+ */
+export interface ResumedRun extends PromiseDriven {
+  /** The run's summary, once it finished; a resume opens it again. */
+  summary: RetryInfo | undefined;
+  /** Upper-case method. */
+  readonly method: string;
+  /** What the decision looks at for the result `r`. */
+  outcome(
+    r: Partial<Extract<AttemptResult, { status: number }> & Extract<AttemptResult, { error: unknown }>>,
+  ): AttemptOutcome;
+  /** Decides on `outcome`, as after any attempt. */
+  conclude(outcome: AttemptOutcome): Decision | Promise<Decision>;
+}
 
 /** Why a resumed body could not be continued. */
 export class ResumeError extends Error {
@@ -115,7 +164,7 @@ export const checkResumed = (
  * `error`, which the body then ends with.
  */
 export const resumeDecision = (
-  run: RetryRun,
+  run: ResumedRun,
   error: unknown,
   code?: string,
 ): Decision | Promise<Decision> => {
@@ -124,7 +173,7 @@ export const resumeDecision = (
 };
 
 /**
- * Resumed downloads, made by {@link createResume}: what the adapters that resume need and others do
+ * Resumed downloads, made by `createResume`: what the adapters that resume need and others do
  * not carry. The undici adapter resumes with its own handler; this carries the part for clients whose
  * answers are WHATWG `Response`s.
  */
@@ -135,27 +184,8 @@ export interface Resume {
    * text and headers and a body that asks for the rest when it breaks (without `url`, `redirected`
    * or `type`: fetch sets those only on responses it makes). Carries the run's summary either way.
    */
-  response(response: Response, run: RetryRun, sender: ResumeSender): Response;
+  response(response: Response, run: ResumedRun, sender: ResumeSender): Response;
 }
 
-/**
- * Resumed downloads, for a policy's, a route's or a call's `resume` option:
- *
- * ```ts
- * withRetry(fetch, { resume: createResume() });
- * ```
- *
- * A download whose body breaks after the response was handed over asks for the rest (`Range` from
- * the byte it broke at, `If-Range` with the response's strong ETag or Last-Modified), and only a
- * `206` that continues the same representation at that byte is spliced on; anything else ends the
- * body with a {@link ResumeError}. For a GET answered 200 without a content coding; each resume
- * counts as an attempt and draws on the budget. A factory rather than a boolean so that a program
- * that never resumes does not carry this code: bundlers leave out what is not imported.
- */
-export const createResume = (...none: never[]): Resume => {
-  noOptions('createResume', none);
-  return branded({ response: resumableResponse }, 'resume');
-};
-
-/** Whether a value was made by {@link createResume}. */
+/** Whether a value was made by `createResume`. */
 export const isResume = (value: unknown): value is Resume => isFeature(value, 'resume');

@@ -10,8 +10,9 @@
  * bundle that never imports a factory carries none of that feature's code. Only the features on by
  * default (the herd line, the retry budget) are imported, for their defaults.
  */
+
+import type { RetryInfo } from '../events.ts';
 import { fail } from '../option-error.ts';
-import type { RetryInfo } from '../options.ts';
 import type { AttemptHeaders } from './attempt-headers.ts';
 import {
   budgetFeature,
