@@ -68,8 +68,8 @@ export type Target =
   | { readonly proxy: 'closed-port' }
   /** Files from this folder (`index.html` for a folder). */
   | { readonly root: string }
-  /** nginx answers itself. */
-  | { readonly status: number; readonly body?: string };
+  /** nginx answers itself, its body of `contentType` (`default_type`; default `application/octet-stream`). */
+  | { readonly status: number; readonly body?: string; readonly contentType?: string };
 
 export interface Location {
   /** A prefix (`/burst/`), or the whole path with `exact`. */
@@ -82,6 +82,12 @@ export interface Location {
   /** Response headers added to every answer of the location (`add_header … always`). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly cors?: Cors;
+  /**
+   * `error_page`: an answer of this status (nginx's own, or the backend's: `proxy_intercept_errors`)
+   * is replaced by the answer of the location at this path, e.g. a named one (`@problem`), which
+   * keeps the request's `$uri` in the access log.
+   */
+  readonly errorPages?: Readonly<Record<number, string>>;
 }
 
 export interface Server {
@@ -165,7 +171,11 @@ const preflightHeaders = (cors: Cors): [string, string][] => [
 const targetLines = (location: Location, where: Placement): string[] => {
   const { to } = location;
   if ('root' in to) return [`root ${quote(to.root)};`, 'index index.html;'];
-  if ('status' in to) return [`return ${to.status}${to.body === undefined ? '' : ` ${quote(to.body)}`};`];
+  if ('status' in to)
+    return [
+      ...(to.contentType === undefined ? [] : [`default_type ${quote(to.contentType)};`]),
+      `return ${to.status}${to.body === undefined ? '' : ` ${quote(to.body)}`};`,
+    ];
   const upstream =
     to.proxy === 'backend'
       ? where.backend
@@ -223,6 +233,9 @@ const locationBlock = (location: Location, where: Placement): string[] => {
       `add_header Access-Control-Expose-Headers ${quote(cors.exposeHeaders ?? EXPOSE_HEADERS)} always;`,
     );
   }
+  const errorPages = Object.entries(location.errorPages ?? {});
+  if (errorPages.length > 0 && 'proxy' in location.to) lines.push('proxy_intercept_errors on;');
+  for (const [status, path] of errorPages) lines.push(`error_page ${status} ${path};`);
   lines.push(...added, ...targetLines(location, where));
   return [`location ${location.exact ? '= ' : ''}${location.path} {`, ...lines.map((l) => `  ${l}`), '}'];
 };
