@@ -47,13 +47,16 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // clients' read of a failure's problem body, over main at 0896872: +2,231, +2,273, +2,233, +1,640.
   // Issue 35's fleet: a budget that is its own layer and the breaker's row: +28, +32, +29, +29 over
   // issue 36's sizes; issue 34's import floor, measured on its merge: 15,199, 18,162, 16,134.
-  withRetry: 15_199,
+  // Issue 36's keep-alive races (the core's stale-connection retry, axios' and the fetch engine's
+  // report of it, the policy's last answer read as whether its servers fail; Node's part behind each
+  // package's `#platform`), over main at cadd7c3: +133, +107, +83, +78.
+  withRetry: 15_332,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 15_199,
-  kyRetry: 18_162,
-  attachRetry: 16_134,
-  createRetryPolicy: 14_096,
+  'withRetry (production)': 15_332,
+  kyRetry: 18_269,
+  attachRetry: 16_217,
+  createRetryPolicy: 14_174,
 };
 
 /**

@@ -37,6 +37,8 @@ export type Step =
       readonly status?: number;
       readonly sentBytes?: number;
       readonly declaredBytes?: number;
+      /** Send no `content-length` (chunked encoding): nothing then tells how long the body was to be. */
+      readonly chunked?: boolean;
       /** Headers over the defaults (an `etag`, to make the body resumable). */
       readonly headers?: Readonly<Record<string, string>>;
     };
@@ -251,7 +253,7 @@ export const startScriptedServer = async (
         ...common,
         'content-type': 'text/plain',
         ...step.headers,
-        'content-length': String(total),
+        ...(step.chunked ? {} : { 'content-length': String(total) }),
       });
       const part = Buffer.alloc(step.sentBytes ?? Math.floor(total / 2), 0x62);
       sent.bytesWritten = part.length;

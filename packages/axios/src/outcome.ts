@@ -5,6 +5,7 @@
 import type { HeaderGetter } from '@jitterbug/core';
 import { type AttemptResult, errorCode, isProblemJson, problemType } from '@jitterbug/core/adapter';
 import type { AxiosResponse } from 'axios';
+import { lostReusedSocket } from '#platform';
 import { AxiosError, AxiosHeaders, isAxiosError, isCancel } from './axios-values.ts';
 
 /**
@@ -87,7 +88,8 @@ export class AxiosTransportError extends Error {
  * are honest are made: a body cut off mid-way is a reset connection; `ECONNABORTED` is axios'
  * timeout (http, xhr) unless the browser aborted; `ERR_NETWORK` (xhr and fetch: any network failure)
  * is the socket's code under it when there is one (Node's fetch), else `ERR_NETWORK` itself (what a
- * browser gives: no code at all).
+ * browser gives: no code at all). A reset of a request the http adapter wrote on a reused
+ * connection, before any answer, is the keep-alive race: `staleConnection`.
  */
 export const errorResult = (error: unknown, cancelledByCaller: boolean): AttemptResult => {
   if (!isAxiosError(error)) return { error };
@@ -104,5 +106,8 @@ export const errorResult = (error: unknown, cancelledByCaller: boolean): Attempt
           // `UND_ERR_SOCKET`, `ECONNREFUSED`) as its cause; the xhr adapter and a browser's fetch have none.
           network && errorCode(error.cause);
   if (translated) return { error: new AxiosTransportError(translated, error) };
-  return network ? { error, code } : { error, aborted: cancelledByCaller && isCancel(error) };
+  if (network) return { error, code };
+  return lostReusedSocket(error)
+    ? { error, staleConnection: true }
+    : { error, aborted: cancelledByCaller && isCancel(error) };
 };

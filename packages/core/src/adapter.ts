@@ -19,6 +19,7 @@ export { isRetryBudget } from './features/budget.ts';
 export { HedgeRace, lost } from './features/hedge-race.ts';
 export { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from './features/resume.ts';
 export { forceRetry } from './force.ts';
+export { lostKeptConnection } from './kept-connection.ts';
 export { asRetryLayer, isRetryLayer, LAYER } from './layer.ts';
 export { attemptMayRetry, mayRetry, maySendAgain } from './may-retry.ts';
 export { fail, noOptions, numberIn } from './option-error.ts';

@@ -43,6 +43,8 @@ export const outcomeOf = (run: RunRecord, r: EitherResult): AttemptOutcome => {
     aborted: r.aborted === true,
     unprocessed: r.unprocessed === true,
     offline: r.status === undefined && r.aborted !== true && offline(),
+    staleConnection: r.staleConnection === true,
+    failing: o.progress.failedAt === o.progress.answers,
     transparentRetries: run.transparentRetries,
     uncountedRetries: run.uncountedRetries,
     stalledRetries: run.stalledRetries,

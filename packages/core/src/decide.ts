@@ -52,6 +52,13 @@ export interface AttemptOutcome {
    * `REFUSED_STREAM`, a `GOAWAY` below the stream), or its code is one of `UNPROCESSED_ERROR_CODES`.
    */
   readonly unprocessed?: boolean | undefined;
+  /**
+   * The adapter says the attempt failed on a connection kept alive from an earlier request, before
+   * any byte of its answer: a keep-alive race (the run's `staleConnection`).
+   */
+  readonly staleConnection?: boolean | undefined;
+  /** The last answer any request of the policy got was a status it retries: its servers are failing. */
+  readonly failing?: boolean | undefined;
   /** The body of the response handed over broke, and this asks whether to resume it. */
   readonly resuming?: boolean | undefined;
   /** Transparent retries made so far. */
@@ -378,6 +385,8 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
   ) {
     return stop('declined-by-server', true);
   }
+  const methodAllows = methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
+  const byDefault = retryable && methodAllows;
   // A request the server never got is sent again whatever its method, outside maxAttempts: at most
   // `transparentRetries` in a row while no server answers anything (one that refuses everything),
   // and more while servers keep answering (one that rotates its connections).
@@ -389,8 +398,6 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
       : (outcome.stalledRetries ?? 0) < limit) &&
     outcome.verdict !== false &&
     outcome.bodyReplayable;
-  const methodAllows = methodAllowsRetry(outcome.method, outcome.requestHeaders, options);
-  const byDefault = retryable && methodAllows;
   if (!transparent) {
     if (outcome.verdict === false && !forced) return stop('should-retry', retryable);
     // A hook's `true` retries what would not be, within the method rule: never a POST without a key.
@@ -420,6 +427,8 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
   if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
     return stop('deadline', true, delay.delayMs);
   }
+  // A keep-alive race (a kept connection lost before any byte of the answer) while the policy's
+  // servers answer fine: retried as any reset (the server may have had it), free of the budget.
   const reason: RetryReason = transparent
     ? status === undefined
       ? 'unprocessed'
@@ -432,7 +441,9 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
           ? 'offline'
           : status !== undefined
             ? (asked(outcome, options) ?? 'status')
-            : 'error';
+            : outcome.staleConnection && !outcome.failing
+              ? 'stale-connection'
+              : 'error';
   return { retry: true, ...delay, reason };
 };
 

@@ -33,9 +33,11 @@ export type StopReason =
 /**
  * Why an attempt was retried: a status or an error that is retried, a retry the user forced
  * (`shouldRetry` returning `true` where jitterbug would not have retried, ky's `ky.retry()`), or a
- * failure that proves the server never processed the request (`transparentRetries`), or a body that
- * broke after it was handed over, asked for again from where it broke (`resume`), or a request
- * refused for a stale credential, sent again with a fresh one (`credential`). What an answer said
+ * failure that proves the server never processed the request (`transparentRetries`), or a connection
+ * kept alive from an earlier request that failed before any byte of the answer while the servers
+ * answer fine (`stale-connection`: a keep-alive race, an error retry that takes no budget token), or
+ * a body that broke after it was handed over, asked for again from where it broke (`resume`), or a
+ * request refused for a stale credential, sent again with a fresh one (`credential`). What an answer said
  * has reasons of its own: `key-in-use` (a request with an idempotency key answered 409: one with
  * this key is still being processed), `reduced-capacity` (a `temporary-reduced-capacity` problem),
  * `not-forwarded` (a `Proxy-Status` that proves no intermediary sent the request on: retried as
@@ -47,6 +49,7 @@ export type RetryReason =
   | 'error'
   | 'forced'
   | 'unprocessed'
+  | 'stale-connection'
   | 'resume'
   | 'credential'
   | 'key-in-use'

@@ -65,11 +65,14 @@ export interface RunOptions {
   readonly discardBodyMaxBytes: number;
   /**
    * Answers the policy's requests got (any status), shared by its routes and calls: whether servers
-   * answered between two transparent retries of a request.
+   * answered between two transparent retries of a request, and whether the last answer was a
+   * failure (a keep-alive race is free of the budget only while they answer fine).
    */
   readonly progress: {
     /** How many answers so far. */
     answers: number;
+    /** `answers` when the last answer with a status the policy retries came (`-1`: none yet). */
+    failedAt: number;
   };
   /** Whether a feature observes every answer (then no answer is settled by its status alone). */
   readonly observing: boolean;

@@ -49,6 +49,7 @@ export const decideResult = (s: SequenceState, result: AttemptResult): Step => {
   // An intermediary's answer that it never sent the request on is no sign that servers serve.
   if (outcome.status !== undefined && notForwarded(outcome.status, outcome.responseHeaders) === undefined) {
     o.progress.answers++;
+    if (o.statusCodes.has(outcome.status)) o.progress.failedAt = o.progress.answers;
   }
   if (o.observing) for (const feature of o.features) feature.observe?.(s, outcome);
   if (observed) attemptEnded(s, outcome.status, outcome.error, outcome.code);

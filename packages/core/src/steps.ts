@@ -91,6 +91,14 @@ export type AttemptResult =
        * `GOAWAY` whose last stream is below the request's): retried whatever the method.
        */
       readonly unprocessed?: boolean;
+      /**
+       * The attempt failed on a connection kept alive from an earlier request, before any byte of
+       * its answer (Node's `request.reusedSocket`; undici's socket error on a socket that had read
+       * before): the keep-alive race, when the server closes an idle connection as the request is
+       * written. The server may have had the request or not: it is retried as a reset is, and free
+       * of the budget while the policy's servers answer fine.
+       */
+      readonly staleConnection?: boolean;
     };
 
 /**

@@ -165,7 +165,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   errorCodes: new Set(DEFAULTS.errorCodes),
   idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
   feature: {},
-  progress: { answers: 0 },
+  progress: { answers: 0, failedAt: -1 },
   features: [],
   racer: undefined,
   admitting: [],
@@ -191,7 +191,11 @@ export const resolveOptions = (
   path = '',
 ): ResolvedOptions => {
   const given = optionsObject(source, path.slice(0, -1) || 'options');
-  const inherited = base ?? { ...DEFAULT_OPTIONS, feature: defaultFeatures(), progress: { answers: 0 } };
+  const inherited = base ?? {
+    ...DEFAULT_OPTIONS,
+    feature: defaultFeatures(),
+    progress: { answers: 0, failedAt: -1 },
+  };
   const resolved: Record<string, unknown> = { ...inherited };
   const feature: Record<string, unknown> = { ...inherited.feature };
   for (const key of Object.keys(given)) {

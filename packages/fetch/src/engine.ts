@@ -21,6 +21,7 @@ import {
   setRetryInfo,
   type Transport,
 } from '@jitterbug/core/adapter';
+import { lostKeptConnection } from '#platform';
 import { type FetchFunction, failuresProveUnsent, RequestParts } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
@@ -148,7 +149,9 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
       const { error } = answer;
       const aborted = this.callerSignal?.aborted === true;
       const code = aborted ? undefined : answer.code;
-      return code ? { error, code } : { error, aborted };
+      if (code) return { error, code };
+      // Node's fetch (undici): a connection kept from an earlier request, lost before the answer.
+      return !aborted && lostKeptConnection(error) ? { error, staleConnection: true } : { error, aborted };
     }
     const result = {
       status: answer.status,

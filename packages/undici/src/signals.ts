@@ -29,13 +29,16 @@
  *   does not replay the request itself). undici sends no request trailers and a connection's own
  *   frames (stream 0) are never HEADERS, so it is always the request's HEADERS.
  *
- * Not read: undici 8's `SocketError` for a GOAWAY with an error code; and undici 7's (also Node
- * 24's bundled 7.29) `SocketError('HTTP/2: "GOAWAY" frame received with code 0')`: undici 7 ignores
- * the last stream id, gives that error to the request at the head of its queue and to the streams
- * its closing socket cuts, so it reaches requests the server processed (most of them, against
- * nginx) as well as ones it never saw: ambiguous.
+ * A keep-alive race proves nothing (the server may have had the request): it is reported apart, as
+ * `staleConnection` (see `failedAttempt`).
+ *
+ * Not read as proof: undici 8's `SocketError` for a GOAWAY with an error code; and undici 7's (also
+ * Node 24's bundled 7.29) `SocketError('HTTP/2: "GOAWAY" frame received with code 0')`: undici 7
+ * ignores the last stream id, gives that error to the request at the head of its queue and to the
+ * streams its closing socket cuts, so it reaches requests the server processed (most of them,
+ * against nginx) as well as ones it never saw: ambiguous, and so a keep-alive race.
  */
-import { type AttemptResult, errorCode } from '@jitterbug/core/adapter';
+import { type AttemptResult, errorCode, lostKeptConnection } from '@jitterbug/core/adapter';
 
 /** `NGHTTP2_REFUSED_STREAM`. */
 const REFUSED_STREAM = 7;
@@ -118,9 +121,16 @@ export const streamErrorCode = (error: unknown): string | undefined => {
 export const provesUnprocessed = (started: boolean, sending: boolean, error: Error): boolean =>
   (!started && !sending && !untrustedCertificate(error)) || refusedUnprocessed(error);
 
-/** A failed attempt in the core's terms. */
+/**
+ * A failed attempt in the core's terms. A failure that proves nothing may still be a keep-alive
+ * race: a `SocketError` for a connection that had answered before (`lostKeptConnection`), reported
+ * as `staleConnection`, which the core retries as any reset for a request that may be sent twice,
+ * free of the budget while the servers answer fine. A plain `ECONNRESET` carries no socket counts,
+ * and reads as any reset.
+ */
 export const failedAttempt = (error: Error, unprocessed: boolean): AttemptResult => {
   const code = streamErrorCode(error);
-  if (code === undefined) return unprocessed ? { error, unprocessed } : { error };
-  return unprocessed ? { error, code, unprocessed } : { error, code };
+  const result: AttemptResult = code === undefined ? { error } : { error, code };
+  if (unprocessed) return { ...result, unprocessed };
+  return lostKeptConnection(error) ? { ...result, staleConnection: true } : result;
 };

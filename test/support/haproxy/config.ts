@@ -71,6 +71,8 @@ const backendBlock = (name: string, route: HaproxyRoute | undefined, where: Hapr
     // on a new connection after a kept one closed, so the backend's count is what HAProxy forwarded.
     '  option http-server-close',
     ...(route?.timeoutServerMs === undefined ? [] : [`  timeout server ${route.timeoutServerMs}ms`]),
+    // A closed port is answered 503 at once, without HAProxy's own connect retries.
+    ...(route?.to === 'closed-port' ? ['  retries 0'] : []),
     ...(limit
       ? [
           '  stick-table type ip size 1k expire 10s store http_req_rate(1s)',
@@ -99,8 +101,7 @@ export const haproxyConfig = (setup: HaproxySetup, where: HaproxyPlacement): str
     `  log-format ${quote(HAPROXY_LOG_FORMAT)}`,
     // A connection that sent nothing (the harness's own readiness check) is not logged.
     '  option dontlognull',
-    // Short: HAProxy waits this long (at most 1 s) before each retry of a refused connection.
-    '  timeout connect 100ms',
+    '  timeout connect 1s',
     '  timeout client 10s',
     '  timeout server 5s',
     `  timeout http-keep-alive ${setup.keepAliveMs ?? 5_000}ms`,

@@ -27,20 +27,25 @@ export interface HaproxyLogLine extends RequestLogLine {
 const FIELDS = HAPROXY_LOG_FORMAT.split('|').length;
 
 /**
- * What HAProxy 2.6 logs for a connection that failed before any request, in a format of its own
- * (`error-log-format` came in 2.7): `127.0.0.1:47472 [01/Dec/2026:20:19:24.720] api/1: Connection
- * closed during SSL handshake`.
+ * HAProxy's own lines in the same log, about no request: a connection that failed before any
+ * request, in a format of its own (`127.0.0.1:47472 [01/Dec/2026:20:19:24.720] api/1: Connection
+ * closed during SSL handshake`; `error-log-format` came in 2.7), and a worker stopping its proxies
+ * on a reload or a stop (`Proxy api stopped (cumulated conns: FE: 47, BE: 0).`).
  */
-const CONNECTION_ERROR = /^[\d.:]+ \[[^\]]+\] \S+: /;
+const OWN_LINES = [
+  /^[\d.:]+ \[[^\]]+\] \S+: /,
+  /^Proxy \S+ (started|stopped)/,
+  /^Stopping (frontend|backend|proxy) /,
+];
 
 /**
- * Parses the log's text: the requests' lines (a connection's failure before any request is no
- * request, and left out); any other line is an error (the log is ours).
+ * Parses the log's text: the requests' lines (HAProxy's own lines are left out); any other line is
+ * an error (the log is ours).
  */
 export const parseHaproxyLog = (text: string): HaproxyLogLine[] =>
   text
     .split('\n')
-    .filter((line) => line !== '' && !CONNECTION_ERROR.test(line))
+    .filter((line) => line !== '' && !OWN_LINES.some((own) => own.test(line)))
     .map((line) => {
       const f = line.split('|');
       if (f.length !== FIELDS) throw new Error(`not a line of our HAProxy log format: ${line}`);

@@ -13,6 +13,9 @@ import { cancelWebBody, type StreamBody } from '../response-body.ts';
 export const httpAdapter = (): AxiosAdapter | null => null;
 export const httpBody: StreamBody | undefined = undefined;
 
+/** No http adapter, so no reused socket to tell of (the xhr and fetch adapters show none). */
+export const lostReusedSocket = (): boolean => false;
+
 /** A response's unread body dropped: outside Node only a web stream has one to cancel. */
 export const destroyBody = cancelWebBody;
 

@@ -19,6 +19,11 @@
  *   request on (`not-forwarded`), which reached no application either;
  * - the retry of a network failure made while the browser was offline (`offline`), sent once it is
  *   back online: no server saw the failed attempt;
+ * - the retry of a keep-alive race (`stale-connection`): a connection kept from an earlier request
+ *   that the server closed as the next one was written, while the policy's last answer was not a
+ *   failure. The server is up and idle; one wave of such resets, when a server's idle timeout
+ *   closes a client's pool, would otherwise empty the bucket and fail the next request that meets
+ *   one (issue 36). During an outage (its answers are failures) a reset costs a token as before;
  * - the retry of a 429 at the time the server gave (`Retry-After` and the like): the server is up,
  *   it asked for the request again, and it chose when. A 503 with a delay still costs a token: during
  *   an outage that is every request, and the budget is what keeps the outage's load at 1.1×;
@@ -143,6 +148,7 @@ export const spends = (run: RunView, outcome: AttemptOutcome, decision: Decision
   decision.reason !== 'unprocessed' &&
   decision.reason !== 'not-forwarded' &&
   decision.reason !== 'offline' &&
+  decision.reason !== 'stale-connection' &&
   !(outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') &&
   !hookFix(run, outcome, decision);
 
