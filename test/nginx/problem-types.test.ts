@@ -12,12 +12,13 @@
  */
 import { DEFAULTS } from '@jitterbug/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ConformanceClient, ConformanceOutcome, ConformanceRequest } from '../conformance/driver.ts';
-import { type VirtualTime, virtualTime } from '../conformance/virtual-time.ts';
+import type { ConformanceOutcome } from '../conformance/driver.ts';
+import type { VirtualTime } from '../conformance/virtual-time.ts';
 import type { NginxSetup } from '../support/nginx/config.ts';
-import { CLIENTS, type ClientName, createClient, tlsTransport } from '../support/node-clients.ts';
+import { CLIENTS, type ClientName } from '../support/node-clients.ts';
 import { ending } from '../support/sent.ts';
-import { type Stack, startStack } from './stack.ts';
+import type { Stack } from './stack.ts';
+import { startVirtualScenario, type VirtualScenario } from './virtual-scenario.ts';
 
 const TYPES = 'https://iana.org/assignments/http-problem-types#';
 const problem = (type: string, title: string): string =>
@@ -65,27 +66,14 @@ const bodyOf = (name: ClientName, outcome: ConformanceOutcome): unknown => {
 
 describe.each(CLIENTS)('nginx answering with RateLimit problem types, %s', (name: ClientName) => {
   let stack: Stack;
-  let client: ConformanceClient;
   let time: VirtualTime;
+  let send: VirtualScenario['send'];
+  let stop: VirtualScenario['stop'];
   beforeEach(async () => {
-    stack = await startStack(setup);
-    time = virtualTime(Date.UTC(2026, 11, 2, 9, 0, 0));
-    const transport = tlsTransport(name);
-    const url = stack.nginx.url('api', transport === 'h2' ? 'h2' : 'https');
-    client = await createClient(
-      name,
-      url,
-      // No jitter (random 0, as the conformance suite has it): a wait is exactly what was asked.
-      { now: time.now, sleep: time.sleep, random: () => 0 },
-      { name: transport, ca: stack.nginx.ca },
-    );
+    ({ stack, time, send, stop } = await startVirtualScenario(setup, name, Date.UTC(2026, 11, 2, 9, 0, 0)));
   });
-  afterEach(async () => {
-    await client.close();
-    await stack.stop();
-  });
+  afterEach(() => stop());
 
-  const send = (request: ConformanceRequest) => time.track(client.send(request));
   /** nginx's lines for `path`: status, and what the backend answered it (nothing for nginx's own answers). */
   const logged = async (path: string) =>
     (await stack.nginx.accessLog.settled())
