@@ -447,7 +447,7 @@ export const fleetCharts = async (result: FleetResult, size: ChartSize = {}): Pr
           return [
             {
               type: 'line' as const,
-              name: `${t.mode}: sent`,
+              name: t.mode,
               color,
               showSymbol: false,
               lineStyle: { width: 1.5 },
@@ -455,7 +455,7 @@ export const fleetCharts = async (result: FleetResult, size: ChartSize = {}): Pr
             },
             {
               type: 'line' as const,
-              name: `${t.mode}: refused (429, 503)`,
+              name: `${t.mode}, refused`,
               color,
               showSymbol: false,
               lineStyle: { width: 1, type: 'dashed' as const },

@@ -32,6 +32,7 @@ describe('fleet', () => {
       ['pacer', '429s the late processes met'],
       ['pacer', '429s the first process met'],
       ['pacer', 'requests ended 200'],
+      ['pacer', 's until the last request ended'],
       ['breaker', 'requests that reached the origin during the break'],
       ['breaker', 'probes per break duration'],
       ['breaker', 'requests refused at once (circuit open)'],
