@@ -261,7 +261,8 @@ const measuresOf = (
     Math.min(...ends.filter((e) => e.process === p && e.reason === 'circuit-open').map((e) => e.atMs)),
   );
   const t0 = Math.max(...opened);
-  const during = Number.isFinite(t0) ? arrivals.filter((a) => a.atMs > t0 && a.atMs < o.downMs).length : 0;
+  // A process whose circuit never opened (a down time shorter than it takes): no break to count.
+  const during = t0 < o.downMs ? arrivals.filter((a) => a.atMs > t0 && a.atMs < o.downMs).length : Number.NaN;
   // Break durations from t0 to the return: one probe each, for the fleet (a local breaker's period
   // is its break and its probe's round trip, so each process probes a little less often than this).
   const periods = Math.max(1, (o.downMs - t0) / o.breakMs);
@@ -376,7 +377,7 @@ export const fleetTable = (result: FleetResult): string =>
       r.measure,
       cell(r.local, r.better),
       cell(r.shared, r.better),
-      r.local.mean === 0 ? '-' : `${fixed(r.shared.mean / r.local.mean, 2)}x`,
+      Number.isFinite(r.shared.mean / r.local.mean) ? `${fixed(r.shared.mean / r.local.mean, 2)}x` : '-',
     ]),
   );
 
