@@ -11,7 +11,14 @@ import type { RetryOptions } from '@jitterbug/fetch';
 import type { Dispatcher } from 'undici';
 
 export const CLIENT_NAMES = ['undici-request', 'undici-fetch', 'axios', 'ky', 'fetch'] as const;
-export type ClientName = (typeof CLIENT_NAMES)[number];
+/**
+ * The sessions' clients: every client, and `fetch-store`, withRetry whose budget is the fleet's over
+ * the in-memory store (`createRetryBudget({ store })`), its peer withRetry as `fetch` has it: its
+ * "jitterbug vs peer" is what a configured store costs on success (no store round trip is made).
+ * Not in the ratchet's counts or the memory runs.
+ */
+export const SESSION_CLIENTS = [...CLIENT_NAMES, 'fetch-store'] as const;
+export type ClientName = (typeof SESSION_CLIENTS)[number];
 export type VariantKind = 'raw' | 'jitterbug' | 'peer';
 export interface BenchClient {
   get(path: string): Promise<number>;
@@ -24,6 +31,11 @@ export const LABELS: Record<ClientName, Record<VariantKind, string>> = {
   axios: { raw: 'axios', jitterbug: 'attachRetry', peer: 'axios-retry' },
   ky: { raw: 'retry: 0', jitterbug: 'kyRetry', peer: 'ky retry (limit 2)' },
   fetch: { raw: 'fetch', jitterbug: 'withRetry', peer: 'fetch-retry' },
+  'fetch-store': {
+    raw: 'fetch',
+    jitterbug: 'withRetry, shared budget over the memory store',
+    peer: 'withRetry, its own budget',
+  },
 };
 
 const [ATTEMPTS, STATUSES] = [3, [408, 429, 500, 502, 503, 504]];
@@ -97,11 +109,19 @@ const kyClient = async (kind: VariantKind, origin?: string): Promise<BenchClient
   return responseClient((path) => api.get(path));
 };
 
-const fetchClient = async (kind: VariantKind, origin?: string): Promise<BenchClient> => {
+/** The fleet's budget over the in-memory store, with the settings of `OPTIONS.budget`. */
+const storeOptions = async (): Promise<RetryOptions> => {
+  const { createMemoryStore, createRetryBudget } = await import('@jitterbug/core/store');
+  return { ...OPTIONS, budget: createRetryBudget({ ...OPTIONS.budget, store: createMemoryStore() }) };
+};
+
+const fetchClient = async (kind: VariantKind, origin?: string, store = false): Promise<BenchClient> => {
   const plain: Fetch = origin ? globalThis.fetch : (await memory()).memoryFetch();
   let fetch = plain;
-  if (kind === 'jitterbug') fetch = (await import('@jitterbug/fetch')).withRetry(plain, OPTIONS);
-  if (kind === 'peer') {
+  const { withRetry } = await import('@jitterbug/fetch');
+  if (kind === 'jitterbug') fetch = withRetry(plain, store ? await storeOptions() : OPTIONS);
+  if (kind === 'peer' && store) fetch = withRetry(plain, OPTIONS);
+  else if (kind === 'peer') {
     const { default: fetchRetry } = await import('fetch-retry');
     fetch = fetchRetry(plain, { retries: ATTEMPTS - 1, retryDelay: 0, retryOn: STATUSES });
   }
@@ -112,4 +132,6 @@ const fetchClient = async (kind: VariantKind, origin?: string): Promise<BenchCli
 export const makeClient = (client: ClientName, kind: VariantKind, origin?: string): Promise<BenchClient> =>
   client === 'undici-request' || client === 'undici-fetch'
     ? undiciClient(kind, client === 'undici-request' ? 'request' : 'fetch', origin)
-    : { axios: axiosClient, ky: kyClient, fetch: fetchClient }[client](kind, origin);
+    : client === 'fetch-store'
+      ? fetchClient(kind, origin, true)
+      : { axios: axiosClient, ky: kyClient, fetch: fetchClient }[client](kind, origin);

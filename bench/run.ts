@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { CLIENT_NAMES } from './clients.ts';
+import { SESSION_CLIENTS } from './clients.ts';
 import { memoryTable, runMemory } from './memory.ts';
 import { runRatchet } from './ratchet.ts';
 import { runSession, SESSIONS, type Session, sessionTable } from './sessions.ts';
@@ -22,10 +22,10 @@ const load = loadavg()
 log(`Node ${process.version}, ${availableParallelism()} CPUs, load ${load}`);
 
 const server = await startServer();
-const sessions: Session[][] = CLIENT_NAMES.map(() => []);
+const sessions: Session[][] = SESSION_CLIENTS.map(() => []);
 // Round robin, so that what drifts on the machine meets every client alike.
 for (let s = 1; s <= SESSIONS; s++) {
-  for (const [i, client] of CLIENT_NAMES.entries()) {
+  for (const [i, client] of SESSION_CLIENTS.entries()) {
     sessions[i]!.push(await runSession(client, server.origin));
     log(`${client}: session ${s} of ${SESSIONS}`);
   }

@@ -13,6 +13,7 @@ import type {
   TitleComponentOption,
 } from 'echarts/components';
 import type { ComposeOption } from 'echarts/core';
+import type { FleetResult } from './fleet.ts';
 import type { OccSweepResult } from './occ.ts';
 import { type StormResult, stormPolicyPaces, stormPolicyThrottles } from './storm.ts';
 import type { TailPoint, TailResult } from './tail.ts';
@@ -413,6 +414,62 @@ export const tailCharts = async (result: TailResult, size: ChartSize = {}): Prom
     { file: 'tail-p999.svg', svg: await latency('p99.9', (p) => p.p999Ms) },
     { file: 'tail-extra.svg', svg: extra },
   ];
+};
+
+const FLEET_TITLES = {
+  outage: 'An origin that is down: attempts per second, four budgets or one',
+  pacer: 'A rate limit met by one process before the others start: attempts per second',
+  breaker: 'An origin that fails and comes back: attempts per second reaching it',
+} as const;
+
+/**
+ * One chart per scenario of the fleet experiment (its first run): the attempts per second that reach
+ * the origin with local state and with the fleet's, and (dashed) those it refused (429, 503).
+ */
+export const fleetCharts = async (result: FleetResult, size: ChartSize = {}): Promise<Chart[]> => {
+  const width = size.width ?? 1000;
+  const height = size.height ?? 520;
+  const s = result.settings;
+  const charts: Chart[] = [];
+  for (const scenario of s.scenarios) {
+    const lines = result.timelines.filter((t) => t.scenario === scenario);
+    const perSec = (values: readonly number[], binMs: number) =>
+      values.map((v, bin) => [(bin * binMs) / 1000, Math.round((v * 1000 * 10) / binMs) / 10]);
+    const svg = await renderSvg(
+      {
+        title: title(FLEET_TITLES[scenario], `${s.processes} processes · first run · seed ${result.seed}`),
+        legend: legend(),
+        grid: { left: 80, right: 40, top: 70, bottom: 80 },
+        xAxis: { type: 'value', min: 0, ...axisName('time, s') },
+        yAxis: { type: 'value', ...axisName('attempts/s'), nameGap: 50 },
+        series: lines.flatMap((t) => {
+          const color = t.mode === 'local' ? '#d0502a' : '#2a6fd0';
+          return [
+            {
+              type: 'line' as const,
+              name: t.mode,
+              color,
+              showSymbol: false,
+              lineStyle: { width: 1.5 },
+              data: perSec(t.arrivals, t.binMs),
+            },
+            {
+              type: 'line' as const,
+              name: `${t.mode}, refused`,
+              color,
+              showSymbol: false,
+              lineStyle: { width: 1, type: 'dashed' as const },
+              data: perSec(t.refused, t.binMs),
+            },
+          ];
+        }),
+      },
+      width,
+      height,
+    );
+    charts.push({ file: `fleet-${scenario}.svg`, svg });
+  }
+  return charts;
 };
 
 /** Writes charts into `dir` (created if needed) and returns their paths. */

@@ -4,7 +4,7 @@
  * instead of exiting, so tests can call it in-process; `cli.ts` is the thin executable.
  */
 import { DEFAULT_THROTTLE } from '@jitterbug/core';
-import { type Chart, occCharts, stormCharts, tailCharts, writeCharts } from './charts.ts';
+import { type Chart, fleetCharts, occCharts, stormCharts, tailCharts, writeCharts } from './charts.ts';
 import {
   atLeast,
   between,
@@ -24,6 +24,15 @@ import {
   sweep,
   UsageError,
 } from './flags.ts';
+import {
+  FLEET_DEFAULTS,
+  FLEET_LIMITS,
+  FLEET_SCENARIOS,
+  fleetCsv,
+  fleetJson,
+  fleetTable,
+  runFleet,
+} from './fleet.ts';
 import {
   HERD_CLIENTS,
   HERD_DEFAULTS,
@@ -155,13 +164,13 @@ const runExperiment = async <R>(
   name: string,
   io: CliIo,
   given: OutputValues,
-  run: (seed: number, onProgress: (done: number, total: number) => void) => R,
+  run: (seed: number, onProgress: (done: number, total: number) => void) => R | Promise<R>,
   report: Report<R>,
 ): Promise<void> => {
   const seed = given.seed ?? randomSeed();
   const progress = createProgress(name, io.stderr);
   const started = performance.now();
-  const result = run(seed, (done, total) => progress.update(done, total));
+  const result = await run(seed, (done, total) => progress.update(done, total));
   progress.done();
   const seconds = (performance.now() - started) / 1000;
   const seedText =
@@ -606,7 +615,62 @@ the last request ended; means over runs, the worst run in brackets.`,
   },
 });
 
-const COMMANDS: Readonly<Record<string, Command>> = { occ, storm, tail, pacing, herd };
+const fd = FLEET_DEFAULTS;
+
+/** Keyed by the {@link FleetOptions} each row sets. */
+const FLEET_FLAGS = {
+  scenarios: flag('scenarios', names(FLEET_SCENARIOS), FLEET_SCENARIOS, 'comma-separated', { shown: 'all' }),
+  processes: flag(
+    'processes',
+    number({ integer: true, min: 2, max: FLEET_LIMITS.processes }),
+    fd.processes,
+    'processes',
+  ),
+  requests: flag('requests', count(FLEET_LIMITS.requests), fd.requests, 'outage: GETs per process'),
+  limitPerSec: flag(
+    'limit',
+    positive(),
+    fd.limitPerSec,
+    "pacer: the limit's rate (and burst), requests per second",
+  ),
+  lateStartMs: flag('late-start', positive('MS'), fd.lateStartMs, 'pacer: when the late processes start, ms'),
+  downMs: flag('down', positive('MS'), fd.downMs, 'breaker: how long the origin is down, ms'),
+  breakMs: flag('break', positive('MS'), fd.breakMs, "breaker: the circuit's break, ms"),
+  runs: flag('runs', count(FLEET_LIMITS.runs), fd.runs, 'runs per scenario and mode, averaged'),
+  ...latencyFlags(DEFAULT_LATENCY),
+  ...OUTPUT_FLAGS,
+};
+
+const fleet = command('fleet', {
+  summary: "several processes: each one's budget, pacer and breaker, or the fleet's over one store",
+  about: `--processes processes, each a real jitterbug RetryPolicy driven in virtual time, against one
+origin: once with the core's local retry budget, pacer or circuit breaker in each (local), once with
+the fleet's from @jitterbug/core/store over one in-memory store, which stands for Redis (shared).
+outage: an origin that answers 503, --requests GETs per process one after another (the requests the
+origin received). pacer: a token bucket of --limit a second with Retry-After: 1; one process sends
+20 at once, the others 15 at once each from --late-start (the 429s the late ones met). breaker: an
+origin down for --down ms, then well; GETs one after another 50 ms apart, one attempt each, a break
+of --break ms (the requests that reached the origin while every circuit had opened, the probes per
+half-open period, how long after the return every process had a 200). Means over runs, the worst run
+in brackets.`,
+  flags: FLEET_FLAGS,
+  examples: [' --seed 1', ' --processes 8 --runs 10', ' --scenarios breaker --down 10000 --out out/sim'],
+  run: (v, io) => {
+    const { seed, json, csv, out, latencyMeanMs, latencySdMs, ...rest } = v;
+    const options = { ...rest, latency: { meanMs: latencyMeanMs, sdMs: latencySdMs } };
+    return runExperiment('fleet', io, v, (seed, onProgress) => runFleet({ ...options, seed, onProgress }), {
+      table: fleetTable,
+      settings: ({ settings: s }, seconds) =>
+        `${s.processes} processes · outage ${s.requests} GETs each · pacer ${s.limitPerSec}/s, late start ${s.lateStartMs} ms · ` +
+        `breaker down ${s.downMs} ms, break ${s.breakMs} ms · ${s.runs} runs in ${seconds.toFixed(2)} s`,
+      json: fleetJson,
+      csv: fleetCsv,
+      charts: fleetCharts,
+    });
+  },
+});
+
+const COMMANDS: Readonly<Record<string, Command>> = { occ, storm, tail, pacing, herd, fleet };
 const NAMES = Object.keys(COMMANDS);
 const NAMED = `${NAMES.slice(0, -1).join(', ')} and ${NAMES.at(-1)}`;
 

@@ -9,6 +9,7 @@
 export {
   type Chart,
   type ChartSize,
+  fleetCharts,
   occCharts,
   renderSvg,
   stormCharts,
@@ -17,6 +18,21 @@ export {
 } from './charts.ts';
 export { type CliIo, parseClients, parseLoads, runCli, UsageError } from './command.ts';
 export { DEMO_OUT_DIR, type DemoResult, runDemo } from './demo.ts';
+export {
+  FLEET_DEFAULTS,
+  FLEET_MODES,
+  FLEET_SCENARIOS,
+  type FleetMode,
+  type FleetOptions,
+  type FleetResult,
+  type FleetRow,
+  type FleetScenario,
+  type FleetTimeline,
+  fleetCsv,
+  fleetJson,
+  fleetTable,
+  runFleet,
+} from './fleet.ts';
 export { EventHeap } from './heap.ts';
 export { createLatency, createStandardNormal, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 export {

@@ -190,7 +190,7 @@ describe('command-line defects (in process)', () => {
   it('says a command is missing, naming the commands', async () => {
     await expectUsage(
       [],
-      /^jitterbug-sim: missing command\. Usage: jitterbug-sim occ\|storm\|tail\|pacing\|herd \[options\]$/,
+      /^jitterbug-sim: missing command\. Usage: jitterbug-sim occ\|storm\|tail\|pacing\|herd\|fleet \[options\]$/,
     );
   });
 
