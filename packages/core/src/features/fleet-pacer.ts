@@ -14,6 +14,11 @@
  * - A 429 tells the fleet (`gcra.limit`, in the background): its `Retry-After` holds the origin for
  *   every process, and the interval becomes the local pacer's learned one (the first time) or the
  *   fleet's a tenth slower (once a second at most: a burst of 429s is one signal).
+ * - The first 429 comes back while the rest of its burst is still in flight: the interval learned
+ *   then counts only the answers that were in. Until its hold ends each answer the origin accepted
+ *   is counted in and the interval, over the same span, told to the fleet again: measured at the
+ *   first 429 alone, four 200s of ten made the fleet pace at 250 ms against a limit of 100 ms, and
+ *   nothing but a 429 ever changes the fleet's interval.
  *
  * Every time in the store is the store's, and every answer a duration: a host's clock that is off
  * changes nothing. When the store fails, the process paces alone for `FALLBACK_MS` with the local
@@ -21,7 +26,7 @@
  */
 import { checkFields, fail, numberCheck } from '../option-error.ts';
 import { serverDelay } from '../retry-after.ts';
-import { limitPace, takePace } from '../store/gcra.ts';
+import { limitPace, type PaceLimit, takePace } from '../store/gcra.ts';
 import type { SharedStore } from '../store/port.ts';
 import type { RunView, Turn } from '../types.ts';
 import { branded } from './feature.ts';
@@ -59,6 +64,12 @@ interface FleetOrigin {
   intervalMs: number;
   heldUntil: number;
   slowedAt: number;
+  /** This process's first answer from the origin, and the answers it accepted since. */
+  firstAnswerAt: number;
+  accepted: number;
+  /** The first 429's measure takes in the answers that come until then (its hold's end), over this span. */
+  measureUntil: number;
+  measureSpanMs: number;
 }
 
 /** An attempt's slot: asked for (`goAt` undefined), booked, or refused (`refusedMs`). */
@@ -105,6 +116,10 @@ export const createPacer = (options: FleetPacerOptions, optionPath = 'pacer'): P
         intervalMs: 0,
         heldUntil: Number.NEGATIVE_INFINITY,
         slowedAt: Number.NEGATIVE_INFINITY,
+        firstAnswerAt: Number.NEGATIVE_INFINITY,
+        accepted: 0,
+        measureUntil: Number.NEGATIVE_INFINITY,
+        measureSpanMs: 0,
       };
       origins.set(origin, f);
     }
@@ -142,6 +157,23 @@ export const createPacer = (options: FleetPacerOptions, optionPath = 'pacer'): P
     });
     slots.set(run, slot);
     return slot;
+  };
+
+  const publish = (origin: string, f: FleetOrigin, limit: PaceLimit, now: () => number): void => {
+    void limitPace(store, origin, limit).then((reply) => {
+      if (!reply.ok) return storeFailed(now);
+      f.intervalMs = reply.value.intervalMs;
+    });
+  };
+
+  /** An answer the origin accepted: while the first 429's measure is open, a faster interval for the fleet. */
+  const accepted = (origin: string, f: FleetOrigin, t: number, now: () => number): void => {
+    f.accepted++;
+    if (!(t < f.measureUntil)) return;
+    const intervalMs = f.measureSpanMs / f.accepted;
+    if (!(intervalMs < f.intervalMs)) return;
+    f.intervalMs = intervalMs;
+    publish(origin, f, { holdMs: 0, intervalMs, burst, rememberMs }, now);
   };
 
   const pacer: Pacer = {
@@ -189,15 +221,24 @@ export const createPacer = (options: FleetPacerOptions, optionPath = 'pacer'): P
       local.observe!(run, outcome);
       const { status, responseHeaders, nowMs } = outcome;
       const o = run.options;
-      if (status !== 429 || !o.retryAfter) return;
+      if (status === undefined || !o.retryAfter) return;
       const origin = originOf(run.url);
       const f = stateOf(origin);
       const t = o.now();
+      if (f.firstAnswerAt === Number.NEGATIVE_INFINITY) f.firstAnswerAt = t;
+      if (status !== 429) {
+        if (status !== 503) accepted(origin, f, t, o.now);
+        return;
+      }
       const hold = responseHeaders ? serverDelay(responseHeaders, nowMs) : undefined;
+      const holdMs = hold ? hold.ms : 0;
       let intervalMs = 0;
       if (f.intervalMs === 0) {
         const rate = local.rateOf(origin, nowMs);
         if (Number.isFinite(rate) && rate > 0) intervalMs = 1000 / rate;
+        // The span the local pacer measures over (its `learnFrom429`), for the answers still to come.
+        f.measureSpanMs = Math.max(1000, t - f.firstAnswerAt);
+        f.measureUntil = t + Math.max(holdMs, REFRESH_MS);
       } else if (t - f.slowedAt >= REFRESH_MS) {
         intervalMs = f.intervalMs * SLOWER;
       }
@@ -205,13 +246,9 @@ export const createPacer = (options: FleetPacerOptions, optionPath = 'pacer'): P
         f.slowedAt = t;
         f.intervalMs = intervalMs;
       }
-      const holdMs = hold ? hold.ms : 0;
       if (holdMs > 0) f.heldUntil = Math.max(f.heldUntil, t + holdMs);
       if (holdMs === 0 && intervalMs === 0) return;
-      void limitPace(store, origin, { holdMs, intervalMs, burst, rememberMs }).then((reply) => {
-        if (!reply.ok) return storeFailed(o.now);
-        f.intervalMs = reply.value.intervalMs;
-      });
+      publish(origin, f, { holdMs, intervalMs, burst, rememberMs }, o.now);
     },
 
     review: (run, outcome, decision) => local.review!(run, outcome, decision),
