@@ -26,6 +26,11 @@ export { createRetryPolicy } from './create-retry-policy.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES } from './errors.ts';
 export { type AttemptHeaders, createAttemptHeaders } from './features/attempt-headers.ts';
 export {
+  type BodyBuffering,
+  type BodyBufferingOptions,
+  createBodyBuffering,
+} from './features/body-buffering.ts';
+export {
   createRetryBudget,
   DEFAULT_BUDGET,
   type RetryBudget,

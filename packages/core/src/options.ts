@@ -7,6 +7,7 @@ import type { Backoff, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { AttemptInfo, GiveUpEvent, MaybePromise, NextAttempt, RetryEvent, RetryInfo } from './events.ts';
 import type { AttemptHeaders } from './features/attempt-headers.ts';
+import type { BodyBuffering } from './features/body-buffering.ts';
 import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
 import type { CircuitBreaker } from './features/circuit-breaker.ts';
 import type { CredentialRefresh } from './features/credential.ts';
@@ -84,10 +85,11 @@ export interface RetryOverrides {
   /** Per-attempt timeout, in ms; a timed-out attempt fails with `ERR_JITTERBUG_ATTEMPT_TIMEOUT` (retryable). */
   readonly attemptTimeoutMs?: number;
   /**
-   * Stream request bodies up to this many bytes are buffered so that they can be replayed.
-   * Default 0: a stream body is sent once and never retried.
+   * `createBodyBuffering({ maxBytes? })`: a stream request body that fits is read into memory
+   * first, so that a retry sends the same bytes again. Default off (`false`): a stream body is sent
+   * once, and a failure that would be retried stops with `reason: 'body-not-replayable'`.
    */
-  readonly bufferStreamMaxBytes?: number;
+  readonly bodyBuffering?: BodyBuffering | false;
   /**
    * A response that will be retried has up to this many body bytes drained (so its connection can be
    * reused); past that the connection is closed. Default 65 536.
@@ -290,7 +292,6 @@ export const DEFAULTS = Object.freeze({
   errorCodes: DEFAULT_ERROR_CODES,
   idempotencyKey: 'Idempotency-Key',
   retryAfter: Object.freeze({ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 } as const),
-  bufferStreamMaxBytes: 0,
   discardBodyMaxBytes: 65_536,
   transparentRetries: 2,
   resume: false,

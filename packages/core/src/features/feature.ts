@@ -64,6 +64,7 @@ export type FeatureKind =
   | 'credential'
   | 'attemptHeaders'
   | 'idempotencyKey'
+  | 'bodyBuffering'
   | 'breaker';
 
 /** `value`, branded as made by the factory of `kind`. */

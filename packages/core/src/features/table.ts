@@ -14,6 +14,7 @@
 import type { RetryInfo } from '../events.ts';
 import { fail } from '../option-error.ts';
 import type { AttemptHeaders } from './attempt-headers.ts';
+import type { BodyBuffering } from './body-buffering.ts';
 import {
   budgetFeature,
   createRetryBudget,
@@ -43,6 +44,7 @@ export interface FeatureValues {
   readonly resume: Resume;
   readonly attemptHeaders: AttemptHeaders;
   readonly idempotencyKey: IdempotencyKeys;
+  readonly bodyBuffering: BodyBuffering;
 }
 
 /** The option that takes a feature. */
@@ -124,6 +126,7 @@ export const FEATURES: readonly FeatureRow[] = [
     check: (v) => (isFeature(v, 'idempotencyKey') ? v : undefined),
     data: true,
   },
+  { option: 'bodyBuffering', factory: 'createBodyBuffering()', data: true },
 ];
 
 /** The features a new policy has before its options are read: its own herd line and budget. */
