@@ -20,8 +20,8 @@ import {
   setRetryInfo,
   type Transport,
 } from '@jitterbug/core/adapter';
-import { lostKeptConnection } from '#platform';
-import { type FetchFunction, failuresProveUnsent, RequestParts } from './call.ts';
+import { failuresProveUnsent, lostKeptConnection } from '#platform';
+import { type FetchFunction, RequestParts } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
 import { readProblemType } from './problem-body.ts';
