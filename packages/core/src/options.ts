@@ -13,7 +13,6 @@ import type {
   RouteFeatureOptions,
   RouteOnlyOption,
 } from './features/table.ts';
-import type { AdaptiveThrottle } from './features/throttle.ts';
 import type { RetryAfterOptions, RunOptions } from './run-options.ts';
 import type { Sleep } from './sleep.ts';
 
@@ -171,15 +170,6 @@ export interface RetryOptions extends RetryOverrides, PolicyFeatureOptions {
   readonly sleep?: Sleep;
   /** The clock, in epoch ms, for deadlines and HTTP-dates. Default `Date.now`. */
   readonly now?: () => number;
-  /**
-   * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
-   * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
-   * 503), and refuses a share `max(0, (requests − k·accepts) / (requests + 1))` locally: a first
-   * attempt fails with a `ThrottledError`, a retry is not made (the last answer is handed over).
-   * Default `false`; `createAdaptiveThrottle()` for `{ k: 2, windowMs: 120_000 }`, or with options.
-   * Give one `AdaptiveThrottle` to several policies to share it.
-   */
-  readonly throttle?: AdaptiveThrottle | false;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */

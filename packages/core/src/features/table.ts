@@ -36,7 +36,7 @@ import { createHerdLine, type HerdOption } from './herd.ts';
 import type { IdempotencyKeyOption, IdempotencyKeys } from './idempotency-keys.ts';
 import type { PacerOption } from './pacer.ts';
 import type { ResumeOption } from './resume.ts';
-import type { AdaptiveThrottle } from './throttle.ts';
+import type { ThrottleOption } from './throttle.ts';
 
 declare const OPTION: unique symbol;
 
@@ -113,11 +113,7 @@ export const FEATURES = [
       v === false ? undefined : isRetryBudget(v) ? v : createRetryBudget(v as RetryBudgetOptions, n),
     layer: budgetFeature,
   },
-  {
-    option: 'throttle',
-    scope: 'policy',
-    factory: 'createAdaptiveThrottle()' as Factory<{ readonly throttle?: AdaptiveThrottle | false }>,
-  },
+  { option: 'throttle', scope: 'policy', factory: 'createAdaptiveThrottle()' as Factory<ThrottleOption> },
   {
     option: 'hedge',
     scope: 'route',
