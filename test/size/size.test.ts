@@ -12,6 +12,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FEATURE_FACTORIES, featureRow, measureSizes, type SizeRow } from '../../bench/sizes.ts';
+import { factoryFile, optInFeatureFiles } from './opt-in-files.ts';
 
 const CEILINGS: Readonly<Record<string, number>> = {
   // 10 003, 12 833, 10 935 and 8 514 after the size pass (9 898, 12 734, 10 834, 8 417) and the
@@ -84,9 +85,12 @@ const FEATURE_CEILINGS: Readonly<Record<string, number>> = {
   createCircuitBreaker: 1_909,
 };
 
-/** The opt-in features' code: in a bundle only when its user imports the factory. */
-const FEATURES =
-  /core\/src\/(features\/(hedging|hedge-race|latency-window|pacer|throttle|resume|resumable-response|credential|attempt-headers|idempotency-keys|circuit-breaker|origin|fleet-budget|fleet-pacer|fleet-breaker)|rate-limit-fields)\.ts$/;
+/**
+ * The opt-in features' code: in a bundle only when its user imports the factory. The files of the
+ * core's `features/` but what the feature table imports at run time (`opt-in-files.ts`), and the
+ * pacer's reader of the rate-limit fields, which sits outside that folder.
+ */
+const FEATURES = new RegExp(`core/src/(features/(${optInFeatureFiles().join('|')})|rate-limit-fields)\\.ts$`);
 
 /** Source files a bundle must not contain: what its user did not import. */
 const LEFT_OUT: Readonly<Record<string, readonly RegExp[]>> = {
@@ -134,6 +138,12 @@ describe('browser bundle sizes (minified + gzip -9)', () => {
 
   it('has a ceiling for every opt-in feature it measures', () => {
     expect(Object.keys(FEATURE_CEILINGS).sort()).toEqual([...FEATURE_FACTORIES].sort());
+  });
+
+  it("counts each opt-in feature's own file among the code a default bundle leaves out", () => {
+    const files = FEATURE_FACTORIES.filter((factory) => factory !== 'createRetryPolicy').map(factoryFile);
+    expect(files).not.toContain(undefined);
+    for (const file of files) expect(FEATURES.test(`packages/core/src/features/${file}.ts`), file).toBe(true);
   });
 
   it.each(Object.entries(FEATURE_CEILINGS))('%s adds at most %d bytes to withRetry', (factory, ceiling) => {
