@@ -145,15 +145,20 @@ type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: 
 /** The options of the rows of `R`, as one object type whose fields keep their TSDoc. */
 type OptionsOf<R> = { [K in keyof Intersection<OptionOf<R>>]: Intersection<OptionOf<R>>[K] };
 
-/** The rows whose `option` is not the one field their `factory`'s type declares (none). */
-type Undeclared = Row extends infer R
-  ? R extends Row
-    ? [R['option'], keyof OptionOf<R>] extends [keyof OptionOf<R>, R['option']]
-      ? never
-      : R
-    : never
-  : never;
-/** A compile-time check: `never`, or TypeScript names the row whose option its type does not declare. */
+/**
+ * The rows whose `option` is not the one field their `factory`'s type declares, or that replace
+ * an option no row takes (none).
+ */
+type Undeclared =
+  | (Row extends infer R
+      ? R extends Row
+        ? [R['option'], keyof OptionOf<R>] extends [keyof OptionOf<R>, R['option']]
+          ? never
+          : R
+        : never
+      : never)
+  | Exclude<Extract<Row, { readonly replaces: string }>, { readonly replaces: Row['option'] }>;
+/** A compile-time check: `never`, or TypeScript names the row that {@link Undeclared} finds. */
 export type RowsDeclareTheirOption<T extends never = Undeclared> = T;
 
 /** The option that takes a feature: a row's `option`. */
