@@ -38,6 +38,16 @@ export interface BodyBuffering {
   ): Promise<Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>>;
 }
 
+/** The `bodyBuffering` option, as the feature table's row puts it in the public options. */
+export interface BodyBufferingOption {
+  /**
+   * `createBodyBuffering({ maxBytes? })`: a stream request body that fits is read into memory
+   * first, so that a retry sends the same bytes again. Default off (`false`): a stream body is sent
+   * once, and a failure that would be retried stops with `reason: 'body-not-replayable'`.
+   */
+  readonly bodyBuffering?: BodyBuffering | false;
+}
+
 /**
  * Creates stream-body buffering for the `bodyBuffering` option.
  *
