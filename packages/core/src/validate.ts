@@ -133,7 +133,7 @@ const POLICY_ONLY = [
   'random',
   'sleep',
   'now',
-  ...FEATURES.filter((r) => r.scope === 'policy').map((r) => r.option),
+  ...FEATURES.filter((r: FeatureRow) => r.scope === 'policy').map((r) => r.option),
 ];
 /** The options a route rule or a call may override. */
 export const OVERRIDABLE = [...new Set([...Object.keys(ROWS), ...Object.keys(FEATURE_ROWS)])].filter(
