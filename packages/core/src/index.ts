@@ -30,6 +30,11 @@ export {
   createAttemptHeaders,
 } from './features/attempt-headers.ts';
 export {
+  type BodyBuffering,
+  type BodyBufferingOptions,
+  createBodyBuffering,
+} from './features/body-buffering.ts';
+export {
   createRetryBudget,
   DEFAULT_BUDGET,
   type RetryBudget,

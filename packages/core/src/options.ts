@@ -65,11 +65,6 @@ export interface RetryOverrides extends RouteFeatureOptions {
   /** Per-attempt timeout, in ms; a timed-out attempt fails with `ERR_JITTERBUG_ATTEMPT_TIMEOUT` (retryable). */
   readonly attemptTimeoutMs?: number;
   /**
-   * Stream request bodies up to this many bytes are buffered so that they can be replayed.
-   * Default 0: a stream body is sent once and never retried.
-   */
-  readonly bufferStreamMaxBytes?: number;
-  /**
    * A response that will be retried has up to this many body bytes drained (so its connection can be
    * reused); past that the connection is closed. Default 65 536.
    */
@@ -206,7 +201,6 @@ export const DEFAULTS = Object.freeze({
   errorCodes: DEFAULT_ERROR_CODES,
   idempotencyKey: 'Idempotency-Key',
   retryAfter: Object.freeze({ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 } as const),
-  bufferStreamMaxBytes: 0,
   discardBodyMaxBytes: 65_536,
   transparentRetries: 2,
   resume: false,

@@ -109,7 +109,6 @@ const ROWS: Readonly<Record<string, Row>> = {
     v !== false && checkFields(v === true ? {} : v, n, retryAfter || DEFAULTS.retryAfter, RETRY_AFTER_FIELDS),
   deadlineMs: number(0),
   attemptTimeoutMs: number(1),
-  bufferStreamMaxBytes: number(0),
   discardBodyMaxBytes: number(0),
   shouldRetry: fn,
   isFailure: fn,

@@ -20,6 +20,7 @@
 import type { RetryInfo } from '../events.ts';
 import { fail } from '../option-error.ts';
 import type { AttemptHeadersOption } from './attempt-headers.ts';
+import type { BodyBufferingOption } from './body-buffering.ts';
 import {
   type BudgetOption,
   budgetFeature,
@@ -133,6 +134,7 @@ export const FEATURES = [
     check: (v) => (isFeature(v, 'idempotencyKey') ? v : undefined),
     data: true,
   },
+  { option: 'bodyBuffering', factory: 'createBodyBuffering()' as Factory<BodyBufferingOption>, data: true },
 ] as const satisfies readonly FeatureRow[];
 
 /** A row of the table, as written (its option's name, its scope and its option's type). */
