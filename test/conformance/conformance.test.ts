@@ -21,6 +21,7 @@
  */
 import {
   createAttemptHeaders,
+  createBodyBuffering,
   createIdempotencyKeys,
   DEFAULT_ERROR_CODES,
   type RetryInfo,
@@ -439,10 +440,10 @@ describeRuns(
 
     scenario(
       ['http', 'h2'],
-      'replays a stream body buffered within bufferStreamMaxBytes, byte for byte',
+      'replays a stream body buffered within the bodyBuffering limit, byte for byte',
       async () => {
         server.route('/upload-small', [{ status: 503 }, { status: 200 }]);
-        const result = await (await client({ bufferStreamMaxBytes: 1024 })).send({
+        const result = await (await client({ bodyBuffering: createBodyBuffering({ maxBytes: 1024 }) })).send({
           method: 'PUT',
           path: '/upload-small',
           body: { kind: 'stream', chunks: ['part-1;', 'part-2;', 'part-3'] },
@@ -455,11 +456,11 @@ describeRuns(
 
     scenario(
       ['http'],
-      'sends a stream body larger than bufferStreamMaxBytes once, whole and in order',
+      'sends a stream body larger than the bodyBuffering limit once, whole and in order',
       async () => {
         server.route('/upload-big', [{ status: 503 }, { status: 200 }]);
         const chunks = Array.from({ length: 20 }, (_, i) => `chunk-${String(i).padStart(2, '0')};`);
-        const result = await (await client({ bufferStreamMaxBytes: 32 })).send({
+        const result = await (await client({ bodyBuffering: createBodyBuffering({ maxBytes: 32 }) })).send({
           method: 'PUT',
           path: '/upload-big',
           body: { kind: 'stream', chunks },

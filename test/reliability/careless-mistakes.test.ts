@@ -1,8 +1,9 @@
 /**
  * Issue 33's careless inputs (`careless-cases.ts`), in Node — the development messages, which say
  * the fix, and the development warnings — and in a browser build of the same table (esbuild,
- * `platform: 'browser'`, as `bench/sizes.ts` bundles: `#messages` is `messages/short.ts`), run in this
- * process — the production messages, worded exactly, and no warning at all. Every refusal names its
+ * `platform: 'browser'`, as `bench/sizes.ts` bundles: `#messages` is `messages/short.ts`) and a
+ * build under the `production` condition (as Vite and webpack resolve it in production builds),
+ * each run in this process — the production messages, worded exactly, and no warning at all. Every refusal names its
  * option in both; a call refused before it is sent reaches the server not once; every "right" case
  * is what the server saw. A real `node:http` server on 127.0.0.1 answers.
  */
@@ -22,8 +23,10 @@ type Cases = typeof development;
 const here = fileURLToPath(new URL('.', import.meta.url));
 let server: ScriptedServer;
 let production: Cases;
+let productionCondition: Cases;
 let bundleText: string;
 let bundleInputs: string[];
+let productionInputs: string[];
 
 const view = (): development.Server => ({
   url: server.url,
@@ -35,22 +38,25 @@ const view = (): development.Server => ({
   seen: (path) => server.seen(path).length,
 });
 
-/** The table bundled for a browser (the `browser` condition, with no `development` one), imported here. */
-const bundled = async (): Promise<Cases> => {
+/**
+ * The table bundled for a browser (the `browser` condition, with no `development` one; with
+ * `production` when given), imported here: its text and source files, and its exports.
+ */
+const bundled = async (conditions: string[] = []): Promise<[Cases, string, string[]]> => {
   const result = await build({
     entryPoints: [`${here}careless-cases.ts`],
     bundle: true,
     write: false,
     format: 'esm',
     platform: 'browser',
-    conditions: ['@jitterbug/source'],
+    conditions: ['@jitterbug/source', ...conditions],
     logLevel: 'silent',
     metafile: true,
   });
-  bundleText = result.outputFiles[0]!.text;
-  bundleInputs = Object.keys(result.metafile.inputs);
-  const code = Buffer.from(bundleText).toString('base64');
-  return (await import(`data:text/javascript;base64,${code}`)) as Cases;
+  const text = result.outputFiles[0]!.text;
+  const code = Buffer.from(text).toString('base64');
+  const cases = (await import(`data:text/javascript;base64,${code}`)) as Cases;
+  return [cases, text, Object.keys(result.metafile.inputs)];
 };
 
 /** What `call` threw or rejected with (and that it did). */
@@ -65,7 +71,8 @@ const refusalOf = async (call: () => unknown): Promise<unknown> => {
 
 beforeAll(async () => {
   server = await startScriptedServer();
-  production = await bundled();
+  [production, bundleText, bundleInputs] = await bundled();
+  [productionCondition, , productionInputs] = await bundled(['production']);
 }, 60_000);
 afterEach(() => {
   vi.restoreAllMocks();
@@ -74,10 +81,11 @@ afterEach(() => {
 afterAll(() => server.close());
 
 describe.each([
-  ['Node (development messages)', false],
-  ['a browser build (production messages)', true],
-] as const)('%s', (_build, short) => {
-  const table = (): Cases => (short ? production : development);
+  ['Node (development messages)', false, false],
+  ['a browser build (production messages)', true, false],
+  ['a build under the production condition', true, true],
+] as const)('%s', (_build, short, productionBuild) => {
+  const table = (): Cases => (productionBuild ? productionCondition : short ? production : development);
 
   it('every refusal is a TypeError naming the option: with the fix, or worded as production words it', async () => {
     const failures: string[] = [];
@@ -177,6 +185,10 @@ describe('what the production build carries', () => {
     expect(bundleInputs.filter((input) => /core\/src\/messages\/(?!short\.ts)/.test(input))).toEqual([]);
     expect(bundleText).not.toContain('JitterbugWarning');
     expect(bundleText).not.toContain('emitWarning');
+  });
+
+  it('under the production condition, the same short messages and the same files', () => {
+    expect([...productionInputs].sort()).toEqual([...bundleInputs].sort());
   });
 });
 

@@ -5,7 +5,7 @@
  * given them in plain options refuses them, naming `routes`.
  */
 import { attachRetry } from '@jitterbug/axios';
-import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import { createBodyBuffering, createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { withRetry } from '@jitterbug/fetch';
 import { kyRetry } from '@jitterbug/ky';
 import { retryInterceptor } from '@jitterbug/undici';
@@ -69,7 +69,7 @@ const INVALID: ReadonlyArray<readonly [unknown, string]> = [
   [{ deadlineMs: '1000' }, 'deadlineMs'],
   [{ attemptTimeoutMs: 0 }, 'attemptTimeoutMs'],
   [{ attemptTimeoutMs: Number.POSITIVE_INFINITY }, 'attemptTimeoutMs'],
-  [{ bufferStreamMaxBytes: -1 }, 'bufferStreamMaxBytes'],
+  [{ bodyBuffering: 1024 }, 'bodyBuffering'],
   [{ discardBodyMaxBytes: Number.NaN }, 'discardBodyMaxBytes'],
   [{ budget: true }, 'budget'],
   [{ budget: { ratio: 2 } }, 'budget.ratio'],
@@ -165,8 +165,8 @@ const NUMERIC: ReadonlyArray<
     (v) => typeof v === 'number' && Number.isFinite(v) && v >= 1,
   ],
   [
-    'bufferStreamMaxBytes',
-    (v) => ({ bufferStreamMaxBytes: v }),
+    'createBodyBuffering(options).maxBytes',
+    (v) => ({ bodyBuffering: createBodyBuffering({ maxBytes: v as number }) }),
     (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0,
   ],
   [

@@ -62,22 +62,15 @@ export class AxiosTransport implements Transport<Attempt, AxiosResponse>, Reques
     return cancellation(this.config);
   }
 
-  /** Buffers a stream request body that fits `bufferStreamMaxBytes`, so that it can be sent again. */
+  /** With `bodyBuffering`, buffers a stream request body that fits, so that it can be sent again. */
   prepare(): Promise<void> | undefined {
     const { run, config } = this;
-    if (
-      run.body !== 'stream' ||
-      run.options.bufferStreamMaxBytes <= 0 ||
-      !maySendAgain(run.options, run.method, this.headers)
-    ) {
+    const buffering = run.options.feature.bodyBuffering;
+    if (run.body !== 'stream' || !buffering || !maySendAgain(run.options, run.method, this.headers)) {
       return undefined;
     }
     const signal = this.signal();
-    return bufferRequestStream(
-      this.data as AsyncIterable<unknown>,
-      run.options.bufferStreamMaxBytes,
-      signal,
-    ).then(
+    return bufferRequestStream(this.data as AsyncIterable<unknown>, buffering, signal).then(
       (data) => {
         // Bytes are sent again as they are; a longer body's stream (what was read, then the rest) once.
         if (data instanceof Uint8Array) run.body = 'replayable';

@@ -6,7 +6,12 @@ import { Readable } from 'node:stream';
 import axios, { AxiosError, isCancel } from 'axios';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
-import { type AxiosAdapterOptions, createDiscardedBodyCap, getRetryInfo } from '../src/index.ts';
+import {
+  type AxiosAdapterOptions,
+  createBodyBuffering,
+  createDiscardedBodyCap,
+  getRetryInfo,
+} from '../src/index.ts';
 import { createTestClient, rejection, type TestClient } from './helpers.ts';
 
 /** `attachRetry`'s opt-in stream mode. */
@@ -364,9 +369,9 @@ describe('request bodies', () => {
     expect(getRetryInfo(error)).toMatchObject({ reason: 'body-not-replayable' });
   });
 
-  it('with bufferStreamMaxBytes, a stream that fits is retried with identical bytes', async () => {
+  it('with bodyBuffering, a stream that fits is retried with identical bytes', async () => {
     server.route('/v', [{ status: 503 }, { status: 200 }]);
-    const { api } = client(server.url, { bufferStreamMaxBytes: 1024 });
+    const { api } = client(server.url, { bodyBuffering: createBodyBuffering({ maxBytes: 1024 }) });
     await api.put('/v', streamOf(['hello ', 'stream ', 'body']));
     const seen = server.seen('/v');
     expect(seen).toHaveLength(2);
@@ -374,16 +379,16 @@ describe('request bodies', () => {
     expect(seen.every((r) => r.bodyComplete)).toBe(true);
   });
 
-  it('a stream longer than bufferStreamMaxBytes is sent once, whole and in order', async () => {
+  it('a stream longer than the bodyBuffering limit is sent once, whole and in order', async () => {
     server.route('/w', [{ status: 503 }, { status: 200 }]);
-    const { api } = client(server.url, { bufferStreamMaxBytes: 4 });
+    const { api } = client(server.url, { bodyBuffering: createBodyBuffering({ maxBytes: 4 }) });
     await rejection(api.put('/w', streamOf(['12', '34', '56', '78'])));
     expect(server.seen('/w')).toHaveLength(1);
     expect(server.seen('/w')[0]!.body.toString()).toBe('12345678');
   });
 
   it('cancelled while a stream body is buffered: rejects at once as axios does, nothing sent', async () => {
-    const { api } = client(server.url, { bufferStreamMaxBytes: 1_048_576 });
+    const { api } = client(server.url, { bodyBuffering: createBodyBuffering({ maxBytes: 1_048_576 }) });
     let reads = 0;
     const slow = new Readable({
       read() {
@@ -406,7 +411,7 @@ describe('request bodies', () => {
   });
 
   it('a CancelToken cancelled while a stream body is buffered: the token reason, nothing sent', async () => {
-    const { api } = client(server.url, { bufferStreamMaxBytes: 1_048_576 });
+    const { api } = client(server.url, { bodyBuffering: createBodyBuffering({ maxBytes: 1_048_576 }) });
     const slow = new Readable({ read() {} });
     const source = axios.CancelToken.source();
     const pending = rejection(api.put('/slow-token', slow, { cancelToken: source.token }));
@@ -419,7 +424,7 @@ describe('request bodies', () => {
   });
 
   it('a stream that fails while being buffered rejects as axios would, and sends nothing', async () => {
-    const { api } = client(server.url, { bufferStreamMaxBytes: 1024 });
+    const { api } = client(server.url, { bodyBuffering: createBodyBuffering({ maxBytes: 1024 }) });
     const broken = new Readable({
       read() {
         this.destroy(Object.assign(new Error('disk gone'), { code: 'EIO' }));

@@ -10,7 +10,7 @@ export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
 export type { AttemptKind, EditableRequest } from './attempt-edits.ts';
 export { type AttemptTimer, attemptTimer, startTimer } from './attempt-timer.ts';
 export { backoffStrategies } from './backoff.ts';
-export { type BodyKind, type BufferedStream, bodyKind, bufferStream, bufferWebStream } from './body.ts';
+export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';
 export { checkOptions, policyFor } from './check-options.ts';
 export type { Decision, StopDecision } from './decide.ts';
 export {

@@ -24,7 +24,16 @@ export {
 } from './backoff.ts';
 export { createRetryPolicy } from './create-retry-policy.ts';
 export { AttemptTimeoutError, DEFAULT_ERROR_CODES } from './errors.ts';
-export { type AttemptHeaders, createAttemptHeaders } from './features/attempt-headers.ts';
+export {
+  type AttemptHeaders,
+  type AttemptHeadersOptions,
+  createAttemptHeaders,
+} from './features/attempt-headers.ts';
+export {
+  type BodyBuffering,
+  type BodyBufferingOptions,
+  createBodyBuffering,
+} from './features/body-buffering.ts';
 export {
   createRetryBudget,
   DEFAULT_BUDGET,
@@ -44,7 +53,11 @@ export {
   createCredentialRefresh,
 } from './features/credential.ts';
 export { createHedging, type HedgeOptions, type Hedging } from './features/hedging.ts';
-export { createIdempotencyKeys, type IdempotencyKeys } from './features/idempotency-keys.ts';
+export {
+  createIdempotencyKeys,
+  type IdempotencyKeyOptions,
+  type IdempotencyKeys,
+} from './features/idempotency-keys.ts';
 export {
   createPacer,
   type Pacer,
@@ -60,14 +73,12 @@ export {
   ThrottledError,
 } from './features/throttle.ts';
 export {
-  type AttemptHeadersOptions,
   type AttemptInfo,
   type BackoffOptions,
   type CallOverrides,
   DEFAULTS,
   type DelaySource,
   type GiveUpEvent,
-  type IdempotencyKeyOptions,
   type MaybePromise,
   type NextAttempt,
   type RetryAfterOptions,

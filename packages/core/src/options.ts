@@ -6,17 +6,13 @@
 import type { Backoff, BackoffStrategyName, RandomSource } from './backoff.ts';
 import { DEFAULT_ERROR_CODES } from './errors.ts';
 import type { AttemptInfo, GiveUpEvent, MaybePromise, NextAttempt, RetryEvent, RetryInfo } from './events.ts';
-import type { AttemptHeaders } from './features/attempt-headers.ts';
-import type { RetryBudget, RetryBudgetOptions } from './features/budget.ts';
-import type { CircuitBreaker } from './features/circuit-breaker.ts';
-import type { CredentialRefresh } from './features/credential.ts';
 import type { RunFeature } from './features/feature.ts';
-import type { Hedging } from './features/hedging.ts';
-import type { IdempotencyKeys } from './features/idempotency-keys.ts';
-import type { Pacer } from './features/pacer.ts';
-import type { Resume } from './features/resume.ts';
-import type { FeatureSettings } from './features/table.ts';
-import type { AdaptiveThrottle } from './features/throttle.ts';
+import type {
+  FeatureSettings,
+  PolicyFeatureOptions,
+  RouteFeatureOptions,
+  RouteOnlyOption,
+} from './features/table.ts';
 import type { RetryAfterOptions, RunOptions } from './run-options.ts';
 import type { Sleep } from './sleep.ts';
 
@@ -32,8 +28,6 @@ export type {
   RetryReason,
   StopReason,
 } from './events.ts';
-export type { AttemptHeadersOptions } from './features/attempt-headers.ts';
-export type { IdempotencyKeyOptions } from './features/idempotency-keys.ts';
 export type { RetryAfterOptions, RunOptions } from './run-options.ts';
 
 /** Backoff settings: a built-in strategy with its numbers, or your own function. */
@@ -46,8 +40,11 @@ export interface BackoffOptions {
   readonly capMs?: number;
 }
 
-/** The options a route rule or a single call may override. */
-export interface RetryOverrides {
+/**
+ * The options a route rule or a single call may override: these, and the options of the features a
+ * route rule takes (the feature table's rows, `features/table.ts`, each declared in its feature's file).
+ */
+export interface RetryOverrides extends RouteFeatureOptions {
   /** Attempts in all, counting the first. Default 3. */
   readonly maxAttempts?: number;
   /** Default `{ strategy: 'full', baseMs: 100, capMs: 20_000 }`. */
@@ -59,22 +56,6 @@ export interface RetryOverrides {
   /** Error codes retried (searched on the error and its `cause` chain). Default: {@link DEFAULT_ERROR_CODES}. */
   readonly errorCodes?: readonly string[];
   /**
-   * A request with this header is retried whatever its method (same key on every attempt).
-   * Default `'Idempotency-Key'`; `false` turns this off; `createIdempotencyKeys({ header?, generate? })`
-   * also gives a request that has no key one of its own (see {@link IdempotencyKeyOptions}). A
-   * factory, so that a program that never generates keys does not carry it.
-   */
-  readonly idempotencyKey?: string | false | IdempotencyKeys;
-  /**
-   * Tells the server which attempt this is, on every attempt (the first too), from
-   * `createAttemptHeaders(names?)`: `attempt=2; max=3` in `amz-sdk-request` (the AWS SDK's header and
-   * form), and, when `deadlineMs` is set, the ms left of it in `x-envoy-expected-rq-timeout-ms` (as
-   * Envoy tells its upstreams), so that a server can shed retries first and log them as such; your
-   * own names in `names` (`false` for none). Default `false`. A factory, so that a program that
-   * never sends them does not carry them.
-   */
-  readonly attemptHeaders?: AttemptHeaders | false;
-  /**
    * Server-given delays; `false` ignores them, `true` is the defaults. Default
    * `{ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 }`.
    */
@@ -83,11 +64,6 @@ export interface RetryOverrides {
   readonly deadlineMs?: number;
   /** Per-attempt timeout, in ms; a timed-out attempt fails with `ERR_JITTERBUG_ATTEMPT_TIMEOUT` (retryable). */
   readonly attemptTimeoutMs?: number;
-  /**
-   * Stream request bodies up to this many bytes are buffered so that they can be replayed.
-   * Default 0: a stream body is sent once and never retried.
-   */
-  readonly bufferStreamMaxBytes?: number;
   /**
    * A response that will be retried has up to this many body bytes drained (so its connection can be
    * reused); past that the connection is closed. Default 65 536.
@@ -141,19 +117,6 @@ export interface RetryOverrides {
    * throw) fails the request with that error (the run ends as `hook-failed`).
    */
   readonly beforeRetry?: (next: NextAttempt) => unknown;
-  /** A budget for this route instead of the policy's; `false` for none. */
-  readonly budget?: RetryBudgetOptions | RetryBudget | false;
-  /**
-   * Resumed downloads, from `createResume()`: a download whose body breaks after the response was
-   * handed over asks for the rest (`Range` from the byte it broke at, `If-Range` with the response's
-   * strong ETag or Last-Modified; only a `206` that continues the same representation at that byte
-   * is spliced on, anything else ends the body with a `ResumeError`). For a GET answered 200 without
-   * a content coding; each resume counts as an attempt and draws on the budget. Default `false`
-   * (continuing a body costs every such response a stream of its own; with fetch the caller gets a
-   * new `Response`, without `url`/`redirected`). A factory, so that a program that never resumes
-   * does not carry it.
-   */
-  readonly resume?: Resume | false;
   /**
    * Retries of a failure that proves the request never reached the server's application (the
    * connection was refused or never made — `UNPROCESSED_ERROR_CODES` —, HTTP/2 `REFUSED_STREAM`, a
@@ -161,31 +124,14 @@ export interface RetryOverrides {
    * apart from `maxAttempts`, within the budget and the deadline. Default 2; `0` turns them off.
    */
   readonly transparentRetries?: number;
-  /**
-   * Hedged requests, from `createHedging({ delayMs, maxCopies?, ratio? })`: an attempt that has had
-   * no answer after `delayMs` is sent again, up to `maxCopies` copies in flight, and the first final
-   * answer wins (the others are cancelled). Only for requests that may be sent twice, within a hedge
-   * budget of its own. Default `false`. A policy's or a route's setting (not a call's: a percentile
-   * needs the latencies they share). A factory, so that a program that never hedges does not carry it.
-   */
-  readonly hedge?: Hedging | false;
-  /**
-   * A credential refreshed once for every request refused with it, from
-   * `createCredentialRefresh({ refresh, header?, statusCodes? })`: a request answered 401 (or one
-   * of `statusCodes`) is sent again at once with the credential `refresh()` makes, which it sets in
-   * `header` (`authorization`); the requests refused with the same credential share one refresh, and
-   * a request sent with an older credential than the last refresh's takes that one. That retry takes
-   * no budget token, is not counted in `maxAttempts`, and is made once: refused again, the request
-   * ends (`credential-refused`). Default `false`.
-   */
-  readonly credential?: CredentialRefresh | false;
 }
 
 /**
  * What a single call may override (its `jitterbug` option, `policy.begin`'s overrides): a route's
- * options but `hedge` — a percentile needs the latencies that the requests of a policy share.
+ * options but the features a policy's requests share across calls (`hedge`: a percentile needs the
+ * latencies that the requests of a policy share).
  */
-export type CallOverrides = Omit<RetryOverrides, 'hedge'>;
+export interface CallOverrides extends Omit<RetryOverrides, RouteOnlyOption> {}
 
 /** What a route rule matches: `"POST /payments/*"`, `"/reports/*"`, a `URLPattern`, or a predicate. */
 export type RouteMatch =
@@ -212,48 +158,13 @@ export interface RouteRule extends RetryOverrides {
  * Options of a retry policy, as adapters take them (`withRetry(fetch, options)`, `kyRetry(options)`,
  * …). Per-route rules need {@link RetryPolicyOptions} and `createRetryPolicy`.
  */
-export interface RetryOptions extends RetryOverrides {
+export interface RetryOptions extends RetryOverrides, PolicyFeatureOptions {
   /** Random source for jitter, `[0, 1)`. Default `Math.random`. */
   readonly random?: RandomSource;
   /** How to wait. Default: a timer that an `AbortSignal` cancels. */
   readonly sleep?: Sleep;
   /** The clock, in epoch ms, for deadlines and HTTP-dates. Default `Date.now`. */
   readonly now?: () => number;
-  /**
-   * The origin-wide pacer, from `createPacer()`: it learns the rate each origin accepts — from what
-   * the server advertises (`RateLimit` / `RateLimit-Policy`, `X-RateLimit-Remaining` /
-   * `X-RateLimit-Reset`) and from its 429s (not before their `Retry-After`, then a little below what it
-   * accepted, growing again along a cubic curve) — and sends the policy's requests to it no faster, in
-   * the order they came. A wait longer than `retryAfter.maxMs` (or past the deadline) fails the
-   * request at once with a `PacerError`; while an origin answers everything with 503, requests fail at
-   * once but one every 500 ms. Default `false`. Give one `Pacer` to several policies to share it.
-   */
-  readonly pacer?: Pacer | false;
-  /**
-   * A circuit breaker per origin, from `createCircuitBreaker()`: when a share of an origin's answers
-   * fail, requests to it fail at once with a `CircuitOpenError` for a while (a retry waits the break
-   * out), then one request probes it. Default `false`. A policy's option; give one breaker to several
-   * policies (or a `store` to the fleet) to share it.
-   */
-  readonly breaker?: CircuitBreaker | false;
-  /**
-   * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
-   * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
-   * 503), and refuses a share `max(0, (requests − k·accepts) / (requests + 1))` locally: a first
-   * attempt fails with a `ThrottledError`, a retry is not made (the last answer is handed over).
-   * Default `false`; `createAdaptiveThrottle()` for `{ k: 2, windowMs: 120_000 }`, or with options.
-   * Give one `AdaptiveThrottle` to several policies to share it.
-   */
-  readonly throttle?: AdaptiveThrottle | false;
-  /**
-   * The herd line: when a rate limit tells many requests to one origin to come back (429s retried
-   * at the time the server gave), they go back one after the other at a pace the line learns (it
-   * starts slowly after the server's time and doubles every half second; one it let go refused
-   * again slows it to what the server accepted), not all at that time. First attempts are never
-   * held. Default `true`; `false` retries each 429 at its own time. A pacer (`pacer:
-   * createPacer()`) replaces it. A policy's option (the line is shared by its routes and calls).
-   */
-  readonly herd?: boolean;
 }
 
 /** Options of `createRetryPolicy`: everything adapters take, and per-route rules. */
@@ -290,7 +201,6 @@ export const DEFAULTS = Object.freeze({
   errorCodes: DEFAULT_ERROR_CODES,
   idempotencyKey: 'Idempotency-Key',
   retryAfter: Object.freeze({ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 } as const),
-  bufferStreamMaxBytes: 0,
   discardBodyMaxBytes: 65_536,
   transparentRetries: 2,
   resume: false,

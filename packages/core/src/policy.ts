@@ -31,8 +31,8 @@ export interface RetryPolicy {
    */
   resolve(method: string, url: string | URL, base?: RetryRequest['base']): ResolvedOptions;
   /**
-   * Whether any request may buffer a stream body (`bufferStreamMaxBytes` above 0 in the base options
-   * or a route), for adapters that set up a body-reading step only when it can be needed.
+   * Whether any request may buffer a stream body (`bodyBuffering` in the base options or a route),
+   * for adapters that set up a body-reading step only when it can be needed.
    */
   readonly buffersStreams: boolean;
   /** The options of each route rule, in order (empty without rules). */
@@ -69,7 +69,7 @@ export const createPolicy = (
     options: base,
     resolve: (method, url, under) => table?.resolve(upperMethod(method), url, under) ?? base,
     routeOptions: table?.options ?? [],
-    buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.bufferStreamMaxBytes > 0),
+    buffersStreams: [base, ...(table?.options ?? [])].some((o) => o.feature.bodyBuffering !== undefined),
     begin(request, overrides) {
       const method = upperMethod(request.method);
       const url = request.url;

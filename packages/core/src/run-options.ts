@@ -59,8 +59,6 @@ export interface RunOptions {
   readonly deadlineMs: number | undefined;
   /** See `RetryOverrides.attemptTimeoutMs`. */
   readonly attemptTimeoutMs: number | undefined;
-  /** See `RetryOverrides.bufferStreamMaxBytes`. */
-  readonly bufferStreamMaxBytes: number;
   /** See `RetryOverrides.discardBodyMaxBytes`. */
   readonly discardBodyMaxBytes: number;
   /**

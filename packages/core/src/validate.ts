@@ -109,7 +109,6 @@ const ROWS: Readonly<Record<string, Row>> = {
     v !== false && checkFields(v === true ? {} : v, n, retryAfter || DEFAULTS.retryAfter, RETRY_AFTER_FIELDS),
   deadlineMs: number(0),
   attemptTimeoutMs: number(1),
-  bufferStreamMaxBytes: number(0),
   discardBodyMaxBytes: number(0),
   shouldRetry: fn,
   isFailure: fn,
@@ -133,7 +132,7 @@ const POLICY_ONLY = [
   'random',
   'sleep',
   'now',
-  ...FEATURES.filter((r) => r.scope === 'policy').map((r) => r.option),
+  ...FEATURES.filter((r: FeatureRow) => r.scope === 'policy').map((r) => r.option),
 ];
 /** The options a route rule or a call may override. */
 export const OVERRIDABLE = [...new Set([...Object.keys(ROWS), ...Object.keys(FEATURE_ROWS)])].filter(

@@ -15,8 +15,11 @@ import {
 import { describe, expect, it } from 'vitest';
 import { ROUTE_KEYS } from '../src/create-retry-policy.ts';
 import { decideOn } from '../src/decision-methods.ts';
-import { FEATURES } from '../src/features/table.ts';
+import { type FeatureRow, FEATURES as ROWS } from '../src/features/table.ts';
 import { CALL_KEYS, POLICY_KEYS } from '../src/validate.ts';
+
+// The rows as validation reads them (each row's literal type has only the fields it sets).
+const FEATURES: readonly FeatureRow[] = ROWS;
 
 const request = { method: 'GET', url: 'https://api.example.com/reports/1' };
 

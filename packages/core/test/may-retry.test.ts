@@ -1,4 +1,4 @@
-import { createRetryPolicy } from '@jitterbug/core';
+import { createBodyBuffering, createRetryPolicy } from '@jitterbug/core';
 import { mayRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { headers } from './helpers.ts';
@@ -27,10 +27,13 @@ describe('mayRetry', () => {
 describe('policy.buffersStreams', () => {
   it('is true when the base options or any route buffer stream bodies', () => {
     expect(createRetryPolicy().buffersStreams).toBe(false);
-    expect(createRetryPolicy({ bufferStreamMaxBytes: 1024 }).buffersStreams).toBe(true);
+    expect(createRetryPolicy({ bodyBuffering: createBodyBuffering({ maxBytes: 1024 }) }).buffersStreams).toBe(
+      true,
+    );
     expect(
-      createRetryPolicy({ routes: [{ match: 'PUT /uploads/*', bufferStreamMaxBytes: 65_536 }] })
-        .buffersStreams,
+      createRetryPolicy({
+        routes: [{ match: 'PUT /uploads/*', bodyBuffering: createBodyBuffering({ maxBytes: 65_536 }) }],
+      }).buffersStreams,
     ).toBe(true);
     expect(createRetryPolicy({ routes: [{ match: '/a', maxAttempts: 5 }] }).buffersStreams).toBe(false);
   });

@@ -24,7 +24,7 @@ describe('defaults', () => {
     expect(o.retryAfter).toEqual({ maxMs: 60_000, whenLonger: 'give-up', jitterRatio: 0.1 });
     expect(o.deadlineMs).toBeUndefined();
     expect(o.attemptTimeoutMs).toBeUndefined();
-    expect(o.bufferStreamMaxBytes).toBe(0);
+    expect(o.feature.bodyBuffering).toBeUndefined();
     expect(o.discardBodyMaxBytes).toBe(65_536);
     expect(o.feature.budget?.ratio).toBe(0.1);
     expect(o.feature.budget?.burst).toBe(10);
@@ -152,7 +152,7 @@ describe('validation: a TypeError naming the option, at createRetryPolicy time',
     ['negative deadlineMs', { deadlineMs: -5 }, /"deadlineMs"/],
     ['NaN deadlineMs', { deadlineMs: Number.NaN }, /"deadlineMs"/],
     ['zero attemptTimeoutMs', { attemptTimeoutMs: 0 }, /"attemptTimeoutMs"/],
-    ['negative bufferStreamMaxBytes', { bufferStreamMaxBytes: -1 }, /"bufferStreamMaxBytes"/],
+    ['bodyBuffering a number', { bodyBuffering: 1024 }, /"bodyBuffering"/],
     [
       'infinite discardBodyMaxBytes',
       { discardBodyMaxBytes: Number.POSITIVE_INFINITY },

@@ -30,14 +30,6 @@ type Replay = 'as-is' | 'request' | 'bytes';
 /** Firefox has no `Request.prototype.body` (and no streamed uploads): a `Request`'s body is in memory there. */
 const requestBodiesAreStreams = typeof Request !== 'undefined' && 'body' in Request.prototype;
 
-/**
- * Whether a failed fetch here can prove that nothing was sent: Node's (undici's) and Bun's put the
- * socket's code on the error (`ECONNREFUSED`), so a request is retried transparently whatever its
- * method. A browser's says "Failed to fetch" and nothing more (as do Deno's and workerd's): no
- * failure there shows that a request was not processed, and no copy is kept for such a retry.
- */
-export const failuresProveUnsent = /^(Node\.js|Bun)\//.test(globalThis.navigator?.userAgent ?? '');
-
 /** What a `Request` sent to another URL keeps of itself, in the init that replaces it. */
 const REQUEST_FIELDS = [
   'method',

@@ -9,7 +9,6 @@ import {
   type AttemptResult,
   asLayer,
   attemptTimer,
-  bufferWebStream,
   fail,
   isRetryLayer,
   LAYER,
@@ -21,8 +20,8 @@ import {
   setRetryInfo,
   type Transport,
 } from '@jitterbug/core/adapter';
-import { lostKeptConnection } from '#platform';
-import { type FetchFunction, failuresProveUnsent, RequestParts } from './call.ts';
+import { failuresProveUnsent, lostKeptConnection } from '#platform';
+import { type FetchFunction, RequestParts } from './call.ts';
 import { discardBody } from './discard.ts';
 import { networkCode } from './network-code.ts';
 import { readProblemType } from './problem-body.ts';
@@ -68,8 +67,9 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
   /**
    * Before the first attempt of a request that may be sent more than once here (a retry the policy
    * may make, or a transparent retry where a failure can prove that nothing was sent): reads a
-   * `Request` input's in-memory body into bytes, or a stream body into memory when it fits
-   * `bufferStreamMaxBytes` (past the limit the part read and the unread rest are sent once, in order).
+   * `Request` input's in-memory body into bytes, or, with `bodyBuffering`, a stream body into memory
+   * when it fits (past the limit the part read and the unread rest are sent once, in order). Without
+   * it a stream body is sent once: the run stops where it would retry (`body-not-replayable`).
    * A request sent once is sent as it is, with no copy (in a browser, a `Request`'s body as bytes).
    */
   prepare(): Promise<void> | undefined {
@@ -88,9 +88,9 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
     if (reading) return reading;
     // The init's stream body, else the `Request`'s (none in Firefox, which has no `Request.body`).
     const stream = this.body === 'stream' ? (this.init?.body ?? (this.input as Request).body) : undefined;
-    const max = options.bufferStreamMaxBytes;
-    if (!again || !stream || max <= 0) return undefined;
-    return bufferWebStream(stream as AsyncIterable<unknown>, max, this.callerSignal).then((read) => {
+    const buffering = options.feature.bodyBuffering;
+    if (!again || !stream || !buffering) return undefined;
+    return buffering.readWeb(stream as AsyncIterable<unknown>, this.callerSignal).then((read) => {
       if (read instanceof Uint8Array) {
         this.useBytes(read);
         run.body = 'replayable';

@@ -23,9 +23,10 @@ export type RetryingFetch<F extends (input: never, init?: never) => Promise<unkn
  * (`{ maxAttempts: 5 }`, or `false` to send it once).
  *
  * A string, bytes, `Blob`, `FormData` or `URLSearchParams` body is sent again on a retry; a
- * `ReadableStream` never, unless it fitted `bufferStreamMaxBytes` and was read into memory first. A
- * retried response is drained within `discardBodyMaxBytes`, then cancelled. The caller's `signal`
- * ends a wait at once, with its reason. `getRetryInfo(response)` (or `(error)`) tells what it cost.
+ * `ReadableStream` never, unless `bodyBuffering` (`createBodyBuffering()`) read it into memory
+ * first. A retried response is drained within `discardBodyMaxBytes`, then cancelled. The caller's
+ * `signal` ends a wait at once, with its reason. `getRetryInfo(response)` (or `(error)`) tells what
+ * it cost.
  *
  * @typeParam F - the type of `fetch`, which the result keeps.
  * @param fetch - the fetch to call for each attempt (called as a plain function).

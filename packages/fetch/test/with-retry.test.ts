@@ -5,7 +5,12 @@
  */
 
 import { Readable } from 'node:stream';
-import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import {
+  createBodyBuffering,
+  createRetryPolicy,
+  type RetryInfo,
+  type RetryPolicyOptions,
+} from '@jitterbug/core';
 import { Agent } from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { type ScriptedServer, startScriptedServer } from '../../../test/support/scripted-server.ts';
@@ -106,7 +111,7 @@ describe('withRetry', () => {
     expect(server.seen('/req').map((r) => r.headers['x-mark'])).toEqual(['1', '1']);
   });
 
-  it('a Request carrying a body is a stream: sent once, unless it fits bufferStreamMaxBytes', async () => {
+  it('a Request carrying a body is a stream: sent once, unless it fits the bodyBuffering limit', async () => {
     server.route('/req-body', [{ status: 503 }, { status: 200 }]);
     const once = await client()(new Request(url('/req-body'), { method: 'PUT', body: 'payload' }));
     expect(once.status).toBe(503);
@@ -114,7 +119,7 @@ describe('withRetry', () => {
     expect(server.seen('/req-body')).toHaveLength(1);
     server.reset();
     server.route('/req-body', [{ status: 503 }, { status: 200 }]);
-    const twice = await client({ bufferStreamMaxBytes: 1024 })(
+    const twice = await client({ bodyBuffering: createBodyBuffering({ maxBytes: 1024 }) })(
       new Request(url('/req-body'), { method: 'PUT', body: 'payload' }),
     );
     expect(twice.status).toBe(200);
@@ -160,12 +165,15 @@ describe('withRetry', () => {
       const reason = new Error('caller gave up');
       void reached.then(() => setTimeout(() => controller.abort(reason), 5));
       const sent = errorOf(
-        client({ bufferStreamMaxBytes: 1024, onFinish: (i) => finished.push(i) })(url('/stalled-upload'), {
-          method: 'PUT',
-          body: body as unknown as BodyInit,
-          duplex: 'half',
-          signal: controller.signal,
-        } as RequestInit),
+        client({ bodyBuffering: createBodyBuffering({ maxBytes: 1024 }), onFinish: (i) => finished.push(i) })(
+          url('/stalled-upload'),
+          {
+            method: 'PUT',
+            body: body as unknown as BodyInit,
+            duplex: 'half',
+            signal: controller.signal,
+          } as RequestInit,
+        ),
       );
       expect(await sent).toBe(reason);
       expect(finished).toMatchObject([{ attempts: 0, reason: 'aborted', outcome: 'failure' }]);

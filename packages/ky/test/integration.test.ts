@@ -3,7 +3,12 @@
  * caller got. Waits are recorded and resolved at once; every client gets its own undici 7 Agent
  * (ky passes `dispatcher` through to Node's fetch) so that no test leaves a socket open.
  */
-import { createRetryPolicy, type RetryInfo, type RetryPolicyOptions } from '@jitterbug/core';
+import {
+  createBodyBuffering,
+  createRetryPolicy,
+  type RetryInfo,
+  type RetryPolicyOptions,
+} from '@jitterbug/core';
 import type { Options } from 'ky';
 import { describe, expect, it } from 'vitest';
 import { sleep as realSleep } from '../../core/src/sleep.ts';
@@ -355,13 +360,13 @@ describe.each(kys)('%s', (_name, ky) => {
     const controller = new AbortController();
     const reason = new Error('stop uploading');
     const pending = errorOf(
-      client({ bufferStreamMaxBytes: 1_048_576, onFinish: (s) => summaries.push(s) }).put(
-        url('/slow-upload'),
-        {
-          body: slow,
-          signal: controller.signal,
-        },
-      ),
+      client({
+        bodyBuffering: createBodyBuffering({ maxBytes: 1_048_576 }),
+        onFinish: (s) => summaries.push(s),
+      }).put(url('/slow-upload'), {
+        body: slow,
+        signal: controller.signal,
+      }),
     );
     while (pulls < 2) await realSleep(5);
     const abortedAt = Date.now();
@@ -380,11 +385,14 @@ describe.each(kys)('%s', (_name, ky) => {
     expect(getRetryInfo(error)).toMatchObject({ reason: 'body-not-replayable' });
   });
 
-  it('stream body within bufferStreamMaxBytes: retried with identical bytes', async () => {
+  it('stream body within the bodyBuffering limit: retried with identical bytes', async () => {
     server.route('/upload-small', [{ status: 503 }, { status: 200 }]);
-    const response = await client({ bufferStreamMaxBytes: 1024 }).put(url('/upload-small'), {
-      body: streamOf('part-1;', 'part-2'),
-    });
+    const response = await client({ bodyBuffering: createBodyBuffering({ maxBytes: 1024 }) }).put(
+      url('/upload-small'),
+      {
+        body: streamOf('part-1;', 'part-2'),
+      },
+    );
     expect(response.status).toBe(200);
     expect(server.seen('/upload-small').map((r) => r.body.toString())).toEqual([
       'part-1;part-2',
@@ -392,10 +400,14 @@ describe.each(kys)('%s', (_name, ky) => {
     ]);
   });
 
-  it('stream body larger than bufferStreamMaxBytes: sent once, whole and in order', async () => {
+  it('stream body larger than the bodyBuffering limit: sent once, whole and in order', async () => {
     server.route('/upload-big', [{ status: 503 }, { status: 200 }]);
     const parts = Array.from({ length: 20 }, (_, i) => `chunk-${i};`);
-    await errorOf(client({ bufferStreamMaxBytes: 16 }).put(url('/upload-big'), { body: streamOf(...parts) }));
+    await errorOf(
+      client({ bodyBuffering: createBodyBuffering({ maxBytes: 16 }) }).put(url('/upload-big'), {
+        body: streamOf(...parts),
+      }),
+    );
     expect(server.seen('/upload-big').map((r) => r.body.toString())).toEqual([parts.join('')]);
   });
 

@@ -19,8 +19,8 @@ export interface UndiciAdapterOptions {
    * `FormData`. Such a body of at most this many bytes is read into memory before the first attempt
    * so that it can be sent again. The caller's own streams are not affected, whether given to
    * `request()` or to `fetch` and even with a `content-length` header of the caller's (see
-   * `bufferStreamMaxBytes`). Default 1 MiB; `0` turns it off (then a fetch request with a body is never
-   * retried unless `bufferStreamMaxBytes` covers it).
+   * `bodyBuffering`). Default 1 MiB; `0` turns it off (then a fetch request with a body is never
+   * retried unless `bodyBuffering: createBodyBuffering({ maxBytes })` covers it).
    */
   readonly knownLengthBodyMaxBytes?: number;
   /**

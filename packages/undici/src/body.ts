@@ -35,7 +35,7 @@ const lengthDeclaredByFetch = (headers: unknown): boolean => {
  * The length of a body that fetch made from a string, bytes, `URLSearchParams`, `Blob` or
  * `FormData`, when within `limit`: reading it into memory only copies what the caller already holds.
  * A caller's own stream (Node, web, async iterable; given to `request()` or to `fetch`) keeps the
- * core's `bufferStreamMaxBytes` rule alone.
+ * `bodyBuffering` option's rule alone.
  */
 const knownLength = (opts: DispatchOpts, headers: HeaderGetter, limit: number): number | undefined => {
   const body = opts.body;
@@ -91,7 +91,7 @@ export const prepareBody = (
 ): DispatchOpts | BodyReader => {
   if (run.body !== 'stream') return opts;
   const known = knownLength(opts, headers, knownLengthBodyMaxBytes);
-  const limit = Math.max(run.options.bufferStreamMaxBytes, known ?? 0);
+  const limit = Math.max(run.options.feature.bodyBuffering?.maxBytes ?? 0, known ?? 0);
   if ((limit <= 0 && known === undefined) || !maySendAgain(run.options, run.method, headers)) return opts;
   return (signal) =>
     bufferStream(toAsyncIterable(opts.body), limit, signal).then((buffered): DispatchOpts => {

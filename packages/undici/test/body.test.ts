@@ -1,6 +1,6 @@
 /** Request body preparation: what is read ahead, and what is sent as it is. */
 import { Readable } from 'node:stream';
-import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
+import { createBodyBuffering, createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { describe, expect, test } from 'vitest';
 import { type BodyReader, prepareBody } from '../src/body.ts';
 import { requestBodyKind, requestHeaderGetter } from '../src/request-info.ts';
@@ -52,7 +52,7 @@ describe('left alone, synchronously (the same opts object)', () => {
   test.each([
     ['no body', { method: 'GET', path: '/' }],
     ['a string', { method: 'PUT', path: '/', body: 'x' }],
-    ['a Node stream without bufferStreamMaxBytes', { method: 'PUT', path: '/', body: Readable.from(['a']) }],
+    ['a Node stream without bodyBuffering', { method: 'PUT', path: '/', body: Readable.from(['a']) }],
     ['a fetch body with no declared length', { method: 'PUT', path: '/', body: fetchLikeBody('a') }],
     [
       'a fetch body longer than knownLengthBodyMaxBytes',
@@ -102,10 +102,10 @@ describe('read ahead', () => {
     expect(run.body).toBe('replayable');
   });
 
-  test('a Node stream within bufferStreamMaxBytes becomes bytes', async () => {
+  test('a Node stream within the bodyBuffering limit becomes bytes', async () => {
     const { run, prepared } = prepare(
       { method: 'PUT', path: '/', body: Readable.from([Buffer.from('ab'), Buffer.from('c')]) },
-      { bufferStreamMaxBytes: 3 },
+      { bodyBuffering: createBodyBuffering({ maxBytes: 3 }) },
     );
     expect(((await read(prepared)).body as Buffer).toString()).toBe('abc');
     expect(run.body).toBe('replayable');
@@ -114,7 +114,7 @@ describe('read ahead', () => {
   test('past the limit: the prefix then the rest, once, in order; the run still sees a stream', async () => {
     const { run, prepared } = prepare(
       { method: 'PUT', path: '/', body: Readable.from(['ab', 'cd', 'ef']) },
-      { bufferStreamMaxBytes: 3 },
+      { bodyBuffering: createBodyBuffering({ maxBytes: 3 }) },
     );
     expect(await drain((await read(prepared)).body)).toBe('abcdef');
     expect(run.body).toBe('stream');
@@ -126,7 +126,10 @@ describe('read ahead', () => {
       yield 'a';
       throw boom;
     })();
-    const { prepared } = prepare({ method: 'PUT', path: '/', body: failing }, { bufferStreamMaxBytes: 10 });
+    const { prepared } = prepare(
+      { method: 'PUT', path: '/', body: failing },
+      { bodyBuffering: createBodyBuffering({ maxBytes: 10 }) },
+    );
     await expect(read(prepared)).rejects.toBe(boom);
   });
 
@@ -143,7 +146,7 @@ describe('read ahead', () => {
     });
     const { prepared } = prepare(
       { method: 'PUT', path: '/', body: wrap(stalled) },
-      { bufferStreamMaxBytes: 10 },
+      { bodyBuffering: createBodyBuffering({ maxBytes: 10 }) },
     );
     const controller = new AbortController();
     const reading = read(prepared, controller.signal);

@@ -2,7 +2,7 @@
  * The interceptor behind every client it serves (undici 8 and 7 `request()` and `fetch()`, Node's
  * global `fetch` with an undici 8 or 7 agent), against a real scripted server on 127.0.0.1.
  */
-import type { RetryPolicyOptions } from '@jitterbug/core';
+import { createBodyBuffering, type RetryPolicyOptions } from '@jitterbug/core';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ConformanceClient, ConformanceOutcome } from '../../../test/conformance/driver.ts';
 import { undiciDrivers } from '../../../test/conformance/drivers/undici.ts';
@@ -245,9 +245,12 @@ describe.each(undiciDrivers)('$name', (driver) => {
     expect(info).toMatchObject({ reason: 'body-not-replayable' });
   });
 
-  test('a stream body within bufferStreamMaxBytes is buffered and replayed with identical bytes', async () => {
+  test('a stream body within the bodyBuffering limit is buffered and replayed with identical bytes', async () => {
     server.route('/upload2', [{ status: 503 }, { status: 200, body: 'stored' }]);
-    const c = await open({ sleep: recordingSleep().sleep, bufferStreamMaxBytes: 1024 });
+    const c = await open({
+      sleep: recordingSleep().sleep,
+      bodyBuffering: createBodyBuffering({ maxBytes: 1024 }),
+    });
     const { outcome } = await c.send({
       method: 'PUT',
       path: '/upload2',
@@ -257,9 +260,12 @@ describe.each(undiciDrivers)('$name', (driver) => {
     expect(server.seen('/upload2').map((r) => r.body.toString())).toEqual(['abcdé', 'abcdé']);
   });
 
-  test('a stream body over bufferStreamMaxBytes is sent once, whole and in order', async () => {
+  test('a stream body over the bodyBuffering limit is sent once, whole and in order', async () => {
     server.route('/upload3', [{ status: 503 }, { status: 200 }]);
-    const c = await open({ sleep: recordingSleep().sleep, bufferStreamMaxBytes: 3 });
+    const c = await open({
+      sleep: recordingSleep().sleep,
+      bodyBuffering: createBodyBuffering({ maxBytes: 3 }),
+    });
     const { outcome } = await c.send({
       method: 'PUT',
       path: '/upload3',

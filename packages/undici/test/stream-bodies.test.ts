@@ -1,10 +1,10 @@
 /**
  * The caller's own stream bodies against a real server: an abort while one is read ahead
- * (`bufferStreamMaxBytes`), and a `content-length` of the caller's, which does not make a stream
+ * (`bodyBuffering`), and a `content-length` of the caller's, which does not make a stream
  * replayable. undici 8 and 7, `request()`, undici's `fetch()` and Node's global `fetch`.
  */
 import { Readable } from 'node:stream';
-import type { RetryInfo } from '@jitterbug/core';
+import { createBodyBuffering, type RetryInfo } from '@jitterbug/core';
 import * as undici8 from 'undici';
 import * as undici7 from 'undici7';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
@@ -133,7 +133,7 @@ describe.each([
       const summaries: RetryInfo[] = [];
       const dispatcher = open({
         sleep: recordingSleep().sleep,
-        bufferStreamMaxBytes: 1024,
+        bodyBuffering: createBodyBuffering({ maxBytes: 1024 }),
         onFinish: (summary) => summaries.push(summary),
       });
       const source = stalledSource(kind);
@@ -178,10 +178,13 @@ describe.each([
   );
 
   test.each(clients)(
-    '%s: the same stream within bufferStreamMaxBytes is buffered, and replayed with identical bytes',
+    '%s: the same stream within the bodyBuffering limit is buffered, and replayed with identical bytes',
     async (client) => {
       server.route('/sized-buffered', [{ status: 503 }, { status: 200 }]);
-      const dispatcher = open({ sleep: recordingSleep().sleep, bufferStreamMaxBytes: 1024 });
+      const dispatcher = open({
+        sleep: recordingSleep().sleep,
+        bodyBuffering: createBodyBuffering({ maxBytes: 1024 }),
+      });
       const sent = await send(undici, client, `${server.url}/sized-buffered`, {
         dispatcher,
         method: 'PUT',

@@ -2,7 +2,13 @@
  * The translation layer alone: the interceptor in front of a scripted fake `dispatch`, so every
  * handler call undici could make (and when) is under the test's control.
  */
-import { AttemptTimeoutError, createRetryPolicy, getRetryInfo, type RetryOptions } from '@jitterbug/core';
+import {
+  AttemptTimeoutError,
+  createBodyBuffering,
+  createRetryPolicy,
+  getRetryInfo,
+  type RetryOptions,
+} from '@jitterbug/core';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { retryInterceptor } from '../src/index.ts';
 import type { Controller, DispatchOpts, HeaderRecord, NewHandler, NextDispatch } from '../src/types.ts';
@@ -210,7 +216,7 @@ describe('a retried response is swallowed', () => {
 
 describe('bodies', () => {
   test('a buffered stream body: dispatched later, with bytes; a retry sends the same bytes', async () => {
-    const { dispatch, dispatched } = setup({ bufferStreamMaxBytes: 100 });
+    const { dispatch, dispatched } = setup({ bodyBuffering: createBodyBuffering({ maxBytes: 100 }) });
     const body = (async function* () {
       yield 'ab';
       yield 'c';
@@ -229,7 +235,9 @@ describe('bodies', () => {
 
   test('a stream that fails while being buffered: the caller gets its error, nothing is sent', async () => {
     const boom = new Error('disk');
-    const { dispatch, dispatched, finished } = setup({ bufferStreamMaxBytes: 100 });
+    const { dispatch, dispatched, finished } = setup({
+      bodyBuffering: createBodyBuffering({ maxBytes: 100 }),
+    });
     const caller = new RecordingCaller();
     const body = (async function* () {
       yield 'a';

@@ -3,7 +3,6 @@
  * was read and the rest, which both of axios' Node adapters (http and fetch) send.
  */
 import { Readable } from 'node:stream';
-import { bufferStream } from '@jitterbug/core/adapter';
 import type { BufferRequestStream } from '../request-body.ts';
 
 /** The chunks already read, then the unread rest: a longer stream is sent once, whole and in order. */
@@ -20,12 +19,12 @@ async function* replay(
 }
 
 /**
- * Reads a stream body into one `Buffer` when it has at most `maxBytes`. A longer stream is not
+ * Reads a stream body into one `Buffer` when it fits `buffering.maxBytes`. A longer stream is not
  * lost: what was read and the unread rest are sent in order, once, as a new stream. When `signal`
  * aborts, rejects at once with its reason and closes the source.
  */
-export const bufferRequestStream: BufferRequestStream = async (stream, maxBytes, signal) => {
-  const buffered = await bufferStream(stream, maxBytes, signal);
+export const bufferRequestStream: BufferRequestStream = async (stream, buffering, signal) => {
+  const buffered = await buffering.read(stream, signal);
   if (buffered.complete) return Buffer.concat(buffered.chunks);
   return Readable.from(replay(buffered.chunks, buffered.rest), { objectMode: false });
 };

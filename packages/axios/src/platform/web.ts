@@ -4,7 +4,6 @@
  * fetch adapters are all there is), and a request stream is a web `ReadableStream`, which axios'
  * fetch adapter sends.
  */
-import { bufferWebStream } from '@jitterbug/core/adapter';
 import type { AxiosAdapter } from 'axios';
 import type { BufferRequestStream } from '../request-body.ts';
 import { cancelWebBody, type StreamBody } from '../response-body.ts';
@@ -20,9 +19,9 @@ export const lostReusedSocket = (): boolean => false;
 export const destroyBody = cancelWebBody;
 
 /**
- * Reads a stream body into one `Uint8Array` when it has at most `maxBytes`. A longer stream is not
- * lost: what was read and the unread rest are sent in order, once, as a new `ReadableStream` (the
- * core's `bufferWebStream`, as the fetch engine's). When `signal` aborts, rejects at once with its
- * reason and closes the source.
+ * Reads a stream body into one `Uint8Array` when it fits `buffering.maxBytes`. A longer stream is
+ * not lost: what was read and the unread rest are sent in order, once, as a new `ReadableStream` (as
+ * the fetch engine's). When `signal` aborts, rejects at once with its reason and closes the source.
  */
-export const bufferRequestStream: BufferRequestStream = bufferWebStream;
+export const bufferRequestStream: BufferRequestStream = (stream, buffering, signal) =>
+  buffering.readWeb(stream, signal);

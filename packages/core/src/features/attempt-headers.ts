@@ -62,3 +62,16 @@ export const createAttemptHeaders = (names?: AttemptHeadersOptions): AttemptHead
 /** Whether `value` was made by {@link createAttemptHeaders}. */
 export const isAttemptHeaders = (value: unknown): value is AttemptHeaders =>
   isFeature(value, 'attemptHeaders');
+
+/** The `attemptHeaders` option, as the feature table's row puts it in the public options. */
+export interface AttemptHeadersOption {
+  /**
+   * Tells the server which attempt this is, on every attempt (the first too), from
+   * `createAttemptHeaders(names?)`: `attempt=2; max=3` in `amz-sdk-request` (the AWS SDK's header and
+   * form), and, when `deadlineMs` is set, the ms left of it in `x-envoy-expected-rq-timeout-ms` (as
+   * Envoy tells its upstreams), so that a server can shed retries first and log them as such; your
+   * own names in `names` (`false` for none). Default `false`. A factory, so that a program that
+   * never sends them does not carry them.
+   */
+  readonly attemptHeaders?: AttemptHeaders | false;
+}

@@ -166,3 +166,9 @@ export const budgetFeature = (budget: RetryBudget): RunFeature =>
       event.budgetTokens = budget.tokens;
     },
   };
+
+/** The `budget` option, as the feature table's row puts it in the public options. */
+export interface BudgetOption {
+  /** A budget for this route instead of the policy's; `false` for none. */
+  readonly budget?: RetryBudgetOptions | RetryBudget | false;
+}

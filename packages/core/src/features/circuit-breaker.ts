@@ -373,3 +373,14 @@ export const circuitBreaker = (
 
 /** Whether a value was made by {@link createCircuitBreaker}. */
 export const isCircuitBreaker = (value: unknown): value is CircuitBreaker => isFeature(value, 'breaker');
+
+/** The `breaker` option, as the feature table's row puts it in the public options. */
+export interface BreakerOption {
+  /**
+   * A circuit breaker per origin, from `createCircuitBreaker()`: when a share of an origin's answers
+   * fail, requests to it fail at once with a `CircuitOpenError` for a while (a retry waits the break
+   * out), then one request probes it. Default `false`. A policy's option; give one breaker to several
+   * policies (or a `store` to the fleet) to share it.
+   */
+  readonly breaker?: CircuitBreaker | false;
+}

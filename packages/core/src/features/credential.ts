@@ -154,3 +154,17 @@ export const createCredentialRefresh = (options: CredentialRefreshOptions): Cred
 /** Whether a value was made by {@link createCredentialRefresh}. */
 export const isCredentialRefresh = (value: unknown): value is CredentialRefresh =>
   isFeature(value, 'credential');
+
+/** The `credential` option, as the feature table's row puts it in the public options. */
+export interface CredentialOption {
+  /**
+   * A credential refreshed once for every request refused with it, from
+   * `createCredentialRefresh({ refresh, header?, statusCodes? })`: a request answered 401 (or one
+   * of `statusCodes`) is sent again at once with the credential `refresh()` makes, which it sets in
+   * `header` (`authorization`); the requests refused with the same credential share one refresh, and
+   * a request sent with an older credential than the last refresh's takes that one. That retry takes
+   * no budget token, is not counted in `maxAttempts`, and is made once: refused again, the request
+   * ends (`credential-refused`). Default `false`.
+   */
+  readonly credential?: CredentialRefresh | false;
+}

@@ -55,23 +55,15 @@ export interface RunFeature {
 
 const FEATURE = Symbol.for('jitterbug.feature');
 
-/** The opt-in features, by the option that takes them. */
-export type FeatureKind =
-  | 'hedge'
-  | 'pacer'
-  | 'throttle'
-  | 'resume'
-  | 'credential'
-  | 'attemptHeaders'
-  | 'idempotencyKey'
-  | 'breaker';
-
-/** `value`, branded as made by the factory of `kind`. */
-export const branded = <T extends object>(value: T, kind: FeatureKind): T =>
+/**
+ * `value`, branded as made by the factory of `kind`: the option that takes it, a row's `option` in
+ * the feature table (`table.ts`), which checks the brand by that name.
+ */
+export const branded = <T extends object>(value: T, kind: string): T =>
   Object.defineProperty(value, FEATURE, { value: kind });
 
 /** Whether `value` was made by the factory of `kind`. */
-export const isFeature = (value: unknown, kind: FeatureKind): boolean =>
+export const isFeature = (value: unknown, kind: string): boolean =>
   typeof value === 'object' && value !== null && (value as { [FEATURE]?: unknown })[FEATURE] === kind;
 
 /** Per-request state of a feature, kept by the feature (a run carries none of it). */

@@ -164,3 +164,15 @@ export const createHedging = (options: HedgeOptions): Hedging => {
 
 /** Whether a value is hedging made by {@link createHedging}. */
 export const isHedging = (value: unknown): value is Hedging => isFeature(value, 'hedge');
+
+/** The `hedge` option, as the feature table's row puts it in the public options. */
+export interface HedgeOption {
+  /**
+   * Hedged requests, from `createHedging({ delayMs, maxCopies?, ratio? })`: an attempt that has had
+   * no answer after `delayMs` is sent again, up to `maxCopies` copies in flight, and the first final
+   * answer wins (the others are cancelled). Only for requests that may be sent twice, within a hedge
+   * budget of its own. Default `false`. A policy's or a route's setting (not a call's: a percentile
+   * needs the latencies they share). A factory, so that a program that never hedges does not carry it.
+   */
+  readonly hedge?: Hedging | false;
+}

@@ -183,3 +183,16 @@ export const createHerdLine = (): RunFeature => {
     },
   };
 };
+
+/** The `herd` option, as the feature table's row puts it in the public options. */
+export interface HerdOption {
+  /**
+   * The herd line: when a rate limit tells many requests to one origin to come back (429s retried
+   * at the time the server gave), they go back one after the other at a pace the line learns (it
+   * starts slowly after the server's time and doubles every half second; one it let go refused
+   * again slows it to what the server accepted), not all at that time. First attempts are never
+   * held. Default `true`; `false` retries each 429 at its own time. A pacer (`pacer:
+   * createPacer()`) replaces it. A policy's option (the line is shared by its routes and calls).
+   */
+  readonly herd?: boolean;
+}

@@ -74,3 +74,14 @@ export const createIdempotencyKeys = (options: IdempotencyKeyOptions = {}): Idem
 /** Whether `value` was made by {@link createIdempotencyKeys}. */
 export const isIdempotencyKeys = (value: unknown): value is IdempotencyKeys =>
   isFeature(value, 'idempotencyKey');
+
+/** The `idempotencyKey` option, as the feature table's row puts it in the public options. */
+export interface IdempotencyKeyOption {
+  /**
+   * A request with this header is retried whatever its method (same key on every attempt).
+   * Default `'Idempotency-Key'`; `false` turns this off; `createIdempotencyKeys({ header?, generate? })`
+   * also gives a request that has no key one of its own (see {@link IdempotencyKeyOptions}). A
+   * factory, so that a program that never generates keys does not carry it.
+   */
+  readonly idempotencyKey?: string | false | IdempotencyKeys;
+}

@@ -420,3 +420,17 @@ export const createPacer = (...none: never[]): Pacer => {
 
 /** Whether a value was made by {@link createPacer}. */
 export const isPacer = (value: unknown): value is Pacer => isFeature(value, 'pacer');
+
+/** The `pacer` option, as the feature table's row puts it in the public options. */
+export interface PacerOption {
+  /**
+   * The origin-wide pacer, from `createPacer()`: it learns the rate each origin accepts — from what
+   * the server advertises (`RateLimit` / `RateLimit-Policy`, `X-RateLimit-Remaining` /
+   * `X-RateLimit-Reset`) and from its 429s (not before their `Retry-After`, then a little below what it
+   * accepted, growing again along a cubic curve) — and sends the policy's requests to it no faster, in
+   * the order they came. A wait longer than `retryAfter.maxMs` (or past the deadline) fails the
+   * request at once with a `PacerError`; while an origin answers everything with 503, requests fail at
+   * once but one every 500 ms. Default `false`. Give one `Pacer` to several policies to share it.
+   */
+  readonly pacer?: Pacer | false;
+}

@@ -170,3 +170,18 @@ export interface Resume {
 
 /** Whether a value was made by `createResume`. */
 export const isResume = (value: unknown): value is Resume => isFeature(value, 'resume');
+
+/** The `resume` option, as the feature table's row puts it in the public options. */
+export interface ResumeOption {
+  /**
+   * Resumed downloads, from `createResume()`: a download whose body breaks after the response was
+   * handed over asks for the rest (`Range` from the byte it broke at, `If-Range` with the response's
+   * strong ETag or Last-Modified; only a `206` that continues the same representation at that byte
+   * is spliced on, anything else ends the body with a `ResumeError`). For a GET answered 200 without
+   * a content coding; each resume counts as an attempt and draws on the budget. Default `false`
+   * (continuing a body costs every such response a stream of its own; with fetch the caller gets a
+   * new `Response`, without `url`/`redirected`). A factory, so that a program that never resumes
+   * does not carry it.
+   */
+  readonly resume?: Resume | false;
+}

@@ -185,3 +185,16 @@ export const createAdaptiveThrottle = (options: AdaptiveThrottleOptions = {}): A
 
 /** Whether a value was made by {@link createAdaptiveThrottle}. */
 export const isAdaptiveThrottle = (value: unknown): value is AdaptiveThrottle => isFeature(value, 'throttle');
+
+/** The `throttle` option, as the feature table's row puts it in the public options. */
+export interface ThrottleOption {
+  /**
+   * Adaptive client-side throttling (Google SRE book, ch. 21): over a sliding window the policy counts
+   * the attempts it wanted to send and those the server accepted (answered with anything but 429 or
+   * 503), and refuses a share `max(0, (requests − k·accepts) / (requests + 1))` locally: a first
+   * attempt fails with a `ThrottledError`, a retry is not made (the last answer is handed over).
+   * Default `false`; `createAdaptiveThrottle()` for `{ k: 2, windowMs: 120_000 }`, or with options.
+   * Give one `AdaptiveThrottle` to several policies to share it.
+   */
+  readonly throttle?: AdaptiveThrottle | false;
+}

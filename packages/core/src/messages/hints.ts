@@ -59,6 +59,10 @@ const policyFields = (_value: unknown, _name: string, path: string): string =>
     ? "cockatiel's and other libraries' backoff objects are not taken: backoff: { strategy: 'full', baseMs, capMs }, or a function (state, params, random) => ms"
     : 'this looks like a retry policy taken apart: give the policy itself where options go (withRetry(fetch, policy), kyRetry(policy), attachRetry(instance, policy)); a call takes only its own overrides';
 
+/** Stream-body buffering, as its factory writes it (with the limit given, when it is a number). */
+const bodyBuffering = (value: unknown): string =>
+  `bodyBuffering: createBodyBuffering(${typeof value === 'number' ? `{ maxBytes: ${value} }` : ''}) (import it from your jitterbug adapter or @jitterbug/core)`;
+
 /** A policy wrapped in options: it is given as it is. */
 const wrappedPolicy =
   'give the policy itself where options go: withRetry(fetch, policy), kyRetry(policy), attachRetry(instance, policy), retryInterceptor(policy)';
@@ -171,7 +175,9 @@ export const UNKNOWN_HINTS: Readonly<Record<string, Hint>> = {
   policy: wrappedPolicy,
   retryPolicy: wrappedPolicy,
   // Names of earlier versions: every byte limit ends in MaxBytes, a hedge counts copies.
-  bufferStreamBytes: 'renamed bufferStreamMaxBytes (every byte limit ends in MaxBytes)',
+  bufferStreamBytes: (value) =>
+    `renamed bufferStreamMaxBytes, and that is now a factory's: ${bodyBuffering(value)}`,
+  bufferStreamMaxBytes: (value) => `stream-body buffering comes from a factory: ${bodyBuffering(value)}`,
   knownLengthBodyBytes: (value) =>
     `renamed knownLengthBodyMaxBytes, ${undiciSetting(value, 'knownLengthBodyMaxBytes')}`,
   maxAttempts:
@@ -303,6 +309,11 @@ export const VALUE_HINTS: Readonly<Record<string, Hint>> = {
       ? `the attempt headers come from a factory: attemptHeaders: createAttemptHeaders(${
           value === true ? '' : '{ attempt?, deadline? }'
         }) (import it from your jitterbug adapter or @jitterbug/core)`
+      : '',
+  // A limit (`1024`, `{ maxBytes: 1024 }`) or `true` where the factory's object goes.
+  bodyBuffering: (value) =>
+    value === true || typeof value === 'number' || (typeof value === 'object' && value !== null)
+      ? `stream-body buffering comes from a factory: ${bodyBuffering((value as { maxBytes?: unknown }).maxBytes ?? value)}`
       : '',
   policy: (_value, name, owner) => policyHint(name, owner),
   backoff: (value, name) =>
