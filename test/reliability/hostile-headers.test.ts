@@ -8,6 +8,7 @@
 import { createRetryPolicy, type RetryEvent } from '@jitterbug/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../../packages/core/src/decision-methods.ts';
 import {
   MAX_SERVER_DELAY_MS,
   parseHttpDate,
@@ -144,8 +145,8 @@ describe('hostile delay headers', () => {
         });
         const run = policy.begin({ method: 'GET', url: 'http://127.0.0.1/hostile' });
         // Earlier plain 503s advance the backoff state, as a long-running request would have.
-        for (let i = 0; i < o.retries; i++) run.next({ status: 503 });
-        const decision = decided(run.next({ status: o.status, headers: getter(headers) }));
+        for (let i = 0; i < o.retries; i++) decideOn(run, { status: 503 });
+        const decision = decided(decideOn(run, { status: o.status, headers: getter(headers) }));
         seen.add(decision.retry ? decision.delaySource : decision.reason);
         if (decision.retry) {
           // A 429 with no delay it could read waits at least a second (jitter ratio <= 1), within maxMs.
@@ -183,9 +184,10 @@ describe('hostile delay headers', () => {
             random: () => r,
           });
           const decision = decided(
-            policy
-              .begin({ method: 'PUT', url: 'http://127.0.0.1/x' })
-              .next({ status: 503, headers: getter(headers) }),
+            decideOn(policy.begin({ method: 'PUT', url: 'http://127.0.0.1/x' }), {
+              status: 503,
+              headers: getter(headers),
+            }),
           );
           expect(decision.retry).toBe(true);
           if (decision.retry) {

@@ -5,15 +5,20 @@
  * process ends, which rules matched nothing.
  */
 import { createRetryPolicy } from '@jitterbug/core';
+import { finishRun } from '../../packages/core/src/decision-methods.ts';
 
 const policy = createRetryPolicy({
   routes: [{ match: '/reports/*' }, { match: 'GET /health', name: 'health' }, { match: 'POST /reprots' }],
 });
 for (const path of ['/reports/1', '/reports/2', '/api/health']) {
-  policy
-    .begin({ method: 'GET', url: `https://api.example.com${path}` })
-    .finish('success', 200, undefined, true);
+  finishRun(
+    policy.begin({ method: 'GET', url: `https://api.example.com${path}` }),
+    'success',
+    200,
+    undefined,
+    true,
+  );
 }
 // A policy whose every rule matched is not told of.
 const used = createRetryPolicy({ routes: [{ match: '/a' }] });
-used.begin({ method: 'GET', url: 'https://api.example.com/a' }).finish('success', 200, undefined, true);
+finishRun(used.begin({ method: 'GET', url: 'https://api.example.com/a' }), 'success', 200, undefined, true);

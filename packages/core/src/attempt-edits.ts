@@ -132,30 +132,15 @@ export const editedAfter = (
     return request.edit(next.url, next.headers);
   });
 
-/** What {@link editAttempt} asks of a run: the edits', and its hook's failure rule. */
-export interface HookedRun extends EditedRun {
-  hook<A, T>(status: number | undefined, call: (arg: A) => T, arg: A): T;
-}
-
 /**
- * Sets what the attempt about to be sent carries, when anything is to be set: `undefined` at once
- * when nothing is (nearly always), else a promise only when `beforeRetry` returned one. A hook that
- * throws or rejects has finished the run (`hook-failed`); its error goes on to the caller. For
- * undici's state machine (a compatibility surface: the attempt sequence applies the edits itself).
+ * Applies what the attempt of `kind` about to be sent carries to `request`: `undefined` when nothing
+ * is to be set (nearly always), or a promise while that is prepared (a hook's). Throws (or rejects
+ * with) what a hook throws; the caller decides what that failure ends.
  */
-export const editAttempt = (
-  run: HookedRun,
-  request: EditableRequest,
-  kind: AttemptKind,
-): void | Promise<void> => {
+export const applyEdits = (run: EditedRun, request: EditableRequest, kind: AttemptKind): unknown => {
   const headers = attemptHeaders(run, request, kind);
   if (headers === undefined) return undefined;
   const hook = attemptHook(run, request, kind);
   if (!hook) return request.edit(request.requestUrl(), headers);
-  const next = nextAttempt(run, request, kind, headers);
-  return run.hook(
-    run.lastOutcome?.status,
-    () => editedAfter(hook, request, next),
-    undefined,
-  ) as void | Promise<void>;
+  return editedAfter(hook, request, nextAttempt(run, request, kind, headers));
 };

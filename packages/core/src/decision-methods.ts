@@ -1,11 +1,15 @@
 /**
- * The run's older methods, which return the decision rather than the next step: undici's state
- * machine, the features' modules (a resume, a forced retry, ky's hooks) and the core README's
- * hand-written loop drive a run by them. Each runs the sequence's own steps (`sequence-*.ts`) to
- * their decision, so the order and the rules stay the sequence's. They return plain values when no
- * hook returns a promise, and a promise otherwise; an adapter awaits only an actual `Promise`.
+ * Decisions of a run, rather than its next step: functions of the attempt sequence for the drivers
+ * that still take a decision and act on it themselves (undici's state machine, until it drives the
+ * sequence's steps) and for the features' modules that decide once outside the steps (a resume, a
+ * forced retry, ky's hooks). Each runs the sequence's own steps (`sequence-*.ts`) to their decision,
+ * so the order and the rules stay the sequence's. They return plain values when no hook returns a
+ * promise, and a promise otherwise; an adapter awaits only an actual `Promise`. Functions, not
+ * methods of the run: a bundle carries only those it imports (withRetry, ky and axios none of the
+ * undici ones).
  */
 import { channels, observed } from '#diagnostics';
+import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from './attempt-edits.ts';
 import type { AttemptOutcome, Decision, StopDecision } from './decide.ts';
 import { isThenable, nothing, quietly } from './maybe-promise.ts';
 import type { StopReason } from './options.ts';
@@ -23,7 +27,14 @@ const forDecision = (s: SequenceState): void => {
   s.holding = false;
 };
 
-/** See `RetryRun.beforeAttempt`. */
+/**
+ * Called by the adapter immediately before it sends each attempt of `s`. `undefined`: send it now
+ * (and subscribers to `jitterbug:attempt:start` have just been told, synchronously). A promise: a
+ * feature holds the attempt (a server asked the origin to wait); await it and call this again. It
+ * rejects with the signal's reason on an abort, or with the feature's refusal (the run is then
+ * finished). `signal` may be an object whose `signal()` is called only for a hold, so that an
+ * adapter makes no `AbortController` for attempts that are not held.
+ */
 export const beforeAttempt = (s: SequenceState, signal?: HoldSignal): void | Promise<void> => {
   const turn = s.options.admitting.length === 0 ? undefined : admission(s);
   if (!turn) {
@@ -33,7 +44,7 @@ export const beforeAttempt = (s: SequenceState, signal?: HoldSignal): void | Pro
     return undefined;
   }
   if ('holdMs' in turn) {
-    return wait(s, turn.holdMs, signal && 'aborted' in signal ? signal : signal?.signal());
+    return waitBetween(s, turn.holdMs, signal && 'aborted' in signal ? signal : signal?.signal());
   }
   forDecision(s);
   try {
@@ -45,8 +56,13 @@ export const beforeAttempt = (s: SequenceState, signal?: HoldSignal): void | Pro
   }
 };
 
-/** See `RetryRun.settle`. */
-export const settle = (
+/**
+ * The decision for a response whose status settles the request by itself (a success, or a status
+ * that is never retried, when there is no `shouldRetry` hook to ask): the attempt is counted, the
+ * run finishes and the decision is returned, as {@link decideOn} would. `undefined`, with nothing
+ * counted, when the response needs {@link decideOn} and its headers.
+ */
+export const settleOn = (
   s: SequenceState,
   status: number,
 ): StopDecision | Promise<StopDecision> | undefined => {
@@ -57,22 +73,33 @@ export const settle = (
   return (step === 'deliver' ? s.decision : decisionOf(s, step)) as StopDecision | Promise<StopDecision>;
 };
 
-/** See `RetryRun.next`. */
-export const next = (s: SequenceState, result: AttemptResult): Decision | Promise<Decision> => {
+/**
+ * Reports how an attempt ended and returns what to do. On `retry: true` the adapter discards the
+ * response, waits with {@link waitBetween} and sends again; on `retry: false` it hands the response
+ * or error to the caller unchanged (the run is then finished and `summary` is set). Throws (or
+ * rejects with) what a user hook throws: the adapter then fails the request with it.
+ */
+export const decideOn = (s: SequenceState, result: AttemptResult): Decision | Promise<Decision> => {
   forDecision(s);
   return decisionOf(s, decideResult(s, result));
 };
 
-/** See `RetryRun.conclude`. */
-export const conclude = (s: SequenceState, outcome: AttemptOutcome): Decision | Promise<Decision> => {
+/**
+ * The decision on `outcome`, of the attempt last counted: `decide`, then each feature's review,
+ * innermost first, then `onRetry` or the run's end (a resume, a forced retry).
+ */
+export const concludeOn = (s: SequenceState, outcome: AttemptOutcome): Decision | Promise<Decision> => {
   forDecision(s);
   return decisionOf(s, decideOutcome(s, outcome));
 };
 
-/** See `RetryRun.hook`. */
-export const hook = <A, T>(s: SequenceState, status: number | undefined, call: (arg: A) => T, arg: A): T => {
+/**
+ * What a user hook returns, given `arg`; when it throws or rejects, the run is finished first (as
+ * `hook-failed`, with the hook's error and the attempt's `status`), then the error goes on.
+ */
+const hook = <A, T>(s: SequenceState, status: number | undefined, call: (arg: A) => T, arg: A): T => {
   const failed = (error: unknown): never => {
-    void quietly(finish(s, 'hook-failed', status, error, false));
+    void quietly(finishRun(s, 'hook-failed', status, error, false));
     throw error;
   };
   let result: T;
@@ -84,21 +111,28 @@ export const hook = <A, T>(s: SequenceState, status: number | undefined, call: (
   return isThenable(result) ? (Promise.resolve(result).catch(failed) as T) : result;
 };
 
-/** See `RetryRun.wait`. */
-export const wait = async (s: SequenceState, ms: number, signal?: AbortSignal): Promise<void> => {
+/**
+ * Waits `ms` with the policy's sleep. When `signal` aborts, rejects with its reason at once and
+ * finishes the run as `aborted`; also when an injected sleep ignored the signal and resolved after
+ * it fired, so that no adapter starts an attempt the caller has already given up on.
+ */
+export const waitBetween = async (s: SequenceState, ms: number, signal?: AbortSignal): Promise<void> => {
   try {
     await s.options.sleep(ms, signal);
     if (signal?.aborted) throw signal.reason;
   } catch (error) {
     // The run is over with the abort; an onFinish that rejects does not replace the reason.
-    void quietly(finish(s, 'aborted', undefined, error, false));
+    void quietly(finishRun(s, 'aborted', undefined, error, false));
     throw error;
   }
   s.totalDelayMs += ms;
 };
 
-/** See `RetryRun.finish`. */
-export const finish = (
+/**
+ * Finishes the run (once; later calls do nothing): its summary, `jitterbug:run:end`, `onFinish`,
+ * whose promise it returns if it returned one (its rejection is the caller's to handle or drop).
+ */
+export const finishRun = (
   s: SequenceState,
   reason: StopReason,
   status: number | undefined,
@@ -107,6 +141,26 @@ export const finish = (
 ): void | Promise<void> => {
   const told = close(s, reason, status, error, success);
   return isThenable(told) ? Promise.resolve(told).then(nothing) : undefined;
+};
+
+/**
+ * Sets what the attempt about to be sent carries, when anything is to be set: `undefined` at once
+ * when nothing is (nearly always), else a promise only when `beforeRetry` returned one. A hook that
+ * throws or rejects has finished the run (`hook-failed`); its error goes on to the caller. (The
+ * attempt sequence applies the edits itself, as a step: `sequence-attempt.ts`.)
+ */
+export const editAttempt = (
+  s: SequenceState,
+  request: EditableRequest,
+  kind: AttemptKind,
+): void | Promise<void> => {
+  if (!hasAttemptHook(s.options, request, kind)) return applyEdits(s, request, kind) as void | Promise<void>;
+  return hook(
+    s,
+    s.lastOutcome?.status,
+    () => applyEdits(s, request, kind),
+    undefined,
+  ) as void | Promise<void>;
 };
 
 /**

@@ -4,6 +4,7 @@
  * offers forced retries carries it.
  */
 import type { Decision } from './decide.ts';
+import { concludeOn } from './decision-methods.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import { NO_HEADERS, type RetryRun } from './run.ts';
 
@@ -25,5 +26,5 @@ export const forceRetry = (
       ? { status: last.status, headers: headers ?? NO_HEADERS }
       : { error: last?.error },
   );
-  return run.conclude({ ...outcome, forced: { delayMs } });
+  return concludeOn(run, { ...outcome, forced: { delayMs } });
 };

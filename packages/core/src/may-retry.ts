@@ -13,7 +13,7 @@ import type { RetryRun } from './run.ts';
  * `false` when no outcome of the request can lead to a retry under `options`: retries disabled for
  * its route, `maxAttempts` 1, or a method that is not retried and no idempotency key (a hook's
  * `true` stays within that rule). `true` means a retry is possible, not that one will
- * happen: every actual decision is {@link RetryRun.next}'s.
+ * happen: every actual decision is the run's (its attempt sequence).
  */
 export const mayRetry = (options: ResolvedOptions, method: string, requestHeaders: HeaderGetter): boolean =>
   mayRetryUpper(options, method.toUpperCase(), requestHeaders);
@@ -40,7 +40,7 @@ export const mayRetryUpper = (
 /**
  * `false` when no outcome of the run's next attempt can lead to a retry: `mayRetry` says no,
  * the attempt is the last one `maxAttempts` allows, or the body is a stream that cannot be replayed.
- * `true` means a retry is possible, not that one will happen: the decision is {@link RetryRun.next}'s.
+ * `true` means a retry is possible, not that one will happen: the decision is the run's.
  */
 export const attemptMayRetry = (run: RetryRun, requestHeaders: HeaderGetter): boolean =>
   run.body !== 'stream' &&

@@ -1,6 +1,7 @@
 /**
- * `RetryRun`: a request's run, as adapters name it. It is the attempt sequence (`sequence.ts`),
- * whose older methods (`beforeAttempt`, `settle`, `next`, `wait`, …) are its compatibility surface.
+ * `RetryRun`: a request's run, as adapters name it. It is the attempt sequence (`sequence.ts`); a
+ * driver that takes decisions rather than steps (undici's, until it drives the steps) uses the
+ * functions of `decision-methods.ts`.
  */
 
 export { NO_HEADERS } from './attempt-outcome.ts';

@@ -4,15 +4,7 @@
  * the send, once or as the copies a feature races.
  */
 import { channels, observed } from '#diagnostics';
-import {
-  type AttemptKind,
-  attemptHeaders,
-  attemptHook,
-  type EditableRequest,
-  editedAfter,
-  hasAttemptHook,
-  nextAttempt,
-} from './attempt-edits.ts';
+import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from './attempt-edits.ts';
 import { isThenable } from './maybe-promise.ts';
 import type { StopReason } from './options.ts';
 import { decideResult, stop } from './sequence-decide.ts';
@@ -101,14 +93,8 @@ export const admission = (s: SequenceState): Turn | undefined => {
  * Applies what the attempt about to be sent carries to the driver's request (`attempt-edits.ts`):
  * `undefined`, or a promise while that is prepared. Throws what a hook throws.
  */
-export const edit = (s: SequenceState, kind: AttemptKind): unknown => {
-  const port = s.port as EditableRequest;
-  const headers = attemptHeaders(s, port, kind);
-  if (headers === undefined) return undefined;
-  const hook = attemptHook(s, port, kind);
-  if (!hook) return port.edit(port.requestUrl(), headers);
-  return editedAfter(hook, port, nextAttempt(s, port, kind, headers));
-};
+export const edit = (s: SequenceState, kind: AttemptKind): unknown =>
+  applyEdits(s, s.port as EditableRequest, kind);
 
 /** Sends the attempt: once, or as the copies a feature races (hedging wraps the send so). */
 export const send = (s: SequenceState): Step => {

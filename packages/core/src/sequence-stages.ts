@@ -32,7 +32,7 @@ export const DROPPED = 18;
 /** How a run's end takes `onFinish`'s promise: awaited (its rejection fails the request), quietly, or not at all. */
 export type FinishMode = typeof FINISH | typeof QUIET | typeof DROPPED;
 
-// What follows the run's end: the answer handed over, the request's failure, or (for the run's older
+// What follows the run's end: the answer handed over, the request's failure, or (for the decision
 // methods, which return it) the decision.
 export const DELIVER = 0;
 export const FAIL = 1;

@@ -23,9 +23,8 @@ import { hasAttemptHook } from './attempt-edits.ts';
 import { type EitherResult, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
-import type { AttemptOutcome, Decision, StopDecision } from './decide.ts';
-import * as older from './decision-methods.ts';
-import type { ResolvedOptions, RetryInfo, RetryReason, StopReason } from './options.ts';
+import type { AttemptOutcome, Decision } from './decide.ts';
+import type { ResolvedOptions, RetryInfo, RetryReason } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Aside } from './sequence-aside.ts';
 import { attempt, edit, prepared, prepareFailed, send, admission as turnOf } from './sequence-attempt.ts';
@@ -55,11 +54,12 @@ import {
 } from './sequence-stages.ts';
 import { raceOf, type SequenceState, spare } from './sequence-state.ts';
 import type { AttemptResult, DrivenSequence, RaceHost, SequencePort, Step } from './steps.ts';
-import type { HoldSignal, Turn } from './types.ts';
+import type { Turn } from './types.ts';
 
 /**
  * One request's run and the sequence of its attempts (`steps.ts` is the protocol). Made by
- * `RetryPolicy.begin`, as the `RetryRun` that keeps the older methods (`decision-methods.ts`).
+ * `RetryPolicy.begin`, as the `RetryRun` adapters name (the decisions a driver that acts on them
+ * itself takes are functions of it: `decision-methods.ts`).
  * Its state fields are written by its steps only; a driver reads what its step needs.
  */
 export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState {
@@ -424,93 +424,5 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
   /** The driver's clock, for a race's latencies (`undefined`: the race's own). */
   clock(): number | undefined {
     return this.port?.clock?.();
-  }
-
-  // --- Compatibility surface -----------------------------------------------------------------
-  // The methods adapters drove a run by before it was a sequence (`decision-methods.ts`); the undici
-  // rewrite removes them.
-
-  /**
-   * Called by the adapter immediately before it sends each attempt. `undefined`: send it now (and
-   * subscribers to `jitterbug:attempt:start` have just been told, synchronously, so they can match it
-   * with the client's own request events). A promise: a feature holds the attempt (a server asked the
-   * origin to wait); await it and call this again. It rejects with the signal's reason on an abort, or
-   * with the feature's refusal (the run is then finished). `signal` may be an object whose `signal()`
-   * is called only for a hold, so that an adapter makes no `AbortController` for attempts that are not
-   * held.
-   */
-  beforeAttempt(signal?: HoldSignal): void | Promise<void> {
-    return older.beforeAttempt(this, signal);
-  }
-
-  /**
-   * The decision for a response whose status settles the request by itself (a success, or a status
-   * that is never retried, when there is no `shouldRetry` hook to ask): the attempt is counted, the
-   * run finishes and the decision is returned, as {@link RetryRun.next} would. `undefined`, with
-   * nothing counted, when the response needs {@link RetryRun.next} and its headers (always while a
-   * feature observes every answer). Lets an adapter skip building a header reader for nearly every
-   * response.
-   */
-  settle(status: number): StopDecision | Promise<StopDecision> | undefined {
-    return older.settle(this, status);
-  }
-
-  /**
-   * Reports how an attempt ended and returns what to do. On `retry: true` the adapter discards the
-   * response, waits with {@link RetryRun.wait} and sends again; on `retry: false` it hands the
-   * response or error to the caller unchanged (the run is then finished and `summary` is set).
-   * Throws (or rejects with) what a user hook throws: the adapter then fails the request with it.
-   */
-  next(result: AttemptResult): Decision | Promise<Decision> {
-    return older.next(this, result);
-  }
-
-  /**
-   * The decision on `outcome`, of the attempt last counted: `decide`, then each feature's review,
-   * innermost first, then `onRetry` or the run's end (for the features' modules: a resume, a forced
-   * retry).
-   */
-  conclude(outcome: AttemptOutcome): Decision | Promise<Decision> {
-    return older.conclude(this, outcome);
-  }
-
-  /**
-   * What a user hook returns, given `arg`; when it throws or rejects, the run is finished first (as
-   * `hook-failed`, with the hook's error and the attempt's `status`), so that `onFinish`, the summary
-   * and `jitterbug:run:end` see every request, then the error goes on to the caller. For undici's
-   * attempt edits (`editAttempt`).
-   */
-  hook<A, T>(status: number | undefined, call: (arg: A) => T, arg: A): T {
-    return older.hook(this, status, call, arg);
-  }
-
-  /**
-   * Waits `ms` with the policy's sleep. When `signal` aborts, rejects with its reason at once and
-   * finishes the run as `aborted`; also when an injected sleep ignored the signal and resolved after
-   * it fired, so that no adapter starts an attempt the caller has already given up on.
-   */
-  wait(ms: number, signal?: AbortSignal): Promise<void> {
-    return older.wait(this, ms, signal);
-  }
-
-  /**
-   * Finishes the run as aborted when the caller's signal fired outside `next` and `wait`. Returns
-   * `onFinish`'s promise, if it returned one (its rejection is the adapter's to handle or drop).
-   */
-  abort(reason: unknown): void | Promise<void> {
-    return older.finish(this, 'aborted', undefined, reason, false);
-  }
-
-  /**
-   * Finishes the run (once; later calls do nothing): its summary, `jitterbug:run:end`, `onFinish`,
-   * whose promise it returns if it returned one.
-   */
-  finish(
-    reason: StopReason,
-    status: number | undefined,
-    error: unknown,
-    success: boolean,
-  ): void | Promise<void> {
-    return older.finish(this, reason, status, error, success);
   }
 }

@@ -6,6 +6,7 @@
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { forceRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { decideOn, settleOn, waitBetween } from '../src/decision-methods.ts';
 import { decided, fixed, recordingSleep } from './helpers.ts';
 
 const begin = (options: RetryOptions, method = 'GET') =>
@@ -17,7 +18,7 @@ const begin = (options: RetryOptions, method = 'GET') =>
 describe('async hooks', () => {
   it('an async shouldRetry that resolves false stops the run (it is not read as "no opinion")', async () => {
     const run = begin({ shouldRetry: async () => false });
-    const decision = run.next({ status: 503 });
+    const decision = decideOn(run, { status: 503 });
     expect(decision).toBeInstanceOf(Promise);
     expect(await decision).toMatchObject({ retry: false, reason: 'should-retry' });
     expect(run.summary).toMatchObject({ attempts: 1, reason: 'should-retry', outcome: 'failure' });
@@ -25,12 +26,12 @@ describe('async hooks', () => {
 
   it('an async shouldRetry that resolves true retries what would not be retried', async () => {
     const run = begin({ shouldRetry: async () => true });
-    expect(await run.next({ status: 404 })).toMatchObject({ retry: true, reason: 'forced' });
+    expect(await decideOn(run, { status: 404 })).toMatchObject({ retry: true, reason: 'forced' });
   });
 
   it('an async isFailure that resolves true retries a 200 as a failure', async () => {
     const run = begin({ isFailure: async () => true });
-    expect(await run.next({ status: 200 })).toMatchObject({ retry: true, reason: 'forced' });
+    expect(await decideOn(run, { status: 200 })).toMatchObject({ retry: true, reason: 'forced' });
   });
 
   it('a shouldRetry that rejects fails the decision with its error, and nothing is left unhandled', async () => {
@@ -40,7 +41,7 @@ describe('async hooks', () => {
     process.on('unhandledRejection', onUnhandled);
     try {
       const run = begin({ shouldRetry: () => Promise.reject(boom) });
-      await expect(run.next({ status: 503 })).rejects.toBe(boom);
+      await expect(decideOn(run, { status: 503 })).rejects.toBe(boom);
       await new Promise((resolve) => setTimeout(resolve, 10));
       expect(unhandled).toEqual([]);
     } finally {
@@ -50,9 +51,9 @@ describe('async hooks', () => {
 
   it('a synchronous hook keeps the decision synchronous (the success path pays no promise)', () => {
     const run = begin({ shouldRetry: () => undefined, onRetry: () => undefined, onFinish: () => 1 });
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: true });
-    expect(decided(run.next({ status: 200 }))).toMatchObject({ retry: false, reason: 'success' });
-    expect(decided(begin({}).settle(200)!)).toMatchObject({ reason: 'success' });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({ retry: true });
+    expect(decided(decideOn(run, { status: 200 }))).toMatchObject({ retry: false, reason: 'success' });
+    expect(decided(settleOn(begin({}), 200)!)).toMatchObject({ reason: 'success' });
   });
 
   it('awaits onRetry before the decision is returned, and fails with its rejection', async () => {
@@ -63,14 +64,16 @@ describe('async hooks', () => {
         order.push('onRetry done');
       },
     });
-    const decision = run.next({ status: 503 });
+    const decision = decideOn(run, { status: 503 });
     order.push('next returned');
     await decision;
     order.push('decision settled');
     expect(order).toEqual(['next returned', 'onRetry done', 'decision settled']);
 
     const boom = new Error('onRetry failed');
-    await expect(begin({ onRetry: () => Promise.reject(boom) }).next({ status: 503 })).rejects.toBe(boom);
+    await expect(decideOn(begin({ onRetry: () => Promise.reject(boom) }), { status: 503 })).rejects.toBe(
+      boom,
+    );
   });
 
   it('awaits onGiveUp and onFinish before the final decision, and fails with a rejection of either', async () => {
@@ -86,12 +89,12 @@ describe('async hooks', () => {
         seen.push('finish');
       },
     });
-    expect(await run.next({ status: 503 })).toMatchObject({ retry: false, reason: 'max-attempts' });
+    expect(await decideOn(run, { status: 503 })).toMatchObject({ retry: false, reason: 'max-attempts' });
     expect(seen).toEqual(['give-up', 'finish']);
 
     const boom = new Error('onFinish failed');
     const failing = begin({ onFinish: () => Promise.reject(boom) });
-    await expect(Promise.resolve(failing.settle(200))).rejects.toBe(boom);
+    await expect(Promise.resolve(settleOn(failing, 200))).rejects.toBe(boom);
     expect(failing.summary).toMatchObject({ reason: 'success' });
   });
 
@@ -100,7 +103,7 @@ describe('async hooks', () => {
     const controller = new AbortController();
     const reason = new Error('caller left');
     controller.abort(reason);
-    await expect(run.wait(10, controller.signal)).rejects.toBe(reason);
+    await expect(waitBetween(run, 10, controller.signal)).rejects.toBe(reason);
   });
 });
 
@@ -113,7 +116,7 @@ describe('forceRetry (ky.retry() after the response was handed over)', () => {
       onFinish: (i) => finished.push(i),
     });
     const run = policy.begin({ method: 'POST', url: 'https://api.example.com/charge' });
-    decided(run.settle(200)!);
+    decided(settleOn(run, 200)!);
     expect(finished).toHaveLength(1);
     const tokens = policy.options.feature.budget!.tokens;
     expect(decided(forceRetry(run, 250))).toMatchObject({
@@ -124,7 +127,7 @@ describe('forceRetry (ky.retry() after the response was handed over)', () => {
     });
     expect(run.summary).toBeUndefined();
     expect(policy.options.feature.budget!.tokens).toBe(tokens - 1);
-    decided(run.settle(200)!);
+    decided(settleOn(run, 200)!);
     expect(finished).toHaveLength(2);
     expect(run.summary).toMatchObject({
       attempts: 2,
@@ -136,7 +139,7 @@ describe('forceRetry (ky.retry() after the response was handed over)', () => {
 
   it('a forced retry past maxAttempts finishes the run as a failure with that reason', () => {
     const run = begin({ maxAttempts: 1 });
-    decided(run.settle(200)!);
+    decided(settleOn(run, 200)!);
     expect(decided(forceRetry(run))).toMatchObject({ retry: false, reason: 'max-attempts' });
     expect(run.summary).toMatchObject({
       attempts: 1,

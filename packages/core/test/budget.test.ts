@@ -2,12 +2,13 @@ import { createRetryBudget, createRetryPolicy, DEFAULT_BUDGET, type RetryPolicy 
 import { isRetryBudget } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../src/decision-methods.ts';
 import { decided, fixed } from './helpers.ts';
 
 /** One request that fails with 503 until `maxAttempts`; returns the attempts it made. */
 const failingRequest = (policy: RetryPolicy): number => {
   const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
-  while (decided(run.next({ status: 503 })).retry) {
+  while (decided(decideOn(run, { status: 503 })).retry) {
     // an adapter would wait here
   }
   return run.attempts;
@@ -66,7 +67,7 @@ describe('retries free of the budget', () => {
     for (const name of ['retry-after', 'retry-after-ms', 'ratelimit-reset']) {
       const run = empty().begin({ method: 'GET', url: 'https://api.example.com/' });
       const given = (header: string) => (header === name ? '1' : undefined);
-      expect(decided(run.next({ status: 429, headers: given }))).toMatchObject({
+      expect(decided(decideOn(run, { status: 429, headers: given }))).toMatchObject({
         retry: true,
         reason: 'status',
       });
@@ -75,10 +76,13 @@ describe('retries free of the budget', () => {
 
   it('but not a 429 without a delay, nor a 503 with one (an outage)', () => {
     const run = empty().begin({ method: 'GET', url: 'https://api.example.com/' });
-    expect(decided(run.next({ status: 429 }))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+    expect(decided(decideOn(run, { status: 429 }))).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
     const outage = empty().begin({ method: 'GET', url: 'https://api.example.com/' });
     const later = (name: string) => (name === 'retry-after' ? '1' : undefined);
-    expect(decided(outage.next({ status: 503, headers: later }))).toMatchObject({
+    expect(decided(decideOn(outage, { status: 503, headers: later }))).toMatchObject({
       retry: false,
       reason: 'budget-exhausted',
     });
@@ -87,7 +91,7 @@ describe('retries free of the budget', () => {
   it('a transparent retry of a request the server never processed', () => {
     const run = empty().begin({ method: 'POST', url: 'https://api.example.com/', body: 'replayable' });
     const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
-    expect(decided(run.next({ error: refused }))).toMatchObject({ retry: true, reason: 'unprocessed' });
+    expect(decided(decideOn(run, { error: refused }))).toMatchObject({ retry: true, reason: 'unprocessed' });
   });
 
   it('once per request, a 4xx shouldRetry forced that a beforeRetry hook can change (a token refreshed)', () => {
@@ -100,12 +104,15 @@ describe('retries free of the budget', () => {
       beforeRetry: () => {},
     });
     const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
-    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
+    expect(decided(decideOn(run, { status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
     // The same request refused again is charged as any retry: the empty budget ends it.
-    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+    expect(decided(decideOn(run, { status: 401 }))).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
     // Each request has its own.
     const other = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
-    expect(decided(other.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
+    expect(decided(decideOn(other, { status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
   });
 
   it('a client’s own retry hooks count as a hook that can change it (ky’s beforeRetry)', () => {
@@ -114,7 +121,7 @@ describe('retries free of the budget', () => {
     const policy = createRetryPolicy({ budget, shouldRetry: ({ status }) => status === 401 || undefined });
     const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
     run.retryHooks = true;
-    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
+    expect(decided(decideOn(run, { status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
   });
 
   it('but not without a hook that could change the request, nor a forced retry of a 5xx or a success', () => {
@@ -126,14 +133,14 @@ describe('retries free of the budget', () => {
     const forced = () => true;
     const bare = createRetryPolicy({ budget: empty(), shouldRetry: forced });
     expect(
-      decided(bare.begin({ method: 'GET', url: 'https://a.example/' }).next({ status: 401 })),
+      decided(decideOn(bare.begin({ method: 'GET', url: 'https://a.example/' }), { status: 401 })),
     ).toMatchObject({
       retry: false,
       reason: 'budget-exhausted',
     });
     const hooked = createRetryPolicy({ budget: empty(), shouldRetry: forced, beforeRetry: () => {} });
     expect(
-      decided(hooked.begin({ method: 'GET', url: 'https://a.example/' }).next({ status: 501 })),
+      decided(decideOn(hooked.begin({ method: 'GET', url: 'https://a.example/' }), { status: 501 })),
     ).toMatchObject({
       retry: false,
       reason: 'budget-exhausted',
@@ -141,7 +148,7 @@ describe('retries free of the budget', () => {
     // A 2xx the caller calls a failure (isFailure) is not a request that was wrong either.
     const ok = createRetryPolicy({ budget: empty(), isFailure: forced, beforeRetry: () => {} });
     expect(
-      decided(ok.begin({ method: 'GET', url: 'https://a.example/' }).next({ status: 200 })),
+      decided(decideOn(ok.begin({ method: 'GET', url: 'https://a.example/' }), { status: 200 })),
     ).toMatchObject({
       retry: false,
       reason: 'budget-exhausted',
@@ -155,7 +162,7 @@ describe('retries free of the budget', () => {
       beforeRetry: () => {},
     });
     const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
-    while (decided(run.next({ status: 401 })).retry) {}
+    while (decided(decideOn(run, { status: 401 })).retry) {}
     expect(run.attempts).toBe(3);
     expect(run.summary).toMatchObject({ reason: 'max-attempts', retries: ['forced', 'forced'] });
   });
@@ -164,8 +171,8 @@ describe('retries free of the budget', () => {
     const left: (number | undefined)[] = [];
     const policy = createRetryPolicy({ random: fixed(0.5), onRetry: (e) => left.push(e.budgetTokens) });
     const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
-    decided(run.next({ status: 429, headers: (name) => (name === 'retry-after' ? '1' : undefined) }));
-    decided(run.next({ status: 503 }));
+    decided(decideOn(run, { status: 429, headers: (name) => (name === 'retry-after' ? '1' : undefined) }));
+    decided(decideOn(run, { status: 503 }));
     expect(left).toEqual([10, 9]);
   });
 });
@@ -187,7 +194,7 @@ describe('the budget in a policy', () => {
     // The outage ends: successful requests refill the bucket; retries resume by themselves.
     for (let i = 0; i < 100; i++) {
       const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
-      expect(decided(run.next({ status: 200 })).retry).toBe(false);
+      expect(decided(decideOn(run, { status: 200 })).retry).toBe(false);
     }
     expect(budget.tokens).toBeCloseTo(10, 9);
     expect(failingRequest(policy)).toBe(3);
@@ -222,12 +229,16 @@ describe('the budget in a policy', () => {
   it('onRetry reports the tokens left only when there is a budget', () => {
     const tokens: (number | undefined)[] = [];
     const onRetry = (e: { budgetTokens: number | undefined }) => tokens.push(e.budgetTokens);
-    createRetryPolicy({ onRetry, maxAttempts: 2 })
-      .begin({ method: 'GET', url: 'http://x/' })
-      .next({ status: 503 });
-    createRetryPolicy({ onRetry, maxAttempts: 2, budget: false })
-      .begin({ method: 'GET', url: 'http://x/' })
-      .next({ status: 503 });
+    decideOn(createRetryPolicy({ onRetry, maxAttempts: 2 }).begin({ method: 'GET', url: 'http://x/' }), {
+      status: 503,
+    });
+    decideOn(
+      createRetryPolicy({ onRetry, maxAttempts: 2, budget: false }).begin({
+        method: 'GET',
+        url: 'http://x/',
+      }),
+      { status: 503 },
+    );
     expect(tokens).toEqual([9, undefined]);
   });
 
@@ -243,7 +254,7 @@ describe('the budget in a policy', () => {
           let retries = 0;
           for (const fails of failures) {
             const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
-            while (decided(run.next({ status: fails ? 503 : 200 })).retry) retries++;
+            while (decided(decideOn(run, { status: fails ? 503 : 200 })).retry) retries++;
           }
           // The 1e-9 withdrawal tolerance may lend at most 1e-9 per retry.
           expect(retries).toBeLessThanOrEqual(burst + ratio * failures.length + 1e-9 * retries + 1e-9);

@@ -1,6 +1,7 @@
 /** A call's own overrides (`policy.begin(request, overrides)`): what every adapter's per-call field is. */
 import { createRetryPolicy } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../src/decision-methods.ts';
 import { createPolicy } from '../src/policy.ts';
 import { decided, fixed } from './helpers.ts';
 
@@ -22,7 +23,7 @@ describe('per-call overrides', () => {
 
   it('false turns retries off for the call, reported as retry-disabled', () => {
     const run = createRetryPolicy().begin(request, false);
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: false, reason: 'retry-disabled' });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({ retry: false, reason: 'retry-disabled' });
     expect(run.summary).toMatchObject({ reason: 'retry-disabled', attempts: 1 });
   });
 
@@ -51,15 +52,15 @@ describe('plain options and routes', () => {
 describe('custom backoff', () => {
   it('a function returning a number is that delay (and the state advances)', () => {
     const run = createRetryPolicy({ backoff: () => 50, maxAttempts: 2 }).begin(request);
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: true, delayMs: 50 });
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: false, reason: 'max-attempts' });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({ retry: true, delayMs: 50 });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({ retry: false, reason: 'max-attempts' });
   });
 
   it('a result that is neither a number nor a pair waits capMs and never throws', () => {
     const run = createRetryPolicy({ backoff: { strategy: (() => 'soon') as never, capMs: 300 } }).begin(
       request,
     );
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: true, delayMs: 300 });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({ retry: true, delayMs: 300 });
   });
 });
 
@@ -67,14 +68,16 @@ describe('ERR_NETWORK', () => {
   it('an error the adapter reports with code ERR_NETWORK (a fetch failure without a code) is retried for GET, not POST', () => {
     const policy = createRetryPolicy();
     const failure = new TypeError('Failed to fetch');
-    expect(decided(policy.begin(request).next({ error: failure, code: 'ERR_NETWORK' }))).toMatchObject({
+    expect(decided(decideOn(policy.begin(request), { error: failure, code: 'ERR_NETWORK' }))).toMatchObject({
       retry: true,
       reason: 'error',
     });
     expect(
-      decided(policy.begin({ ...request, method: 'POST' }).next({ error: failure, code: 'ERR_NETWORK' })),
+      decided(
+        decideOn(policy.begin({ ...request, method: 'POST' }), { error: failure, code: 'ERR_NETWORK' }),
+      ),
     ).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
-    expect(decided(policy.begin(request).next({ error: failure }))).toMatchObject({
+    expect(decided(decideOn(policy.begin(request), { error: failure }))).toMatchObject({
       reason: 'error-not-retryable',
     });
   });

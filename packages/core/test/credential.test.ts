@@ -7,6 +7,7 @@
 import { createCredentialRefresh, createRetryPolicy, type GiveUpEvent } from '@jitterbug/core';
 import { type EditableRequest, editAttempt, type RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../src/decision-methods.ts';
 import { decided, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/me';
@@ -40,7 +41,7 @@ describe('createCredentialRefresh', () => {
     const credential = createCredentialRefresh({ refresh: async () => `Bearer new${++calls}` });
     const policy = createRetryPolicy({ credential });
     const { run, request, header } = begin(policy);
-    expect(decided(run.next({ status: 401 }))).toMatchObject({
+    expect(decided(decideOn(run, { status: 401 }))).toMatchObject({
       retry: true,
       reason: 'credential',
       delayMs: 0,
@@ -48,7 +49,7 @@ describe('createCredentialRefresh', () => {
     await edit(run, request);
     expect(header('authorization')).toBe('Bearer new1');
     expect(credential.current).toBe('Bearer new1');
-    expect(decided(run.next({ status: 200 }))).toMatchObject({ retry: false, reason: 'success' });
+    expect(decided(decideOn(run, { status: 200 }))).toMatchObject({ retry: false, reason: 'success' });
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['credential'], outcome: 'success' });
   });
 
@@ -70,7 +71,7 @@ describe('createCredentialRefresh', () => {
       }),
     });
     const requests = Array.from({ length: 20 }, () => begin(policy));
-    for (const { run } of requests) decided(run.next({ status: 401 }));
+    for (const { run } of requests) decided(decideOn(run, { status: 401 }));
     const edits = requests.map(({ run, request }) => edit(run, request));
     release();
     await Promise.all(edits);
@@ -78,13 +79,13 @@ describe('createCredentialRefresh', () => {
     for (const { header } of requests) expect(header('authorization')).toBe('Bearer new');
     // Refused after the refresh, with the credential it replaced: the current one, no refresh.
     const late = begin(policy);
-    decided(late.run.next({ status: 401 }));
+    decided(decideOn(late.run, { status: 401 }));
     await edit(late.run, late.request);
     expect(calls).toBe(1);
     expect(late.header('authorization')).toBe('Bearer new');
     // The current credential refused: it expired in turn, and is refreshed.
     const next = begin(policy, 'Bearer new');
-    decided(next.run.next({ status: 401 }));
+    decided(decideOn(next.run, { status: 401 }));
     await edit(next.run, next.request);
     expect(calls).toBe(2);
     // Each refresh was told the credential it replaces.
@@ -98,14 +99,14 @@ describe('createCredentialRefresh', () => {
     });
     const budget = policy.options.feature.budget!;
     const { run, request } = begin(policy);
-    decided(run.next({ status: 503 }));
-    decided(run.next({ status: 503 }));
+    decided(decideOn(run, { status: 503 }));
+    decided(decideOn(run, { status: 503 }));
     const tokens = budget.tokens;
-    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'credential' });
+    expect(decided(decideOn(run, { status: 401 }))).toMatchObject({ retry: true, reason: 'credential' });
     await edit(run, request);
     expect(budget.tokens).toBe(tokens);
     // Three attempts counted (503, 503, 503): the credential's one was not.
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: false, reason: 'max-attempts' });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({ retry: false, reason: 'max-attempts' });
     expect(run.attempts).toBe(4);
   });
 
@@ -118,9 +119,12 @@ describe('createCredentialRefresh', () => {
       onGiveUp: (e) => void given.push(e),
     });
     const { run, request } = begin(policy);
-    decided(run.next({ status: 401 }));
+    decided(decideOn(run, { status: 401 }));
     await edit(run, request);
-    expect(decided(run.next({ status: 401 }))).toMatchObject({ retry: false, reason: 'credential-refused' });
+    expect(decided(decideOn(run, { status: 401 }))).toMatchObject({
+      retry: false,
+      reason: 'credential-refused',
+    });
     expect(given).toMatchObject([{ reason: 'credential-refused', status: 401, attempt: 2 }]);
     expect(run.summary).toMatchObject({ attempts: 2, outcome: 'failure', reason: 'credential-refused' });
   });
@@ -130,16 +134,19 @@ describe('createCredentialRefresh', () => {
       credential: createCredentialRefresh({ refresh: () => 'Bearer new' }),
     });
     const post = policy.begin({ method: 'POST', url: URL_A, body: 'replayable' });
-    expect(decided(post.next({ status: 401 }))).toMatchObject({ retry: true, reason: 'credential' });
+    expect(decided(decideOn(post, { status: 401 }))).toMatchObject({ retry: true, reason: 'credential' });
     const stream = policy.begin({ method: 'PUT', url: URL_A, body: 'stream' });
-    expect(decided(stream.next({ status: 401 }))).toMatchObject({ retry: false });
+    expect(decided(decideOn(stream, { status: 401 }))).toMatchObject({ retry: false });
     const refused = createRetryPolicy({
       credential: createCredentialRefresh({ refresh: () => 'Bearer new' }),
       shouldRetry: () => false,
     }).begin({ method: 'GET', url: URL_A });
-    expect(decided(refused.next({ status: 401 }))).toMatchObject({ retry: false, reason: 'should-retry' });
+    expect(decided(decideOn(refused, { status: 401 }))).toMatchObject({
+      retry: false,
+      reason: 'should-retry',
+    });
     const notStale = policy.begin({ method: 'GET', url: URL_A });
-    expect(decided(notStale.next({ status: 403 }))).toMatchObject({
+    expect(decided(decideOn(notStale, { status: 403 }))).toMatchObject({
       retry: false,
       reason: 'status-not-retryable',
     });
@@ -160,13 +167,13 @@ describe('createCredentialRefresh', () => {
     });
     const a = begin(policy);
     const b = begin(policy);
-    decided(a.run.next({ status: 401 }));
-    decided(b.run.next({ status: 403 }));
+    decided(decideOn(a.run, { status: 401 }));
+    decided(decideOn(b.run, { status: 403 }));
     await expect(edit(a.run, a.request)).rejects.toBe(broken);
     await expect(edit(b.run, b.request)).rejects.toBe(broken);
     expect(a.run.summary).toMatchObject({ reason: 'hook-failed', error: broken });
     const c = begin(policy);
-    decided(c.run.next({ status: 401 }));
+    decided(decideOn(c.run, { status: 401 }));
     await edit(c.run, c.request);
     expect(calls).toBe(2);
     expect(c.header('authorization')).toBe('Bearer new');
@@ -177,7 +184,7 @@ describe('createCredentialRefresh', () => {
       credential: createCredentialRefresh({ refresh: () => 'Bearer a\r\nx: y' }),
     });
     const { run, request } = begin(policy);
-    decided(run.next({ status: 401 }));
+    decided(decideOn(run, { status: 401 }));
     await expect(edit(run, request)).rejects.toThrow(
       /"credential\.refresh" must return a non-empty header value/,
     );
@@ -189,7 +196,7 @@ describe('createCredentialRefresh', () => {
     });
     const { request, header } = editable({ 'x-api-key': 'key-1' });
     const run = policy.begin({ method: 'GET', url: URL_A, headers: headers({ 'x-api-key': 'key-1' }) });
-    decided(run.next({ status: 401 }));
+    decided(decideOn(run, { status: 401 }));
     await edit(run, request);
     expect(header('x-api-key')).toBe('key-2');
   });

@@ -3,6 +3,7 @@ import { backoffStrategies } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide, UNREAD_429_MS } from '../src/decide.ts';
+import { decideOn } from '../src/decision-methods.ts';
 import { decided, headers, outcome } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;
@@ -84,7 +85,7 @@ describe('decision properties', () => {
             const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
             const out: number[] = [];
             for (;;) {
-              const d = decided(run.next({ status: 503 }));
+              const d = decided(decideOn(run, { status: 503 }));
               if (!d.retry) return out;
               out.push(d.delayMs);
             }

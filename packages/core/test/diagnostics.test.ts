@@ -3,6 +3,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRetryPolicy } from '@jitterbug/core';
 import { CHANNELS } from '@jitterbug/core/diagnostics';
 import { afterEach, describe, expect, it } from 'vitest';
+import { beforeAttempt, decideOn, waitBetween } from '../src/decision-methods.ts';
 import { decided, fixed } from './helpers.ts';
 
 const seen: [string, Record<string, unknown>][] = [];
@@ -21,11 +22,11 @@ describe('diagnostics_channel events', () => {
     for (const [name, listener] of listeners) subscribe(name, listener);
     const policy = createRetryPolicy({ random: fixed(0.5), budget: false });
     const run = policy.begin({ method: 'GET', url: 'https://api.example.com/a' });
-    run.beforeAttempt();
-    decided(run.next({ status: 503 }));
-    await run.wait(0);
-    run.beforeAttempt();
-    decided(run.next({ status: 200 }));
+    beforeAttempt(run);
+    decided(decideOn(run, { status: 503 }));
+    await waitBetween(run, 0);
+    beforeAttempt(run);
+    decided(decideOn(run, { status: 200 }));
     expect(seen.map(([key]) => key)).toEqual([
       'runStart',
       'attemptStart',
@@ -47,15 +48,15 @@ describe('diagnostics_channel events', () => {
     for (const [name, listener] of listeners) subscribe(name, listener);
     const run = createRetryPolicy({ maxAttempts: 1 }).begin({ method: 'GET', url: 'https://x/' });
     const error = Object.assign(new Error('reset'), { code: 'ECONNRESET' });
-    decided(run.next({ error }));
+    decided(decideOn(run, { error }));
     expect(seen.find(([key]) => key === 'attemptEnd')?.[1]).toMatchObject({ errorCode: 'ECONNRESET', error });
     expect(seen.find(([key]) => key === 'giveUp')?.[1]).toMatchObject({ reason: 'max-attempts', run });
   });
 
   it('publishes nothing, and builds no message, without subscribers', () => {
     const run = createRetryPolicy().begin({ method: 'GET', url: 'https://x/' });
-    run.beforeAttempt();
-    decided(run.next({ status: 200 }));
+    beforeAttempt(run);
+    decided(decideOn(run, { status: 200 }));
     expect(seen).toEqual([]);
   });
 });

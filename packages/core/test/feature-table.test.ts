@@ -14,6 +14,7 @@ import {
 } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import { ROUTE_KEYS } from '../src/create-retry-policy.ts';
+import { decideOn } from '../src/decision-methods.ts';
 import { type FeatureRow, FEATURES as ROWS } from '../src/features/table.ts';
 import { CALL_KEYS, POLICY_KEYS } from '../src/validate.ts';
 
@@ -56,7 +57,7 @@ describe('the feature table', () => {
 
   it("gives a run's summary every summary field of a row, filled in or undefined", () => {
     const run = createRetryPolicy().begin(request);
-    run.next({ status: 200 });
+    decideOn(run, { status: 200 });
     for (const row of FEATURES.filter((r) => r.summary)) expect(run.summary).toHaveProperty(row.summary!);
   });
 

@@ -5,6 +5,7 @@
 import { createHedging, createRetryPolicy } from '@jitterbug/core';
 import type { AttemptResult, RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { settleOn } from '../src/decision-methods.ts';
 import type { HedgedCopies } from '../src/features/hedge-race.ts';
 
 interface Copy {
@@ -92,7 +93,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     // A failure has no time to an answer: the window is unchanged.
     expect(hedging.latencies.count).toBe(1);
     expect([...dropped, ...failed.dropped]).toEqual([]);
-    r.settle(200);
+    settleOn(r, 200);
     expect(r.summary?.hedge).toBeUndefined();
   });
 
@@ -151,7 +152,7 @@ describe('raceCopies: the hedged copies of one attempt', () => {
     await tick();
     copies[1]?.answer({ status: 200 });
     await won;
-    r.settle(200);
+    settleOn(r, 200);
     expect(r.summary?.hedge).toEqual({ copies: 1, winner: 2 });
   });
 });

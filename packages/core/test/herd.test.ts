@@ -7,6 +7,7 @@
 import { createPacer, createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { decideOn, settleOn } from '../src/decision-methods.ts';
 import { decided, fixed, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/items';
@@ -46,7 +47,8 @@ describe('the herd line', () => {
     const { policy, at } = setup();
     const runs = Array.from({ length: 12 }, () => policy.begin({ method: 'GET', url: URL_A }));
     at(0);
-    for (const run of runs) expect(decided(run.next(limited))).toMatchObject({ retry: true, delayMs: 1000 });
+    for (const run of runs)
+      expect(decided(decideOn(run, limited))).toMatchObject({ retry: true, delayMs: 1000 });
     // Each asks when its wait is over (all at 1 s); the line releases them one after the other.
     const released = releaseTimes(runs, at, 1000);
     expect(released[0]).toBe(1000);
@@ -60,15 +62,15 @@ describe('the herd line', () => {
   it('holds no first attempt, and no retry of another origin or of a 503', () => {
     const { policy, at } = setup();
     at(0);
-    for (let i = 0; i < 5; i++) decided(policy.begin({ method: 'GET', url: URL_A }).next(limited));
+    for (let i = 0; i < 5; i++) decided(decideOn(policy.begin({ method: 'GET', url: URL_A }), limited));
     expect(policy.begin({ method: 'GET', url: URL_A }).admission()).toBeUndefined();
     const other = policy.begin({ method: 'GET', url: 'https://other.example.com/x' });
-    decided(other.next(limited));
+    decided(decideOn(other, limited));
     at(1000);
     expect(other.admission()).toBeUndefined();
     const busy = policy.begin({ method: 'GET', url: URL_A });
     at(0);
-    decided(busy.next({ status: 503, headers: headers({ 'retry-after': '1' }) }));
+    decided(decideOn(busy, { status: 503, headers: headers({ 'retry-after': '1' }) }));
     at(1000);
     expect(busy.admission()).toBeUndefined();
   });
@@ -78,11 +80,11 @@ describe('the herd line', () => {
       const { policy, at } = setup();
       const runs = Array.from({ length: 10 }, () => policy.begin({ method: 'GET', url: URL_A }));
       at(0);
-      for (const run of runs) decided(run.next(limited));
+      for (const run of runs) decided(decideOn(run, limited));
       const [, second] = releaseTimes(runs.slice(0, 2), at, 1000);
       at(second!);
-      if (refusedAgain) decided(runs[1]!.next(limited));
-      else decided(runs[1]!.next({ status: 200 }));
+      if (refusedAgain) decided(decideOn(runs[1]!, limited));
+      else decided(decideOn(runs[1]!, { status: 200 }));
       return releaseTimes([runs[2]!], at, second!)[0]! - second!;
     };
     // Refused again, the line is held for its Retry-After too.
@@ -94,7 +96,7 @@ describe('the herd line', () => {
     const { policy, at } = setup({ deadlineMs: 1500 });
     const runs = Array.from({ length: 20 }, () => policy.begin({ method: 'GET', url: URL_A }));
     at(0);
-    for (const run of runs) decided(run.next(limited));
+    for (const run of runs) decided(decideOn(run, limited));
     at(1000);
     const last = runs.at(-1)!;
     expect(last.admission()).toBeUndefined();
@@ -102,7 +104,7 @@ describe('the herd line', () => {
     const short = setup({ retryAfter: { maxMs: 1300 } });
     const herd = Array.from({ length: 20 }, () => short.policy.begin({ method: 'GET', url: URL_A }));
     short.at(0);
-    for (const run of herd) decided(run.next(limited));
+    for (const run of herd) decided(decideOn(run, limited));
     short.at(1000);
     expect(herd.at(-1)!.admission()).toBeUndefined();
     expect(herd[1]!.admission()).toMatchObject({ holdMs: expect.any(Number) });
@@ -116,7 +118,7 @@ describe('the herd line', () => {
     const { policy, at } = setup({ herd: false });
     const runs = Array.from({ length: 5 }, () => policy.begin({ method: 'GET', url: URL_A }));
     at(0);
-    for (const run of runs) decided(run.next(limited));
+    for (const run of runs) decided(decideOn(run, limited));
     at(1000);
     for (const run of runs) expect(run.admission()).toBeUndefined();
   });
@@ -126,7 +128,7 @@ describe('the herd line', () => {
     expect(policy.options.observing).toBe(false);
     expect(policy.options.admitting).toHaveLength(1);
     const run = policy.begin({ method: 'GET', url: URL_A });
-    expect(run.settle(200)).toMatchObject({ retry: false, reason: 'success' });
+    expect(settleOn(run, 200)).toMatchObject({ retry: false, reason: 'success' });
   });
 
   it('is a policy’s option, a boolean', () => {

@@ -2,6 +2,7 @@ import { createRetryPolicy, getRetryInfo, type RetryInfo, seededRandom } from '@
 import { privateSlot, setRetryInfo } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../src/decision-methods.ts';
 import { decided } from './helpers.ts';
 
 describe('seededRandom', () => {
@@ -190,7 +191,7 @@ describe('getRetryInfo / setRetryInfo', () => {
 
   it('round-trips a real run summary', () => {
     const run = createRetryPolicy().begin({ method: 'GET', url: 'https://api.example.com/' });
-    decided(run.next({ status: 200 }));
+    decided(decideOn(run, { status: 200 }));
     const response = {};
     setRetryInfo(response, run.summary!);
     expect(getRetryInfo(response)).toMatchObject({ attempts: 1, reason: 'success', outcome: 'success' });

@@ -7,6 +7,7 @@
 import { createPacer, createRetryPolicy, type Pacer, PacerError, type RetryOptions } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { beforeAttempt, decideOn } from '../src/decision-methods.ts';
 import { isPacer } from '../src/features/pacer.ts';
 import { clock, decided, headers } from './helpers.ts';
 
@@ -50,7 +51,7 @@ const setup = (options: RetryOptions = {}) => {
     for (let i = 0; i < n; i++) {
       const run = begin();
       expect(run.admission()).toBeUndefined();
-      decided(run.next({ status: 200, headers: answer }));
+      decided(decideOn(run, { status: 200, headers: answer }));
       c.advance(gapMs);
     }
   };
@@ -65,7 +66,7 @@ describe('pacer: 429 and Retry-After', () => {
     const { c, pacer, begin, turns, accepted } = setup();
     accepted(10, 100);
     expect(pacer.rateOf(origin, c.now())).toBe(Infinity);
-    decided(begin().next(limited('2')));
+    decided(decideOn(begin(), limited('2')));
     const t429 = c.now();
     const sent = turns(Array.from({ length: 6 }, () => begin())) as number[];
     // Not before the 2 s the server asked for, in the order they came, and not all at once: from the
@@ -81,7 +82,7 @@ describe('pacer: 429 and Retry-After', () => {
     accepted(5, 200);
     const first = begin();
     expect(first.admission()).toBeUndefined();
-    const decision = decided(first.next(limited('1')));
+    const decision = decided(decideOn(first, limited('1')));
     expect(decision).toMatchObject({ retry: true, delaySource: 'retry-after' });
     const later = begin();
     expect(begin('https://other.example.com/x').admission()).toBeUndefined();
@@ -97,7 +98,7 @@ describe('pacer: 429 and Retry-After', () => {
       accepted(20, 50);
       const inFlight = Array.from({ length: n }, () => begin());
       for (const run of inFlight) expect(run.admission()).toBeUndefined();
-      for (const run of inFlight) decided(run.next(limited('1')));
+      for (const run of inFlight) decided(decideOn(run, limited('1')));
       return pacer.rateOf(origin, c.now() + 1000);
     });
     expect(paces[1]).toBe(paces[0]);
@@ -107,9 +108,9 @@ describe('pacer: 429 and Retry-After', () => {
   it('a hold longer than retryAfter.maxMs fails at once with a PacerError, reason retry-after-too-long', async () => {
     const giveUps: unknown[] = [];
     const { begin } = setup({ retryAfter: { maxMs: 5_000 }, onGiveUp: (e) => giveUps.push(e) });
-    decided(begin().next(limited('3600')));
+    decided(decideOn(begin(), limited('3600')));
     const held = begin();
-    const error = await Promise.resolve(held.beforeAttempt()).then(
+    const error = await Promise.resolve(beforeAttempt(held)).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -122,10 +123,10 @@ describe('pacer: 429 and Retry-After', () => {
 
   it("with whenLonger: 'cap', a request waits retryAfter.maxMs at most, then is sent", async () => {
     const { c, begin } = setup({ retryAfter: { maxMs: 5_000, whenLonger: 'cap' } });
-    decided(begin().next(limited('3600')));
+    decided(decideOn(begin(), limited('3600')));
     const held = begin();
     const start = c.now();
-    for (let turn = held.beforeAttempt(); turn; turn = held.beforeAttempt()) await turn;
+    for (let turn = beforeAttempt(held); turn; turn = beforeAttempt(held)) await turn;
     expect(c.now() - start).toBe(5_000);
     expect(held.totalDelayMs).toBe(5_000);
   });
@@ -133,7 +134,7 @@ describe('pacer: 429 and Retry-After', () => {
   it('a wait in line that lasts longer than retryAfter.maxMs fails the request then', () => {
     const { c, begin, turns, accepted } = setup({ retryAfter: { maxMs: 3_000 } });
     accepted(1, 1000);
-    decided(begin().next(limited('2')));
+    decided(decideOn(begin(), limited('2')));
     const start = c.now();
     // The origin accepted one request a second: after the 2 s hold the line moves at about that pace
     // (doubling each second until the next 429), and the last ones would have waited past 3 s.
@@ -145,20 +146,20 @@ describe('pacer: 429 and Retry-After', () => {
 
   it('a hold past the deadline fails at once with reason deadline', async () => {
     const { begin } = setup({ deadlineMs: 1_000 });
-    decided(begin().next(limited('2')));
+    decided(decideOn(begin(), limited('2')));
     const held = begin();
-    await expect(Promise.resolve(held.beforeAttempt())).rejects.toBeInstanceOf(PacerError);
+    await expect(Promise.resolve(beforeAttempt(held))).rejects.toBeInstanceOf(PacerError);
     expect(held.summary).toMatchObject({ reason: 'deadline' });
   });
 
   it('the caller’s abort ends a hold at once, with its reason', async () => {
     const { begin } = setup();
-    decided(begin().next(limited('2')));
+    decided(decideOn(begin(), limited('2')));
     const held = begin();
     const controller = new AbortController();
     const reason = new Error('left');
     controller.abort(reason);
-    await expect(Promise.resolve(held.beforeAttempt(controller.signal))).rejects.toBe(reason);
+    await expect(Promise.resolve(beforeAttempt(held, controller.signal))).rejects.toBe(reason);
     expect(held.summary).toMatchObject({ reason: 'aborted', attempts: 0 });
   });
 
@@ -174,9 +175,9 @@ describe('pacer: 429 and Retry-After', () => {
       },
     });
     const begin = () => policy.begin({ method: 'GET', url: URL_A });
-    decided(begin().next(limited('2')));
+    decided(decideOn(begin(), limited('2')));
     const held = begin();
-    for (let turn = held.beforeAttempt(); turn; turn = held.beforeAttempt()) await turn;
+    for (let turn = beforeAttempt(held); turn; turn = beforeAttempt(held)) await turn;
     expect(waits.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2_000);
     expect(waits.length).toBeLessThan(20);
   });
@@ -184,7 +185,7 @@ describe('pacer: 429 and Retry-After', () => {
   it('retryAfter: false: a 429 holds nothing until its Retry-After (the pace it teaches still applies)', () => {
     const { c, begin, turns, accepted } = setup({ retryAfter: false });
     accepted(50, 20);
-    decided(begin().next(limited('30')));
+    decided(decideOn(begin(), limited('30')));
     const [sent] = turns([begin()]) as number[];
     expect(sent! - c.now()).toBeLessThan(1_000);
   });
@@ -195,7 +196,7 @@ describe('pacer: what the server advertises', () => {
     const { c, begin, turns } = setup();
     const run = begin();
     run.admission();
-    decided(run.next({ status: 200, headers: headers({ ratelimit: '"default";r=4;t=2' }) }));
+    decided(decideOn(run, { status: 200, headers: headers({ ratelimit: '"default";r=4;t=2' }) }));
     const start = c.now();
     const sent = turns(Array.from({ length: 4 }, () => begin())) as number[];
     // Four more in the next two seconds: one every 500 ms, none refused, no 429 needed to learn it.
@@ -210,7 +211,7 @@ describe('pacer: what the server advertises', () => {
       'ratelimit-policy': '"default";q=60;w=60',
       ratelimit: '"default";r=50;t=5',
     });
-    decided(run.next({ status: 200, headers: advertised }));
+    decided(decideOn(run, { status: 200, headers: advertised }));
     const start = c.now();
     const sent = turns(Array.from({ length: 3 }, () => begin())) as number[];
     expect(sent.map((t) => t - start)).toEqual([0, 1000, 2000]);
@@ -221,7 +222,7 @@ describe('pacer: what the server advertises', () => {
     const run = begin();
     run.admission();
     const spent = headers({ 'ratelimit-policy': '"default";q=10;w=5', ratelimit: '"default";r=0;t=3' });
-    decided(run.next({ status: 200, headers: spent }));
+    decided(decideOn(run, { status: 200, headers: spent }));
     const start = c.now();
     const sent = turns(Array.from({ length: 3 }, () => begin())) as number[];
     expect(sent.map((t) => t - start)).toEqual([3000, 3500, 4000]);
@@ -234,7 +235,7 @@ describe('pacer: what the server advertises', () => {
       run.admission();
       const value = typeof reset === 'string' ? reset : reset(c);
       decided(
-        run.next({
+        decideOn(run, {
           status: 200,
           headers: headers({ 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': value }),
         }),
@@ -255,7 +256,7 @@ describe('pacer: what the server advertises', () => {
       'x-ratelimit-remaining': '1e3',
       'x-ratelimit-reset': 'soon',
     });
-    decided(run.next({ status: 200, headers: garbage }));
+    decided(decideOn(run, { status: 200, headers: garbage }));
     const start = c.now();
     expect((turns(Array.from({ length: 5 }, () => begin())) as number[]).map((t) => t - start)).toEqual([
       0, 0, 0, 0, 0,
@@ -277,7 +278,7 @@ describe('pacer: an origin that answers everything with 503', () => {
       const run = begin();
       if (run.admission() !== undefined) break;
       sent++;
-      decided(run.next(unavailable));
+      decided(decideOn(run, unavailable));
       c.advance(100);
     }
     expect(c.now() - lastAccepted).toBeGreaterThanOrEqual(1000);
@@ -292,13 +293,13 @@ describe('pacer: an origin that answers everything with 503', () => {
     expect(outcomes.filter((o) => o === 'sent')).toHaveLength(2);
     expect(outcomes.filter((o) => o === 'origin-unavailable')).toHaveLength(8);
     const refused = begin();
-    await expect(Promise.resolve(refused.beforeAttempt())).rejects.toBeInstanceOf(PacerError);
+    await expect(Promise.resolve(beforeAttempt(refused))).rejects.toBeInstanceOf(PacerError);
     expect(refused.summary).toMatchObject({ attempts: 0, reason: 'origin-unavailable' });
     // A probe answered 200: the origin is back, every request goes.
     c.advance(500);
     const probe = begin();
     expect(probe.admission()).toBeUndefined();
-    decided(probe.next({ status: 200 }));
+    decided(decideOn(probe, { status: 200 }));
     for (let i = 0; i < 5; i++) expect(begin().admission()).toBeUndefined();
   });
 
@@ -309,10 +310,10 @@ describe('pacer: an origin that answers everything with 503', () => {
       run.admission();
       c.advance(100);
       if (i < 11) {
-        run.next(unavailable);
+        decideOn(run, unavailable);
         continue;
       }
-      expect(decided(run.next(unavailable))).toMatchObject({
+      expect(decided(decideOn(run, unavailable))).toMatchObject({
         retry: false,
         reason: 'origin-unavailable',
         gaveUp: true,
@@ -326,7 +327,7 @@ describe('pacer: an origin that answers everything with 503', () => {
     for (let i = 0; i < 40; i++) {
       const run = begin();
       expect(run.admission()).toBeUndefined();
-      decided(run.next(i % 2 === 0 ? unavailable : { status: 200 }));
+      decided(decideOn(run, i % 2 === 0 ? unavailable : { status: 200 }));
       c.advance(100);
     }
   });
@@ -336,12 +337,12 @@ describe('pacer: the option', () => {
   it('is off by default; pacer: false turns it off; one Pacer is shared by the policies given it', () => {
     expect(createRetryPolicy().options.feature.pacer).toBeUndefined();
     const off = setup({ pacer: false });
-    decided(off.begin().next(limited('2')));
+    decided(decideOn(off.begin(), limited('2')));
     expect(off.begin().admission()).toBeUndefined();
     const pacer = createPacer();
     const a = setup({ pacer });
     const b = setup({ pacer });
-    decided(a.begin().next(limited('2')));
+    decided(decideOn(a.begin(), limited('2')));
     expect(b.begin().admission()).toMatchObject({ holdMs: expect.any(Number) });
   });
 

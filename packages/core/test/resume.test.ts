@@ -2,6 +2,7 @@
 import { createResume, createRetryPolicy, ResumeError } from '@jitterbug/core';
 import { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { settleOn } from '../src/decision-methods.ts';
 import { isResume } from '../src/features/resume.ts';
 import { decided, fetchFailed, fixed, headers } from './helpers.ts';
 
@@ -83,26 +84,26 @@ describe('resumeDecision', () => {
 
   it('reopens the run for a retried error: counted, delayed, reported as resume', () => {
     const run = begin(true);
-    decided(run.settle(200)!);
+    decided(settleOn(run, 200)!);
     expect(decided(resumeDecision(run, fetchFailed('ECONNRESET')))).toMatchObject({
       retry: true,
       reason: 'resume',
     });
     expect(run.summary).toBeUndefined();
-    decided(run.settle(206)!);
+    decided(settleOn(run, 206)!);
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['resume'], outcome: 'success' });
   });
 
   it('finishes the run as a failure when it may not resume (no attempts left, an error not retried)', () => {
     const last = begin(true, 1);
-    decided(last.settle(200)!);
+    decided(settleOn(last, 200)!);
     expect(decided(resumeDecision(last, fetchFailed('ECONNRESET')))).toMatchObject({
       retry: false,
       reason: 'max-attempts',
     });
     expect(last.summary).toMatchObject({ outcome: 'failure', reason: 'max-attempts' });
     const odd = begin(true);
-    decided(odd.settle(200)!);
+    decided(settleOn(odd, 200)!);
     expect(decided(resumeDecision(odd, new Error('parse error')))).toMatchObject({
       retry: false,
       reason: 'error-not-retryable',

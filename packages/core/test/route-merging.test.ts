@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bodyKind } from '../src/adapter.ts';
+import { decideOn } from '../src/decision-methods.ts';
 import { createRetryPolicy, exponential } from '../src/index.ts';
 import { sleep } from '../src/sleep.ts';
 import { decided } from './helpers.ts';
@@ -26,7 +27,7 @@ describe('route rules override only the fields they name', () => {
 
   it('accepts a strategy function with its own numbers', () => {
     const run = policy.begin({ method: 'GET', url: 'http://h/custom/1' });
-    const d = decided(run.next({ status: 503 }));
+    const d = decided(decideOn(run, { status: 503 }));
     expect(d).toMatchObject({ retry: true, delayMs: 7 });
   });
 

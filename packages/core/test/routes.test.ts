@@ -1,5 +1,6 @@
 import { createRetryBudget, createRetryPolicy, type RetryEvent } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../src/decision-methods.ts';
 import { decided, fixed } from './helpers.ts';
 
 const url = (path: string) => `https://api.example.com${path}`;
@@ -98,9 +99,11 @@ describe('routes', () => {
       routes: [{ match: '/no-retry/*', retry: false }],
     });
     const run = policy.begin({ method: 'GET', url: url('/no-retry/x') });
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: false, reason: 'route-disabled' });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({ retry: false, reason: 'route-disabled' });
     expect(giveUps).toEqual(['route-disabled /no-retry/*']);
-    expect(decided(policy.begin({ method: 'GET', url: url('/yes') }).next({ status: 503 })).retry).toBe(true);
+    expect(decided(decideOn(policy.begin({ method: 'GET', url: url('/yes') }), { status: 503 })).retry).toBe(
+      true,
+    );
   });
 
   it('overrides only the fields given; the rest come from the base options', () => {
@@ -145,8 +148,8 @@ describe('routes', () => {
       routes: [{ match: '/named', name: 'named-route' }],
     });
     const run = policy.begin({ method: 'GET', url: url('/named') });
-    decided(run.next({ status: 503 }));
-    decided(run.next({ status: 200 }));
+    decided(decideOn(run, { status: 503 }));
+    decided(decideOn(run, { status: 200 }));
     expect(routes).toEqual(['named-route', 'named-route']);
   });
 });

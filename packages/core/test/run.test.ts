@@ -7,6 +7,7 @@ import {
 } from '@jitterbug/core';
 import type { AttemptResult } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { decideOn, finishRun, waitBetween } from '../src/decision-methods.ts';
 import { clock, decided, fetchFailed, fixed, headers, recordingSleep } from './helpers.ts';
 
 const URL_ = 'https://api.example.com/items?page=2';
@@ -28,9 +29,9 @@ const drive = async (options: RetryOptions, results: AttemptResult[], method = '
   const run = policy.begin({ method, url: URL_ });
   for (const result of results) {
     c.advance(10); // the attempt takes 10 ms
-    const decision = decided(run.next(result));
+    const decision = decided(decideOn(run, result));
     if (!decision.retry) break;
-    await run.wait(decision.delayMs);
+    await waitBetween(run, decision.delayMs);
     c.advance(decision.delayMs);
   }
   return { run, sleep, events };
@@ -121,17 +122,20 @@ describe('RetryRun.next and wait', () => {
   it('POST with an Idempotency-Key header is retried through begin()', () => {
     const policy = createRetryPolicy({ random: fixed(0), budget: false });
     const run = policy.begin({ method: 'POST', url: URL_, headers: headers({ 'Idempotency-Key': 'abc' }) });
-    expect(decided(run.next({ error: fetchFailed('ECONNRESET') })).retry).toBe(true);
+    expect(decided(decideOn(run, { error: fetchFailed('ECONNRESET') })).retry).toBe(true);
   });
 
   it('a stream body is not retried; an adapter that buffered it marks it replayable', () => {
     const policy = createRetryPolicy({ random: fixed(0), budget: false });
     const run = policy.begin({ method: 'PUT', url: URL_, body: 'stream' });
     expect(run.body).toBe('stream');
-    expect(decided(run.next({ status: 503 }))).toMatchObject({ retry: false, reason: 'body-not-replayable' });
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({
+      retry: false,
+      reason: 'body-not-replayable',
+    });
     const buffered = policy.begin({ method: 'PUT', url: URL_, body: 'stream' });
     buffered.body = 'replayable';
-    expect(decided(buffered.next({ status: 503 })).retry).toBe(true);
+    expect(decided(decideOn(buffered, { status: 503 })).retry).toBe(true);
   });
 
   it('retry-after-too-long and deadline give-ups carry the refused delay', async () => {
@@ -156,7 +160,7 @@ describe('RetryRun.next and wait', () => {
     const run = policy.begin({ method: 'GET', url: URL_ });
     c.advance(990);
     expect(run.elapsedMs()).toBe(990);
-    expect(decided(run.next({ status: 503 }))).toMatchObject({
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({
       retry: false,
       reason: 'deadline',
       refusedDelayMs: 50,
@@ -168,7 +172,7 @@ describe('RetryRun.next and wait', () => {
     const policy = createRetryPolicy({ now: c.now, random: fixed(0), budget: false });
     const run = policy.begin({ method: 'GET', url: URL_ });
     const decision = decided(
-      run.next({
+      decideOn(run, {
         status: 503,
         headers: headers({ 'Retry-After': 'Tue, 01 Jan 2030 00:00:30 GMT' }),
       }),
@@ -204,7 +208,9 @@ describe('RetryRun.next and wait', () => {
         throw new Error('hook');
       },
     });
-    expect(() => decided(policy.begin({ method: 'GET', url: URL_ }).next({ status: 503 }))).toThrow('hook');
+    expect(() => decided(decideOn(policy.begin({ method: 'GET', url: URL_ }), { status: 503 }))).toThrow(
+      'hook',
+    );
   });
 
   it.each([
@@ -235,7 +241,7 @@ describe('RetryRun.next and wait', () => {
       }).begin({ method: 'GET', url: URL_ });
       let error: unknown;
       try {
-        await run.next({ status: 503 });
+        await decideOn(run, { status: 503 });
       } catch (caught) {
         error = caught;
       }
@@ -250,7 +256,7 @@ describe('RetryRun.next and wait', () => {
       });
       expect(run.summary?.error).toBe(broken);
       // The run is over: an adapter that then aborts it changes nothing.
-      run.abort(new Error('later'));
+      finishRun(run, 'aborted', undefined, new Error('later'), false);
       expect(finished).toHaveLength(1);
     },
   );
@@ -263,7 +269,7 @@ describe('RetryRun.next and wait', () => {
 
   it('onFinish is called once even if abort() follows the end', async () => {
     const { run, events } = await drive({}, [{ status: 200 }]);
-    run.abort(new Error('late'));
+    finishRun(run, 'aborted', undefined, new Error('late'), false);
     expect(events.finish).toHaveLength(1);
     expect(run.summary?.reason).toBe('success');
   });
@@ -278,7 +284,7 @@ describe('RetryRun.wait with abort', () => {
       },
     });
     const controller = new AbortController();
-    await policy.begin({ method: 'GET', url: URL_ }).wait(5, controller.signal);
+    await waitBetween(policy.begin({ method: 'GET', url: URL_ }), 5, controller.signal);
     expect(seen).toEqual([controller.signal]);
   });
 
@@ -286,11 +292,11 @@ describe('RetryRun.wait with abort', () => {
     const finished: RetryInfo[] = [];
     const policy = createRetryPolicy({ onFinish: (s) => finished.push(s), random: fixed(0.5) });
     const run = policy.begin({ method: 'GET', url: URL_ });
-    const decision = decided(run.next({ status: 503 }));
+    const decision = decided(decideOn(run, { status: 503 }));
     expect(decision.retry).toBe(true);
     const controller = new AbortController();
     const reason = new Error('user cancelled');
-    const waiting = run.wait(60_000, controller.signal);
+    const waiting = waitBetween(run, 60_000, controller.signal);
     controller.abort(reason);
     await expect(waiting).rejects.toBe(reason);
     expect(run.totalDelayMs).toBe(0);
@@ -309,8 +315,8 @@ describe('RetryRun.wait with abort', () => {
       },
     });
     const run = policy.begin({ method: 'GET', url: URL_ });
-    expect(decided(run.next({ status: 503 })).retry).toBe(true);
-    await expect(run.wait(100, controller.signal)).rejects.toBe(reason);
+    expect(decided(decideOn(run, { status: 503 })).retry).toBe(true);
+    await expect(waitBetween(run, 100, controller.signal)).rejects.toBe(reason);
     expect(run.totalDelayMs).toBe(0);
     expect(finished).toEqual([expect.objectContaining({ reason: 'aborted', error: reason, attempts: 1 })]);
   });
@@ -318,7 +324,7 @@ describe('RetryRun.wait with abort', () => {
   it('an already aborted signal rejects at once', async () => {
     const run = createRetryPolicy().begin({ method: 'GET', url: URL_ });
     const signal = AbortSignal.abort(new Error('already'));
-    await expect(run.wait(60_000, signal)).rejects.toThrow('already');
+    await expect(waitBetween(run, 60_000, signal)).rejects.toThrow('already');
     expect(run.summary?.reason).toBe('aborted');
   });
 
@@ -326,7 +332,7 @@ describe('RetryRun.wait with abort', () => {
     const finished: RetryInfo[] = [];
     const run = createRetryPolicy({ onFinish: (s) => finished.push(s) }).begin({ method: 'GET', url: URL_ });
     const reason = new Error('gone');
-    run.abort(reason);
+    finishRun(run, 'aborted', undefined, reason, false);
     expect(finished).toEqual([
       expect.objectContaining({ reason: 'aborted', outcome: 'failure', error: reason, attempts: 0 }),
     ]);

@@ -6,6 +6,7 @@
 import { createRetryPolicy, type RetryEvent, type RetryInfo } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import { decide, UNREAD_429_MS } from '../src/decide.ts';
+import { decideOn, waitBetween } from '../src/decision-methods.ts';
 import { decided, fixed, headers, outcome, recordingSleep, resolved } from './helpers.ts';
 
 const retried = (d: ReturnType<typeof decide>) => {
@@ -77,9 +78,9 @@ describe('the retry event and the summary', () => {
       { status: 503 },
       { status: 200 },
     ]) {
-      const d = decided(run.next(result));
+      const d = decided(decideOn(run, result));
       if (!d.retry) break;
-      await run.wait(d.delayMs);
+      await waitBetween(run, d.delayMs);
     }
     expect(events.map((e) => [e.status, e.delaySource, e.serverDelayUnread])).toEqual([
       [429, 'backoff', true],

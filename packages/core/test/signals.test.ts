@@ -13,6 +13,7 @@ import {
 } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import { decide, defaultRetry } from '../src/decide.ts';
+import { decideOn } from '../src/decision-methods.ts';
 import { budgetFeature } from '../src/features/budget.ts';
 import { decided, fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
 
@@ -65,8 +66,11 @@ describe('Idempotency-Key: a keyed request answered 409 or 422', () => {
       gaveUp: true,
     });
     const run = begin({ budget: { ratio: 0.1, burst: 1 } });
-    expect(decided(run.next({ status: 409 }))).toMatchObject({ retry: true, reason: 'key-in-use' });
-    expect(decided(run.next({ status: 409 }))).toMatchObject({ retry: false, reason: 'budget-exhausted' });
+    expect(decided(decideOn(run, { status: 409 }))).toMatchObject({ retry: true, reason: 'key-in-use' });
+    expect(decided(decideOn(run, { status: 409 }))).toMatchObject({
+      retry: false,
+      reason: 'budget-exhausted',
+    });
   });
 
   it('a generated key counts: a POST keyed by jitterbug is retried on 409 too', () => {
@@ -75,8 +79,8 @@ describe('Idempotency-Key: a keyed request answered 409 or 422', () => {
       'POST',
       undefined,
     );
-    expect(decided(run.next({ status: 409 }))).toMatchObject({ retry: true, reason: 'key-in-use' });
-    expect(decided(run.next({ status: 201 }))).toMatchObject({ reason: 'success' });
+    expect(decided(decideOn(run, { status: 409 }))).toMatchObject({ retry: true, reason: 'key-in-use' });
+    expect(decided(decideOn(run, { status: 201 }))).toMatchObject({ reason: 'success' });
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['key-in-use'] });
   });
 
@@ -95,7 +99,11 @@ describe('Idempotency-Key: a keyed request answered 409 or 422', () => {
 
   it('422 (the key was used with another payload): never retried, and the run says why', () => {
     const run = begin();
-    expect(decided(run.next({ status: 422 }))).toEqual({ retry: false, reason: 'key-reused', gaveUp: false });
+    expect(decided(decideOn(run, { status: 422 }))).toEqual({
+      retry: false,
+      reason: 'key-reused',
+      gaveUp: false,
+    });
     expect(run.summary).toMatchObject({ attempts: 1, reason: 'key-reused', outcome: 'failure', retries: [] });
     // Not even when 422 is among the statuses retried: then it is a give-up.
     expect(decide(outcome({ status: 422, requestHeaders: keyed }), resolved({ statusCodes: [422] }))).toEqual(
@@ -167,11 +175,11 @@ describe('Proxy-Status: an intermediary that never sent the request on', () => {
       delaySource: 'backoff',
     });
     const run = begin({ maxAttempts: 1 }, 'POST', undefined);
-    expect(decided(run.next({ status: 502, headers: refused }))).toMatchObject({
+    expect(decided(decideOn(run, { status: 502, headers: refused }))).toMatchObject({
       retry: true,
       reason: 'not-forwarded',
     });
-    expect(decided(run.next({ status: 200 }))).toMatchObject({ reason: 'success' });
+    expect(decided(decideOn(run, { status: 200 }))).toMatchObject({ reason: 'success' });
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['not-forwarded'], outcome: 'success' });
   });
 
@@ -195,11 +203,11 @@ describe('Proxy-Status: an intermediary that never sent the request on', () => {
     );
     for (let i = 0; i < 2; i++) {
       // Other requests of the policy get the same answer from the proxy in between.
-      for (const other of others) decided(other.next({ status: 502, headers: refused }));
-      expect(decided(post.next({ status: 502, headers: refused }))).toMatchObject({ retry: true });
+      for (const other of others) decided(decideOn(other, { status: 502, headers: refused }));
+      expect(decided(decideOn(post, { status: 502, headers: refused }))).toMatchObject({ retry: true });
     }
-    for (const other of others) decided(other.next({ status: 502, headers: refused }));
-    expect(decided(post.next({ status: 502, headers: refused }))).toMatchObject({
+    for (const other of others) decided(decideOn(other, { status: 502, headers: refused }));
+    expect(decided(decideOn(post, { status: 502, headers: refused }))).toMatchObject({
       retry: false,
       reason: 'method-not-idempotent',
     });
@@ -260,7 +268,7 @@ describe('one read of each field of a failed answer', () => {
         return undefined;
       };
       const run = begin({}, 'GET');
-      expect(decided(run.next({ status, headers: counting }))).toMatchObject({ retry: true });
+      expect(decided(decideOn(run, { status, headers: counting }))).toMatchObject({ retry: true });
       expect(reads.length).toBeGreaterThan(0);
       expect(reads.filter((name, i) => reads.indexOf(name) !== i)).toEqual([]);
     }
@@ -271,7 +279,7 @@ describe('RateLimit problem types', () => {
   it('quota-exceeded (a 429): ends the request at once, with the reset time when the server gives one', () => {
     const run = begin({}, 'GET');
     const d = decided(
-      run.next({
+      decideOn(run, {
         status: 429,
         headers: headers({ 'retry-after': '3600' }),
         problemType: `${PROBLEM}quota-exceeded`,
@@ -360,7 +368,7 @@ describe('a quota that is gone for hours', () => {
   it('RateLimit r=0 with a reset past retryAfter.maxMs ends the request at once: quota-exceeded, reset readable', () => {
     const run = begin({}, 'GET');
     expect(
-      decided(run.next({ status: 429, headers: headers({ ratelimit: '"daily";r=0;t=18000' }) })),
+      decided(decideOn(run, { status: 429, headers: headers({ ratelimit: '"daily";r=0;t=18000' }) })),
     ).toEqual({
       retry: false,
       reason: 'quota-exceeded',
@@ -521,13 +529,13 @@ describe('a network failure while the browser is offline', () => {
 
   it('in Node, where there is no navigator.onLine, a failure is never taken for one while offline', () => {
     const run = begin({}, 'GET');
-    expect(decided(run.next({ error: new TypeError('Failed to fetch'), code: 'ERR_NETWORK' }))).toMatchObject(
-      {
-        retry: true,
-        reason: 'error',
-        delaySource: 'backoff',
-      },
-    );
+    expect(
+      decided(decideOn(run, { error: new TypeError('Failed to fetch'), code: 'ERR_NETWORK' })),
+    ).toMatchObject({
+      retry: true,
+      reason: 'error',
+      delaySource: 'backoff',
+    });
     expect(run.lastOutcome?.offline).toBe(false);
   });
 });

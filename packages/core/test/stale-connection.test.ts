@@ -6,19 +6,20 @@
  */
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../src/decision-methods.ts';
 import { decided, fetchFailed, fixed } from './helpers.ts';
 
 const URL = 'https://api.example.com/items';
 const reset = (code = 'ECONNRESET') => ({ error: fetchFailed(code), staleConnection: true });
 const answered = (policy: ReturnType<typeof createRetryPolicy>, status = 200) =>
-  decided(policy.begin({ method: 'GET', url: URL }).next({ status }));
+  decided(decideOn(policy.begin({ method: 'GET', url: URL }), { status }));
 
 describe('stale connections', () => {
   it('a GET reset on a kept connection is retried as stale-connection, and takes no budget token', () => {
     const policy = createRetryPolicy({ random: fixed(0.5), budget: { burst: 1, ratio: 0 } });
     const run = policy.begin({ method: 'GET', url: URL });
-    expect(decided(run.next(reset()))).toMatchObject({ retry: true, reason: 'stale-connection' });
-    expect(decided(run.next({ status: 200 }))).toMatchObject({ retry: false, reason: 'success' });
+    expect(decided(decideOn(run, reset()))).toMatchObject({ retry: true, reason: 'stale-connection' });
+    expect(decided(decideOn(run, { status: 200 }))).toMatchObject({ retry: false, reason: 'success' });
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['stale-connection'], outcome: 'success' });
     expect(policy.options.feature.budget?.tokens).toBe(1);
   });
@@ -29,7 +30,7 @@ describe('stale connections', () => {
       random: fixed(0.5),
       onRetry: (e) => events.push([e.reason, e.budgetTokens]),
     });
-    decided(policy.begin({ method: 'GET', url: URL }).next(reset('UND_ERR_SOCKET')));
+    decided(decideOn(policy.begin({ method: 'GET', url: URL }), reset('UND_ERR_SOCKET')));
     expect(events).toEqual([['stale-connection', 10]]);
   });
 
@@ -40,7 +41,7 @@ describe('stale connections', () => {
       headers: (name) => (name === 'idempotency-key' ? 'order-1' : undefined),
       body: 'replayable',
     });
-    expect(decided(run.next(reset('EPIPE')))).toMatchObject({ retry: true, reason: 'stale-connection' });
+    expect(decided(decideOn(run, reset('EPIPE')))).toMatchObject({ retry: true, reason: 'stale-connection' });
   });
 
   it('a POST without a key is sent once: the server may have had it', () => {
@@ -49,37 +50,38 @@ describe('stale connections', () => {
       url: URL,
       body: 'replayable',
     });
-    expect(decided(run.next(reset()))).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
+    expect(decided(decideOn(run, reset()))).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
   });
 
   it('only for a failure that is retried at all: not an error outside errorCodes, not a stream body, not shouldRetry false', () => {
     const begin = (options: RetryOptions = {}, body: 'none' | 'stream' = 'none') =>
       createRetryPolicy({ random: fixed(0.5), ...options }).begin({ method: 'PUT', url: URL, body });
-    expect(decided(begin().next({ error: new Error('bug'), staleConnection: true }))).toMatchObject({
+    expect(decided(decideOn(begin(), { error: new Error('bug'), staleConnection: true }))).toMatchObject({
       retry: false,
       reason: 'error-not-retryable',
     });
-    expect(decided(begin({ errorCodes: ['ETIMEDOUT'] }).next(reset()))).toMatchObject({
+    expect(decided(decideOn(begin({ errorCodes: ['ETIMEDOUT'] }), reset()))).toMatchObject({
       retry: false,
       reason: 'error-not-retryable',
     });
-    expect(decided(begin({}, 'stream').next(reset()))).toMatchObject({
+    expect(decided(decideOn(begin({}, 'stream'), reset()))).toMatchObject({
       retry: false,
       reason: 'body-not-replayable',
     });
-    expect(decided(begin({ shouldRetry: () => false }).next(reset()))).toMatchObject({
+    expect(decided(decideOn(begin({ shouldRetry: () => false }), reset()))).toMatchObject({
       retry: false,
       reason: 'should-retry',
     });
     // An aborted attempt is the caller's, whatever its connection.
-    expect(decided(begin().next({ ...reset(), aborted: true }))).toMatchObject({ reason: 'aborted' });
+    expect(decided(decideOn(begin(), { ...reset(), aborted: true }))).toMatchObject({ reason: 'aborted' });
   });
 
   it('counts in maxAttempts: a server that resets every kept connection gets the request maxAttempts times at most', () => {
     const policy = createRetryPolicy({ random: fixed(0.5) });
     const run = policy.begin({ method: 'GET', url: URL });
     const reasons = [];
-    for (let d = decided(run.next(reset())); d.retry; d = decided(run.next(reset()))) reasons.push(d.reason);
+    for (let d = decided(decideOn(run, reset())); d.retry; d = decided(decideOn(run, reset())))
+      reasons.push(d.reason);
     expect(reasons).toEqual(['stale-connection', 'stale-connection']);
     expect(run.summary).toMatchObject({ attempts: 3, reason: 'max-attempts', outcome: 'failure' });
     expect(policy.options.feature.budget?.tokens).toBe(10);
@@ -89,19 +91,19 @@ describe('stale connections', () => {
     const policy = createRetryPolicy({ random: fixed(0.5), budget: { burst: 2, ratio: 0 } });
     // The 503's own retry takes one of the two tokens.
     answered(policy, 503);
-    expect(decided(policy.begin({ method: 'GET', url: URL }).next(reset()))).toMatchObject({
+    expect(decided(decideOn(policy.begin({ method: 'GET', url: URL }), reset()))).toMatchObject({
       retry: true,
       reason: 'error',
     });
     expect(policy.options.feature.budget?.tokens).toBe(0);
-    expect(decided(policy.begin({ method: 'GET', url: URL }).next(reset()))).toMatchObject({
+    expect(decided(decideOn(policy.begin({ method: 'GET', url: URL }), reset()))).toMatchObject({
       retry: false,
       reason: 'budget-exhausted',
     });
     // The servers answer fine again: a race is free again.
     answered(policy, 200);
     answered(policy, 404);
-    expect(decided(policy.begin({ method: 'GET', url: URL }).next(reset()))).toMatchObject({
+    expect(decided(decideOn(policy.begin({ method: 'GET', url: URL }), reset()))).toMatchObject({
       retry: true,
       reason: 'stale-connection',
     });
@@ -111,11 +113,11 @@ describe('stale connections', () => {
     const policy = createRetryPolicy({ random: fixed(0.5) });
     answered(policy);
     for (let i = 0; i < 40; i++) {
-      expect(decided(policy.begin({ method: 'GET', url: URL }).next(reset()))).toMatchObject({
+      expect(decided(decideOn(policy.begin({ method: 'GET', url: URL }), reset()))).toMatchObject({
         reason: 'stale-connection',
       });
     }
-    expect(decided(policy.begin({ method: 'GET', url: URL }).next({ status: 503 }))).toMatchObject({
+    expect(decided(decideOn(policy.begin({ method: 'GET', url: URL }), { status: 503 }))).toMatchObject({
       retry: true,
       reason: 'status',
     });

@@ -6,6 +6,7 @@ import {
   ThrottledError,
 } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
+import { beforeAttempt, decideOn } from '../src/decision-methods.ts';
 import { clock, decided } from './helpers.ts';
 
 const setup = (options: RetryOptions = {}, draw = 0) => {
@@ -28,12 +29,12 @@ const feed = (
 ) => {
   for (let i = 0; i < n; i++) {
     const run = begin();
-    const held = run.beforeAttempt();
+    const held = beforeAttempt(run);
     if (held) {
       held.catch(() => undefined);
       continue;
     }
-    decided(run.next({ status }));
+    decided(decideOn(run, { status }));
   }
 };
 
@@ -42,7 +43,7 @@ describe('throttle', () => {
     const { policy, begin } = setup({ maxAttempts: 1 });
     expect(policy.options.feature.throttle).toBeUndefined();
     feed(begin, 50, 503);
-    expect(begin().beforeAttempt()).toBeUndefined();
+    expect(beforeAttempt(begin())).toBeUndefined();
   });
 
   it('refuses first attempts locally once the server refuses most of them, with a ThrottledError', async () => {
@@ -51,7 +52,7 @@ describe('throttle', () => {
     feed(begin, 30, 503);
     expect(throttle.rejectProbability(c.now())).toBeGreaterThan(0);
     const refused = begin();
-    const held = refused.beforeAttempt();
+    const held = beforeAttempt(refused);
     await expect(Promise.resolve(held)).rejects.toBeInstanceOf(ThrottledError);
     expect(refused.summary).toMatchObject({ attempts: 0, reason: 'throttled', outcome: 'failure' });
   });
@@ -74,7 +75,7 @@ describe('throttle', () => {
     feed(begin, 30, 503);
     finished.length = 0;
     const refused = begin();
-    await expect(Promise.resolve(refused.beforeAttempt())).rejects.toBe(broken);
+    await expect(Promise.resolve(beforeAttempt(refused))).rejects.toBe(broken);
     expect(refused.summary).toMatchObject({ attempts: 0, reason: 'hook-failed', outcome: 'failure' });
     expect(finished).toHaveLength(1);
   });
@@ -82,7 +83,7 @@ describe('throttle', () => {
   it('lets every request through while the server accepts them', () => {
     const { begin } = setup({ throttle: createAdaptiveThrottle(), maxAttempts: 1 }, 0);
     feed(begin, 100, 200);
-    expect(begin().beforeAttempt()).toBeUndefined();
+    expect(beforeAttempt(begin())).toBeUndefined();
   });
 
   it('a retry it refuses is not made: the run ends as throttled with the last answer', () => {
@@ -92,7 +93,7 @@ describe('throttle', () => {
     const { begin: beginRetrying } = setup({ throttle, maxAttempts: 3 }, 0);
     const run = beginRetrying();
     // First attempts through (the draw is 0.999 above); the retry is drawn at 0: refused.
-    expect(decided(run.next({ status: 503 }))).toMatchObject({
+    expect(decided(decideOn(run, { status: 503 }))).toMatchObject({
       retry: false,
       reason: 'throttled',
       gaveUp: true,

@@ -4,6 +4,7 @@
  */
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
+import { decideOn } from '../src/decision-methods.ts';
 import { UNPROCESSED_ERROR_CODES } from '../src/errors.ts';
 import { decided, fetchFailed, fixed } from './helpers.ts';
 
@@ -17,26 +18,28 @@ const begin = (options: RetryOptions = {}, method = 'POST') =>
 describe('transparent retries', () => {
   it('a POST whose connection was refused is sent again, as unprocessed, outside maxAttempts', () => {
     const run = begin({ maxAttempts: 1 });
-    expect(decided(run.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
+    expect(decided(decideOn(run, { error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
       retry: true,
       reason: 'unprocessed',
     });
-    expect(decided(run.next({ status: 200 }))).toMatchObject({ reason: 'success' });
+    expect(decided(decideOn(run, { status: 200 }))).toMatchObject({ reason: 'success' });
     expect(run.summary).toMatchObject({ attempts: 2, retries: ['unprocessed'], outcome: 'success' });
   });
 
   it('the adapter’s own proof (an HTTP/2 REFUSED_STREAM, a GOAWAY below the stream) counts too', () => {
     const run = begin();
     const refused = Object.assign(new Error('stream refused'), { code: 'UND_ERR_SOCKET' });
-    expect(decided(run.next({ error: refused, unprocessed: true }))).toMatchObject({ reason: 'unprocessed' });
+    expect(decided(decideOn(run, { error: refused, unprocessed: true }))).toMatchObject({
+      reason: 'unprocessed',
+    });
   });
 
   it('stops after transparentRetries (default 2); then a POST gets the error', () => {
     const run = begin();
     for (let i = 0; i < 2; i++) {
-      expect(decided(run.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({ retry: true });
+      expect(decided(decideOn(run, { error: fetchFailed('ECONNREFUSED') }))).toMatchObject({ retry: true });
     }
-    expect(decided(run.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
+    expect(decided(decideOn(run, { error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
       retry: false,
       reason: 'method-not-idempotent',
     });
@@ -49,18 +52,20 @@ describe('transparent retries', () => {
     const post = policy.begin({ method: 'POST', url: 'https://api.example.com/charge', body: 'replayable' });
     for (let i = 0; i < 19; i++) {
       // Between two refusals of this POST, another request of the policy gets an answer.
-      decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
-      expect(decided(post.next(refused()))).toMatchObject({
+      decided(
+        decideOn(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }), { status: 200 }),
+      );
+      expect(decided(decideOn(post, refused()))).toMatchObject({
         retry: true,
         reason: 'unprocessed',
         delayMs: 50,
       });
     }
-    decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
-    expect(decided(post.next(refused()))).toMatchObject({ retry: true, reason: 'unprocessed' });
-    decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
+    decided(decideOn(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }), { status: 200 }));
+    expect(decided(decideOn(post, refused()))).toMatchObject({ retry: true, reason: 'unprocessed' });
+    decided(decideOn(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }), { status: 200 }));
     // The twenty-first refusal is the caller's: an error with no code of its own is not retried.
-    expect(decided(post.next(refused()))).toMatchObject({ retry: false, reason: 'error-not-retryable' });
+    expect(decided(decideOn(post, refused()))).toMatchObject({ retry: false, reason: 'error-not-retryable' });
     expect(post.summary).toMatchObject({ attempts: 21, outcome: 'failure' });
     // Free of the budget: every one of them was made with the default budget of 10 tokens.
     expect(policy.options.feature.budget?.tokens).toBe(10);
@@ -69,20 +74,20 @@ describe('transparent retries', () => {
   it('a server that refuses everything (no answer in between) still ends the request after transparentRetries in a row', () => {
     const policy = createRetryPolicy({ random: fixed(0.5) });
     const post = policy.begin({ method: 'POST', url: 'https://api.example.com/charge', body: 'replayable' });
-    decided(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }).next({ status: 200 }));
+    decided(decideOn(policy.begin({ method: 'GET', url: 'https://api.example.com/items' }), { status: 200 }));
     const refused = { error: fetchFailed('ECONNREFUSED') };
     // The answer before its first refusal counts as progress for that one; then two in a row without.
-    for (let i = 0; i < 3; i++) expect(decided(post.next(refused))).toMatchObject({ retry: true });
-    expect(decided(post.next(refused))).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
+    for (let i = 0; i < 3; i++) expect(decided(decideOn(post, refused))).toMatchObject({ retry: true });
+    expect(decided(decideOn(post, refused))).toMatchObject({ retry: false, reason: 'method-not-idempotent' });
   });
 
   it('a GET goes on with its ordinary retries once the transparent ones are used up', () => {
     const run = begin({ maxAttempts: 2, transparentRetries: 1 }, 'GET');
-    expect(decided(run.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
+    expect(decided(decideOn(run, { error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
       reason: 'unprocessed',
     });
-    expect(decided(run.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({ reason: 'error' });
-    expect(decided(run.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
+    expect(decided(decideOn(run, { error: fetchFailed('ECONNREFUSED') }))).toMatchObject({ reason: 'error' });
+    expect(decided(decideOn(run, { error: fetchFailed('ECONNREFUSED') }))).toMatchObject({
       retry: false,
       reason: 'max-attempts',
     });
@@ -90,11 +95,11 @@ describe('transparent retries', () => {
 
   it('never for an ambiguous failure: a reset, a timeout, a status', () => {
     for (const code of ['ECONNRESET', 'ETIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_SOCKET']) {
-      expect(decided(begin().next({ error: fetchFailed(code) }))).toMatchObject({
+      expect(decided(decideOn(begin(), { error: fetchFailed(code) }))).toMatchObject({
         reason: 'method-not-idempotent',
       });
     }
-    expect(decided(begin().next({ status: 503 }))).toMatchObject({ reason: 'method-not-idempotent' });
+    expect(decided(decideOn(begin(), { status: 503 }))).toMatchObject({ reason: 'method-not-idempotent' });
     expect(UNPROCESSED_ERROR_CODES).toEqual([
       'ECONNREFUSED',
       'ENOTFOUND',
@@ -106,17 +111,17 @@ describe('transparent retries', () => {
   it('never replays a stream, and respects shouldRetry false, the budget, the route and transparentRetries: 0', () => {
     const policy = createRetryPolicy({ random: fixed(0.5) });
     const stream = policy.begin({ method: 'POST', url: 'https://x/', body: 'stream' });
-    expect(decided(stream.next({ error: fetchFailed('ECONNREFUSED') }))).toMatchObject({ retry: false });
+    expect(decided(decideOn(stream, { error: fetchFailed('ECONNREFUSED') }))).toMatchObject({ retry: false });
     expect(
-      decided(begin({ shouldRetry: () => false }).next({ error: fetchFailed('ECONNREFUSED') })),
+      decided(decideOn(begin({ shouldRetry: () => false }), { error: fetchFailed('ECONNREFUSED') })),
     ).toMatchObject({
       reason: 'should-retry',
     });
     expect(
-      decided(begin({ budget: { burst: 1, ratio: 0 } }).next({ error: fetchFailed('ECONNREFUSED') })),
+      decided(decideOn(begin({ budget: { burst: 1, ratio: 0 } }), { error: fetchFailed('ECONNREFUSED') })),
     ).toMatchObject({ retry: true });
     expect(
-      decided(begin({ transparentRetries: 0 }).next({ error: fetchFailed('ECONNREFUSED') })),
+      decided(decideOn(begin({ transparentRetries: 0 }), { error: fetchFailed('ECONNREFUSED') })),
     ).toMatchObject({
       retry: false,
     });

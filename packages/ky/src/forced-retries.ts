@@ -2,7 +2,7 @@
  * Forced retries: `ky.retry()` from an `afterResponse` hook, decided by the call's run. Opt-in, and
  * an export rather than a flag, so that a program that does not force retries carries none of this.
  */
-import { forceRetry, noOptions, setRetryInfo } from '@jitterbug/core/adapter';
+import { forceRetry, noOptions, setRetryInfo, waitBetween } from '@jitterbug/core/adapter';
 import { byRequest, stateOf } from './call-state.ts';
 import { beforeRetryArgs } from './hook-args.ts';
 
@@ -32,7 +32,7 @@ const FORCED_RETRIES: ForcedRetries = {
     }
     if (given === undefined) {
       try {
-        await run.wait(decision.delayMs, options.signal ?? undefined);
+        await waitBetween(run, decision.delayMs, options.signal ?? undefined);
       } catch (reason) {
         if (run.summary) setRetryInfo(reason, run.summary);
         throw reason;

@@ -7,7 +7,7 @@
  * hands ky that outcome: ky then settles the call exactly as its own retry would.
  */
 import type { NextAttempt } from '@jitterbug/core';
-import { type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
+import { finishRun, type RetryRun, setRetryInfo } from '@jitterbug/core/adapter';
 import type { Call } from '@jitterbug/fetch/engine';
 import type { CallState } from './call-state.ts';
 import { isRequest, isResponse } from './hook-args.ts';
@@ -75,11 +75,11 @@ const adopt = async (request: Request, call: Call, next: NextAttempt): Promise<v
  */
 const exit = async (
   run: RetryRun,
-  outcome: Parameters<RetryRun['finish']>,
+  outcome: Parameters<typeof finishRun> extends [unknown, ...infer Rest] ? Rest : never,
   settle: (() => unknown) | undefined,
   tagged?: unknown,
 ): Promise<never> => {
-  await (run.finish(...outcome) as Promise<void> | undefined)?.catch(() => undefined);
+  await (finishRun(run, ...outcome) as Promise<void> | undefined)?.catch(() => undefined);
   if (tagged !== undefined && run.summary) setRetryInfo(tagged, run.summary);
   throw settle ? new KyExit(settle) : tagged;
 };

@@ -1,14 +1,15 @@
 /**
  * The fleet experiment's loop: several processes, each a real `RetryPolicy` of the core, sending
- * GETs to one origin in virtual time, driven as the herd drives one (`run.admission()` before every
- * attempt, `run.next()` on every answer). A store shared between their policies answers through
+ * GETs to one origin in virtual time, driven as the herd drives one (each request's attempt sequence
+ * told what happened, its steps done in virtual time). A store shared between their policies answers through
  * promises (the port is asynchronous, as Redis is): after every event the loop lets every pending
  * answer in (one turn of the event loop, no virtual time passing), so a store call costs no
  * virtual time and the run is the same on every machine.
  */
 import type { HeaderGetter, RetryPolicy } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import type { RetryRun, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
+import { ARRIVE, inVirtualTime, READY, RESPOND, START, type VirtualLoop } from './virtual-steps.ts';
 
 /** The origin's answer. */
 export interface FleetAnswer {
@@ -51,9 +52,6 @@ export interface FleetTrace {
   readonly ends: readonly FleetEnd[];
 }
 
-const READY = 0;
-const ARRIVE = 1;
-const RESPOND = 2;
 const REQUEST = Object.freeze({ method: 'GET', url: 'https://api.example/items' });
 
 /** Lets every promise that is ready settle (the memory store's answers), at the same virtual time. */
@@ -86,7 +84,7 @@ export const runFleetLoop = async (
   const start = (process: number, atMs: number): void => {
     const id = offsets[process]! + nextOf[process]!++;
     owner[id] = process;
-    kind[id] = READY;
+    kind[id] = START;
     runs[id] = processes[process]!.policy.begin(REQUEST);
     heap.push(id, atMs);
   };
@@ -100,33 +98,38 @@ export const runFleetLoop = async (
     const p = processes[process]!;
     if (!p.concurrent && nextOf[process]! < p.requests) start(process, atMs + p.gapMs);
   };
+  // Each request's attempt sequence says what to do (`steps.ts`): `send`, `hold` or `wait` (in
+  // virtual time), `await` (a store's answer), `discard` (nothing to drop here), `deliver` or `fail`.
+  const loop: VirtualLoop = { heap, kind, delay, end: (id, t) => end(id, t, runs[id]!.summary!.reason) };
+  const act = async (id: number, t: number, first: Step): Promise<void> => {
+    const run = runs[id]!;
+    let step = first;
+    for (;;) {
+      if (step === 'await') {
+        step = await Promise.resolve(run.pending).then(
+          (value) => run.done(value),
+          (error: unknown) => run.failed(error),
+        );
+      } else break;
+    }
+    inVirtualTime(loop, run, id, t, step, 'fleet');
+  };
   while (heap.size > 0) {
     const id = heap.peek();
     const t = heap.peekTime();
     clock.now = t;
     const run = runs[id]!;
-    if (kind[id] === READY) {
-      const turn = run.admission();
-      if (turn && 'holdMs' in turn) {
-        run.totalDelayMs += turn.holdMs;
-        heap.replaceTop(t + turn.holdMs);
-      } else if (turn) end(id, t, turn.refuse);
-      else {
-        kind[id] = ARRIVE;
-        heap.replaceTop(t + delay());
-      }
-    } else if (kind[id] === ARRIVE) {
+    if (kind[id] === START) await act(id, t, run.start(undefined, false));
+    else if (kind[id] === READY) await act(id, t, run.done());
+    else if (kind[id] === ARRIVE) {
       const a = answer(t, owner[id]!);
       arrivals.push({ process: owner[id]!, atMs: t, status: a.status });
       last[id] = a;
       kind[id] = RESPOND;
       heap.replaceTop(t + delay());
     } else {
-      const decision = await run.next(last[id]!);
-      if (decision.retry) {
-        kind[id] = READY;
-        heap.replaceTop(t + decision.delayMs);
-      } else end(id, t, decision.reason);
+      const step = run.answered(1, last[id]!.status);
+      await act(id, t, step === 'result' ? run.done(last[id]!) : step);
     }
     await settle();
   }

@@ -15,11 +15,11 @@
  *   through at once).
  *
  * The clients are real `RetryPolicy`s of the core in virtual time, driven as the storm drives them
- * (`run.admission()` before every attempt, `run.next()` on every answer): `retry-after`, each 429
- * retried at its own `Retry-After` (`herd: false`, the defaults before the herd line); `defaults`,
- * the core's defaults (the herd line); `pacer`, the defaults with `pacer: createPacer()`. With
- * `deadlineMs` (ky's default `timeout`, 10 s, is its run's deadline) a request that would wait past
- * it ends.
+ * (each request's attempt sequence told what happened, its steps done in virtual time):
+ * `retry-after`, each 429 retried at its own `Retry-After` (`herd: false`, the defaults before the
+ * herd line); `defaults`, the core's defaults (the herd line); `pacer`, the defaults with
+ * `pacer: createPacer()`. With `deadlineMs` (ky's default `timeout`, 10 s, is its run's deadline) a
+ * request that would wait past it ends.
  */
 import {
   createPacer,
@@ -28,13 +28,14 @@ import {
   type RetryOptions,
   seededRandom,
 } from '@jitterbug/core';
-import type { RetryRun } from '@jitterbug/core/adapter';
+import type { RetryRun, Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { formatTable } from './output.ts';
 import { deriveSeed } from './seeds.ts';
 import { runEachPair } from './server-client-runs.ts';
 import { type Summary, summarize } from './stats.ts';
+import { ARRIVE, inVirtualTime, READY, RESPOND, START, type VirtualLoop } from './virtual-steps.ts';
 
 /** The rate limits. */
 export const HERD_SERVERS = Object.freeze(['bucket', 'bucket-fields', 'limit-req'] as const);
@@ -210,9 +211,6 @@ const clientOptions = (client: HerdClientName): RetryOptions =>
   client === 'pacer' ? { pacer: createPacer() } : client === 'retry-after' ? { herd: false } : {};
 
 const REQUEST = Object.freeze({ method: 'GET', url: 'https://api.example/items' });
-const READY = 0;
-const ARRIVE = 1;
-const RESPOND = 2;
 
 /** Simulates one run of one client against one server. */
 export const simulateHerd = (
@@ -248,26 +246,28 @@ export const simulateHerd = (
   };
   for (let i = 0; i < n; i++) {
     runs.push(policy.begin(REQUEST));
+    kind[i] = START;
     heap.push(i, 0);
   }
+  // Each request's attempt sequence says what to do (`steps.ts`): `send`, `hold` or `wait` (in
+  // virtual time), `discard` (nothing to drop here), `deliver` or `fail` at its end.
+  const ended = (id: number, t: number): void => {
+    const summary = runs[id]!.summary!;
+    if (summary.status === 200) ok++;
+    stopped(summary.reason, t);
+    heap.pop();
+  };
+  const loop: VirtualLoop = { heap, kind, delay, end: ended };
+  const act = (id: number, t: number, step: Step): void =>
+    inVirtualTime(loop, runs[id]!, id, t, step, 'herd');
   while (heap.size > 0) {
     const id = heap.peek();
     const t = heap.peekTime();
     clock = t;
     const run = runs[id]!;
-    if (kind[id] === READY) {
-      const turn = run.admission();
-      if (turn && 'holdMs' in turn) {
-        run.totalDelayMs += turn.holdMs;
-        heap.replaceTop(t + turn.holdMs);
-      } else if (turn) {
-        stopped(turn.refuse, t);
-        heap.pop();
-      } else {
-        kind[id] = ARRIVE;
-        heap.replaceTop(t + delay());
-      }
-    } else if (kind[id] === ARRIVE) {
+    if (kind[id] === START) act(id, t, run.start(undefined, false));
+    else if (kind[id] === READY) act(id, t, run.done());
+    else if (kind[id] === ARRIVE) {
       const a = answer(t);
       // Every first attempt is in before any retry: what comes after `n` attempts is the herd's.
       if (a.status === 429) {
@@ -280,16 +280,9 @@ export const simulateHerd = (
       heap.replaceTop(t + delay());
     } else {
       const a = answers[id]!;
-      const decision = run.next(a);
-      if (decision instanceof Promise) throw new Error('herd: a policy hook returned a promise');
-      if (decision.retry) {
-        kind[id] = READY;
-        heap.replaceTop(t + decision.delayMs);
-      } else {
-        if (a.status === 200) ok++;
-        stopped(decision.reason, t);
-        heap.pop();
-      }
+      const step = run.answered(1, a.status);
+      if (step === 'await') throw new Error('herd: a policy hook returned a promise');
+      act(id, t, step === 'result' ? run.done(a) : step);
     }
   }
   return {

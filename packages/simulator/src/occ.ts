@@ -3,18 +3,20 @@
  * And Jitter": N clients each update one row once, with read-then-conditional-write, over a network
  * whose every message takes `|Normal(10, 2)|` ms. A discrete-event model in virtual time.
  *
- * The backoff comes from `@jitterbug/core` (`nextDelay` over `constant`, `exponential`, `full`,
- * `equal`, `decorrelated`): the same functions the HTTP adapters call.
+ * Each client's update is one request of a core `RetryPolicy`: its attempt sequence, the one the
+ * HTTP adapters drive, is told each write's answer and says how long to wait (the core's
+ * `constant`, `exponential`, `full`, `equal` or `decorrelated` backoff) before the next attempt.
  */
 import {
-  type Backoff,
+  type BackoffOptions,
   type BackoffParams,
   type BackoffStrategyName,
-  constant,
-  nextDelay,
+  createRetryPolicy,
+  type RandomSource,
+  type RetryPolicy,
   seededRandom,
 } from '@jitterbug/core';
-import { backoffStrategies } from '@jitterbug/core/adapter';
+import { backoffStrategies, type RetryRun, type Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
 import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
@@ -64,21 +66,82 @@ export const OCC_LIMITS = Object.freeze({
   runs: 100_000,
   /** The histograms' bins: beyond this many, the bin widens (see {@link OccHistogram}). */
   histogramBins: 10_000,
+  /**
+   * Writes per request of a client (`maxAttempts`), and the default: the core's largest. A client
+   * whose request gives up there (with the default settings, only some 2 700 clients or more
+   * without backoff get that far) begins its update again at once with a new request, as an
+   * application that must make it would.
+   */
+  maxAttempts: 1000,
 });
 
 /** Whether a string names an OCC strategy. */
 export const isOccStrategy = (name: string): name is OccStrategyName =>
   (OCC_STRATEGIES as readonly string[]).includes(name);
 
-const strategyBackoff = (
+/**
+ * The policy's backoff for a strategy: the core's strategy function, given the blog's numbers. The
+ * blog counts the first retry as attempt 1, so its first envelope is `min(cap, 2 · base)`; the core
+ * counts the retries already made (0 before the first), so the three exponential strategies are given
+ * `2 · base`, which is the blog's envelope exactly (a power of two times a number is exact in floating
+ * point). `decorrelated` never reads the attempt: `base` is its floor and first `prev`, as in the
+ * blog; `constant` is `base` every time. The policy's own `baseMs` is 0: a fraction of a millisecond,
+ * a fine base in virtual time, would draw the core's warning meant for a unit slip.
+ */
+const strategyBackoff = (strategy: OccStrategyName, baseMs: number, capMs: number): BackoffOptions => {
+  if (strategy === 'none') {
+    // "No backoff": the core's constant strategy with a base of 0, i.e. no sleep at all.
+    return { strategy: 'constant', baseMs: 0, capMs };
+  }
+  const backoff = backoffStrategies[strategy];
+  const exponent = strategy === 'exponential' || strategy === 'full' || strategy === 'equal';
+  const blog: BackoffParams = { baseMs: exponent ? 2 * baseMs : baseMs, capMs };
+  return { strategy: (state, _params, random) => backoff(state, blog, random), baseMs: 0, capMs };
+};
+
+/** A failed conditional write: the version it carried is no longer current (`If-Match` lost). */
+const CONFLICT = Object.freeze({ status: 412 });
+const WRITE = Object.freeze({ method: 'PUT', url: 'http://occ.invalid/row' });
+
+/**
+ * The clients of one strategy: a core `RetryPolicy` whose clock and random source are the run's,
+ * so that one policy serves every run of a sweep (it keeps no state between requests here: no
+ * budget, no pacer, no Retry-After, no herd line).
+ */
+interface OccClients {
+  readonly policy: RetryPolicy;
+  /** The virtual time the next event to a client's request happens at. */
+  clock: number;
+  /** The run's jitter stream. */
+  jitter: RandomSource;
+}
+
+const occClients = (
   strategy: OccStrategyName,
   baseMs: number,
   capMs: number,
-): { backoff: Backoff; params: BackoffParams } =>
-  strategy === 'none'
-    ? // "No backoff": the core's constant strategy with a base of 0, i.e. no sleep at all.
-      { backoff: constant, params: { baseMs: 0, capMs } }
-    : { backoff: backoffStrategies[strategy], params: { baseMs, capMs } };
+  maxAttempts: number = OCC_LIMITS.maxAttempts,
+): OccClients => {
+  const clients: OccClients = {
+    policy: undefined as unknown as RetryPolicy,
+    clock: 0,
+    jitter: () => 0,
+  };
+  (clients as { policy: RetryPolicy }).policy = createRetryPolicy({
+    backoff: strategyBackoff(strategy, baseMs, capMs),
+    maxAttempts,
+    methods: ['PUT'],
+    statusCodes: [CONFLICT.status],
+    budget: false,
+    retryAfter: false,
+    herd: false,
+    pacer: false,
+    idempotencyKey: false,
+    random: () => clients.jitter(),
+    now: () => clients.clock,
+  });
+  return clients;
+};
 
 /** One run of the experiment. */
 export interface OccRunOptions {
@@ -96,6 +159,11 @@ export interface OccRunOptions {
   readonly seed: number;
   /** Keep the time of every write the server receives (for the clustering histogram). */
   readonly recordWrites?: boolean;
+  /**
+   * Writes per request of a client, from 1 to `OCC_LIMITS.maxAttempts` (the default): a request that
+   * gives up is followed at once by a new one, whose backoff starts over.
+   */
+  readonly maxAttempts?: number;
 }
 
 /** What one run measured. */
@@ -151,39 +219,54 @@ const checkSettings = (
 };
 
 /**
- * Simulates one run: every client reads, writes, and on a failed write sleeps `backoff(attempt)`
- * (attempt 1 for the first retry) and starts again with a read.
+ * Simulates one run: every client reads, writes, and on a failed write its request's attempt
+ * sequence (the core's, as every adapter drives it) is told the write's answer, `412`, and asks for
+ * the wait its backoff decides; the client then starts again with a read.
  *
  * The event loop only schedules write arrivals. A write succeeds iff the version it carries is still
  * current, i.e. iff no other write succeeded between its read's arrival and its own arrival; since
  * events are handled in time order, every success before the write has been seen, so the check is
  * `lastSuccessAt < readAt`. That is exactly the read/version model with half the events. Each client
  * has one pending write, so the heap holds at most N entries; a client's own steps (receiving the
- * version and sending the write; learning of a failure, sleeping and sending a new read) are folded
- * into the times `readAt` and `writeAt`.
+ * version and sending the write; learning of a failure, waiting and sending a new read) are folded
+ * into the times `readAt` and `writeAt`. A request's sequence is told each of its events at the
+ * virtual time it happens; the requests share nothing that depends on time, so telling a client's
+ * wait as over before another client's earlier event changes nothing.
  */
 export const simulateOcc = (options: OccRunOptions): OccRunResult => {
-  const { clients, strategy, seed, recordWrites = false } = options;
+  const { clients, strategy } = options;
   checkCount('clients', clients, OCC_LIMITS.clients);
   if (!isOccStrategy(strategy)) throw new RangeError(`unknown strategy "${strategy}"`);
   const baseMs = options.baseMs ?? OCC_DEFAULTS.baseMs;
   const capMs = options.capMs ?? OCC_DEFAULTS.capMs;
   const latency = options.latency ?? DEFAULT_LATENCY;
   checkSettings(strategy, baseMs, capMs, latency);
-  const { backoff, params } = strategyBackoff(strategy, baseMs, capMs);
+  const maxAttempts = options.maxAttempts ?? OCC_LIMITS.maxAttempts;
+  checkCount('maxAttempts', maxAttempts, OCC_LIMITS.maxAttempts);
+  return simulate(options, latency, occClients(strategy, baseMs, capMs, maxAttempts));
+};
+
+/** One run, its settings checked, with `occ`'s policy (one per strategy serves a whole sweep). */
+const simulate = (options: OccRunOptions, latency: LatencyModel, occ: OccClients): OccRunResult => {
+  const { clients, seed, recordWrites = false } = options;
   const delay = createLatency(seededRandom(deriveSeed(seed, 'network')), latency);
-  const jitter = seededRandom(deriveSeed(seed, 'jitter'));
+  occ.jitter = seededRandom(deriveSeed(seed, 'jitter'));
+  occ.clock = 0;
+  const { policy } = occ;
 
   const heap = new EventHeap(clients);
   const readAt = new Float64Array(clients);
-  const attempt = new Uint32Array(clients);
-  const prevMs = new Float64Array(clients).fill(Number.NaN);
+  const requests: RetryRun[] = new Array(clients);
   const successes = new Uint32Array(clients);
   const writes = new Uint32Array(clients);
   let writeTimes = recordWrites ? new Float64Array(clients * 4) : undefined;
 
-  // Time 0: every client sends its read; the server answers; the client sends its write.
+  // Time 0: every client begins its request and sends its read; the server answers; the client
+  // sends its write.
   for (let c = 0; c < clients; c++) {
+    const request = policy.begin(WRITE);
+    expectStep(request.start(undefined, false), 'send');
+    requests[c] = request;
     const read = delay();
     readAt[c] = read;
     heap.push(c, read + delay() + delay());
@@ -207,26 +290,35 @@ export const simulateOcc = (options: OccRunOptions): OccRunResult => {
     calls++;
     writes[c]!++;
     const learnedAt = t + delay();
+    occ.clock = learnedAt;
+    let request = requests[c]!;
     if (lastSuccessAt < readAt[c]!) {
       // The version read is still current: the write succeeds and the version increments.
       version++;
       lastSuccessAt = t;
       successes[c]!++;
       if (learnedAt > timeMs) timeMs = learnedAt;
+      expectStep(request.answered(1, 200), 'deliver');
       heap.pop();
       continue;
     }
-    // Failed: the client learns it, increments its attempt counter, sleeps, and sends a new read.
-    const a = ++attempt[c]!;
-    const prev = prevMs[c]!;
-    const step = nextDelay(
-      backoff,
-      { attempt: a, prevMs: Number.isNaN(prev) ? undefined : prev },
-      params,
-      jitter,
-    );
-    const sleepMs = step[0];
-    prevMs[c] = step[1].prevMs ?? sleepMs;
+    // Failed: the client's request is told; it drops the answer and waits its backoff.
+    expectStep(request.answered(1, CONFLICT.status), 'result');
+    let step = request.done(CONFLICT);
+    let sleepMs = 0;
+    if (step === 'discard') {
+      expectStep(request.done(), 'wait');
+      sleepMs = request.delayMs;
+      occ.clock = learnedAt + sleepMs;
+      step = request.done();
+    } else {
+      // It gave up (`maxAttempts`): the client begins its update again at once.
+      expectStep(step, 'deliver');
+      request = policy.begin(WRITE);
+      requests[c] = request;
+      step = request.start(undefined, false);
+    }
+    expectStep(step, 'send');
     const read = learnedAt + sleepMs + delay();
     readAt[c] = read;
     heap.replaceTop(read + delay() + delay());
@@ -240,6 +332,11 @@ export const simulateOcc = (options: OccRunOptions): OccRunResult => {
     writes,
     ...(writeTimes ? { writeTimesMs: writeTimes.subarray(0, calls) } : {}),
   };
+};
+
+/** A step other than the one the experiment's requests can ask for is a broken model: said at once. */
+const expectStep = (step: Step, expected: Step): void => {
+  if (step !== expected) throw new Error(`occ: the attempt sequence asked for '${step}', not '${expected}'`);
 };
 
 /**
@@ -374,16 +471,10 @@ export const runOcc = (options: OccSweepOptions): OccSweepResult => {
   const calls = new Float64Array(runs);
   const times = new Float64Array(runs);
   for (const strategy of strategies) {
+    const occ = occClients(strategy, baseMs, capMs);
     for (const n of clients) {
       for (let r = 0; r < runs; r++) {
-        const result = simulateOcc({
-          clients: n,
-          strategy,
-          baseMs,
-          capMs,
-          latency,
-          seed: deriveSeed(seed, n, r),
-        });
+        const result = simulate({ clients: n, strategy, seed: deriveSeed(seed, n, r) }, latency, occ);
         calls[r] = result.calls;
         times[r] = result.timeMs;
         onProgress?.(++done, total);

@@ -43,6 +43,52 @@ describe('simulateOcc invariants', () => {
     expect(times.every((t, i) => i === 0 || t >= times[i - 1]!)).toBe(true);
   });
 
+  // Two clients, every message 10 ms: both writes arrive at 30 ms; client 0's wins, client 1 learns
+  // of its conflict at 40 ms, waits, then reads, is answered, writes and learns of its success (40 ms).
+  it("waits the blog's backoff(attempt 1) after the first conflict: 2 · base for exponential", () => {
+    const fixed = { meanMs: 10, sdMs: 0 };
+    const run = (strategy: (typeof OCC_STRATEGIES)[number]) =>
+      simulateOcc({ clients: 2, strategy, seed: 1, latency: fixed, baseMs: 5 });
+    expect(run('none').timeMs).toBe(40 + 0 + 40);
+    expect(run('exponential').timeMs).toBe(40 + 10 + 40);
+    expect(run('constant').timeMs).toBe(40 + 5 + 40);
+    // full: [0, 10]; equal: [5, 10]; decorrelated: [base, 3 · base].
+    const waits = { full: [0, 10], equal: [5, 10], decorrelated: [5, 15] } as const;
+    for (const [strategy, [low, high]] of Object.entries(waits)) {
+      const { timeMs, calls } = run(strategy as keyof typeof waits);
+      expect(calls).toBe(3);
+      expect(timeMs - 80).toBeGreaterThanOrEqual(low);
+      expect(timeMs - 80).toBeLessThanOrEqual(high);
+    }
+  });
+
+  it('a request that gives up at maxAttempts is followed at once by a new one', () => {
+    for (const strategy of OCC_STRATEGIES) {
+      for (let seed = 0; seed < 3; seed++) {
+        const r = simulateOcc({ clients: 60, strategy, seed, maxAttempts: 3 });
+        expect(r.finalVersion).toBe(60);
+        expect([...r.successes].every((s) => s === 1)).toBe(true);
+        expect(Math.max(...r.writes)).toBeGreaterThan(3);
+        // One write per request: no client ever waits, whatever its backoff, so every strategy
+        // makes exactly the writes of `none`.
+        const once = simulateOcc({ clients: 60, strategy, seed, maxAttempts: 1 });
+        const none = simulateOcc({ clients: 60, strategy: 'none', seed });
+        expect({ calls: once.calls, timeMs: once.timeMs }).toEqual({
+          calls: none.calls,
+          timeMs: none.timeMs,
+        });
+      }
+    }
+  });
+
+  it("rejects a maxAttempts outside 1 to the core's 1000", () => {
+    for (const maxAttempts of [0, 1.5, OCC_LIMITS.maxAttempts + 1]) {
+      expect(() => simulateOcc({ clients: 3, strategy: 'full', seed: 1, maxAttempts })).toThrow(
+        /maxAttempts must be an integer from 1 to 1000/,
+      );
+    }
+  });
+
   it('rejects a bad client count', () => {
     expect(() => simulateOcc({ clients: 0, strategy: 'full', seed: 1 })).toThrow(RangeError);
   });

@@ -18,6 +18,7 @@ type PacerTurn =
   | { readonly kind: 'refuse'; readonly reason: string };
 
 import { describe, expect, it } from 'vitest';
+import { beforeAttempt, decideOn } from '../../core/src/decision-methods.ts';
 import {
   createStormPolicy,
   createWarmThrottle,
@@ -178,15 +179,15 @@ describe('adaptive throttling in the storm', () => {
       const outcome = i >= 1000 && i < 2000 ? unavailable : { status: 200 };
       core.at(t);
       const a = core.policy.begin({ method: 'GET', url: 'http://server.invalid/' });
-      const held = a.beforeAttempt();
+      const held = beforeAttempt(a);
       refusedByCore.push(held !== undefined);
       if (held) rejections.push(held);
-      else a.next(outcome);
+      else decideOn(a, outcome);
       storm.at(t);
       const b = storm.policy.begin({ method: 'GET', url: 'http://server.invalid/' });
       const refused = b.admission() !== undefined;
       refusedByStorm.push(refused);
-      if (!refused) b.next(outcome);
+      if (!refused) decideOn(b, outcome);
     }
     expect(refusedByStorm).toEqual(refusedByCore);
     expect(refusedByCore.filter(Boolean).length).toBeGreaterThan(100);
@@ -309,7 +310,7 @@ const drivePacer = async (
     } else {
       const run = runs[id]!;
       const s = status[id]!;
-      const decision = run.next(s === refusal ? { status: s, headers } : { status: s });
+      const decision = decideOn(run, s === refusal ? { status: s, headers } : { status: s });
       if (decision instanceof Promise) throw new Error('no hooks here');
       log.push(
         `${t.toFixed(3)} #${id} ${s} ${decision.retry ? `retry ${decision.delayMs.toFixed(3)}` : decision.reason}`,
@@ -347,7 +348,7 @@ describe('the origin-wide pacer in the storm', () => {
         extra,
         async (run) => {
           slept = Number.NaN;
-          const held = run.beforeAttempt();
+          const held = beforeAttempt(run);
           if (!held) return { kind: 'go' };
           try {
             await held;

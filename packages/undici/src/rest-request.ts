@@ -7,7 +7,7 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { ResumeError } from '@jitterbug/core';
 import type { Decision, RetryRun } from '@jitterbug/core/adapter';
-import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
+import { checkResumed, decideOn, resumeHeaders, settleOn } from '@jitterbug/core/adapter';
 import type { RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { type RestAnswers, RetryingRequest } from './retrying-request.ts';
@@ -74,8 +74,8 @@ class RestCheck implements RestAnswers {
     const refused = checkResumed(status, getter, this.from, this.validator, length);
     this.refused = refused;
     return refused && status < 400
-      ? run.next({ error: refused })
-      : (run.settle(status) ?? run.next({ status, headers: getter }));
+      ? decideOn(run, { error: refused })
+      : (settleOn(run, status) ?? decideOn(run, { status, headers: getter }));
   }
 
   refusal(): ResumeError | undefined {

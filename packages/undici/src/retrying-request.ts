@@ -4,7 +4,7 @@
  * callbacks, which cannot await:
  *
  * 1. check the caller: an attempt the caller gave up on before it was sent is not counted;
- * 2. take the attempt's turn (`run.beforeAttempt`): a feature may hold it; then what it carries
+ * 2. take the attempt's turn (`beforeAttempt`): a feature may hold it; then what it carries
  *    (`editAttempt`: the attempt headers, a generated idempotency key, `beforeRetry`'s changes);
  * 3. send (`outgoing-request.ts`): one dispatch (`attempt.ts`), or hedged copies
  *    (`hedged-attempt.ts`);
@@ -20,10 +20,15 @@ import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
 import {
   type AttemptKind,
+  beforeAttempt,
   type Decision,
+  decideOn,
   editAttempt,
+  finishRun,
   type RetryRun,
   type StopDecision,
+  settleOn,
+  waitBetween,
 } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
 import type { AttemptOwner, HedgeOwner } from './attempt-owner.ts';
@@ -150,7 +155,7 @@ export class RetryingRequest
       return true;
     }
     // 2. The attempt's turn: a feature may hold it (the pacer), and is asked again after.
-    const held = this.run.beforeAttempt(this);
+    const held = beforeAttempt(this.run, this);
     if (held) {
       this.state = 'wait';
       this.startCaller(undefined);
@@ -271,7 +276,7 @@ export class RetryingRequest
       // A first answer that settles the request by itself (a success) with no onFinish to tell is
       // decided where undici delivers it: the success path switches no context.
       const settled =
-        run.attempts === 0 && run.options.onFinish === undefined ? run.settle(statusCode) : undefined;
+        run.attempts === 0 && run.options.onFinish === undefined ? settleOn(run, statusCode) : undefined;
       pending = settled ?? inScope(this.scope, () => this.report(statusCode, headers, problemType));
     } catch (hookError) {
       this.responseFailed(hookError as Error, true);
@@ -299,8 +304,9 @@ export class RetryingRequest
     if (this.rest) return this.rest.report(run, status, headers);
     const getter = responseHeaderGetter(headers);
     return (
-      run.settle(status) ??
-      run.next(
+      settleOn(run, status) ??
+      decideOn(
+        run,
         problemType === undefined ? { status, headers: getter } : { status, headers: getter, problemType },
       )
     );
@@ -369,7 +375,7 @@ export class RetryingRequest
     const aborted = this.callerAbort !== undefined;
     decideInScope(
       this.scope,
-      () => this.run.next(aborted ? { error, aborted } : failedAttempt(error, unprocessed)),
+      () => decideOn(this.run, aborted ? { error, aborted } : failedAttempt(error, unprocessed)),
       (decision) => {
         if (this.state === 'done') return;
         if (decision.retry) this.wait(decision.delayMs);
@@ -397,7 +403,7 @@ export class RetryingRequest
       return;
     }
     this.pendingAbort = new AbortController();
-    this.after(this.run.wait(delayMs, this.pendingAbort.signal));
+    this.after(waitBetween(this.run, delayMs, this.pendingAbort.signal));
   }
 
   /** The caller aborted (its signal, fetch's termination, a destroyed body, …). */
@@ -409,7 +415,7 @@ export class RetryingRequest
       this.pendingAbort?.abort(reason);
     } else if (state === 'discard' || state === 'deciding') {
       this.release(reason);
-      Promise.resolve(this.run.abort(reason)).catch(() => undefined);
+      Promise.resolve(finishRun(this.run, 'aborted', undefined, reason, false)).catch(() => undefined);
       queueMicrotask(() => this.fail(reason));
     } else if (this.hedge) {
       this.hedge.cancel(reason);
@@ -431,7 +437,9 @@ export class RetryingRequest
    * fails with `error`, its attempt aborted before anything was written.
    */
   refuse(error: TypeError): void {
-    Promise.resolve(this.run.finish('error-not-retryable', undefined, error, false)).catch(() => undefined);
+    Promise.resolve(finishRun(this.run, 'error-not-retryable', undefined, error, false)).catch(
+      () => undefined,
+    );
     const hedge = this.hedge;
     if (hedge) hedge.abandon(error);
     else this.responseFailed(error, true);
@@ -440,7 +448,7 @@ export class RetryingRequest
   /** The caller aborted while no attempt was in flight: the run ends as aborted with its reason. */
   abortRun(reason: Error): void {
     // The caller's reason is what it gets, even when its onFinish rejects.
-    Promise.resolve(this.run.abort(reason)).catch(() => undefined);
+    Promise.resolve(finishRun(this.run, 'aborted', undefined, reason, false)).catch(() => undefined);
     this.fail(reason);
   }
 

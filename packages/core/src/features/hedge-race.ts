@@ -11,7 +11,7 @@
  * {@link sendCopies} sends the copies the sequence asks for. Reached through the `Hedging` that
  * `createHedging` returns, so that a program that never hedges does not carry it.
  */
-import { type EditableRequest, editAttempt, type HookedRun } from '../attempt-edits.ts';
+import { applyEdits, type EditableRequest, type EditedRun } from '../attempt-edits.ts';
 import { isThenable } from '../maybe-promise.ts';
 import type { AttemptResult, Copies, DrivenSequence, Raced, RacedSend, RaceHost, Step } from '../steps.ts';
 import type { RunView } from '../types.ts';
@@ -225,9 +225,10 @@ export interface HedgedCopies<A> {
 /**
  * The copies of `run`'s hedged attempt, each after the first sent with what `beforeRetry` and the
  * attempt headers set for it, through `request` (the adapter's); `copies` when nothing is to be set.
+ * A hook that throws or rejects fails the copy's send, and so the race, with its error.
  */
 export const editedCopies = <A>(
-  run: HookedRun,
+  run: EditedRun,
   copies: HedgedCopies<A>,
   request: EditableRequest,
 ): HedgedCopies<A> => {
@@ -236,7 +237,7 @@ export const editedCopies = <A>(
   return {
     send: async (cancel) => {
       if (sent++ > 0) {
-        const editing = editAttempt(run, request, 'hedge');
+        const editing = applyEdits(run, request, 'hedge');
         if (editing) await editing;
       }
       return copies.send(cancel);

@@ -5,7 +5,7 @@
  * a budget of their own so that a slow server under load is not hit harder.
  */
 import { channels, observed } from '#diagnostics';
-import type { EditableRequest, HookedRun } from '../attempt-edits.ts';
+import type { EditableRequest, EditedRun } from '../attempt-edits.ts';
 import { methodAllowsRetry, retryableResult } from '../decide.ts';
 import { fail, fieldsOf, given, numberIn } from '../option-error.ts';
 import type { RunView } from '../types.ts';
@@ -143,7 +143,7 @@ export const createHedging = (options: HedgeOptions): Hedging => {
       if (latencyMs !== undefined) latencies.record(latencyMs);
     },
     race: (run, copies, request) =>
-      raceCopies(hedging, run, request ? editedCopies(run as unknown as HookedRun, copies, request) : copies),
+      raceCopies(hedging, run, request ? editedCopies(run as unknown as EditedRun, copies, request) : copies),
     // With `this`: an object made from this one (`Object.create`, as a simulation varies the budget)
     // races with its own methods.
     startRace(run) {

@@ -21,10 +21,10 @@ import {
   type ResumedRun,
   ResumeError,
   type ResumeSender,
-  resumeDecision,
   resumeHeaders,
   resumeValidator,
 } from './resume.ts';
+import { resumeDecision } from './resume-decision.ts';
 
 /** What a resume needs of the call it continues. */
 interface ResumeContext {

@@ -4,7 +4,7 @@
  * and only a `206` whose `Content-Range` starts at N, for the same representation, is spliced on.
  * Anything else ends the body with an error: mismatched bytes are never joined.
  */
-import type { AttemptOutcome, Decision } from '../decide.ts';
+import type { AttemptOutcome } from '../decide.ts';
 import type { PromiseDriven } from '../drive/promise.ts';
 import type { RetryInfo } from '../events.ts';
 import { type HeaderGetter, parseHttpDate } from '../retry-after.ts';
@@ -56,8 +56,6 @@ export interface ResumedRun extends PromiseDriven {
   outcome(
     r: Partial<Extract<AttemptResult, { status: number }> & Extract<AttemptResult, { error: unknown }>>,
   ): AttemptOutcome;
-  /** Decides on `outcome`, as after any attempt. */
-  conclude(outcome: AttemptOutcome): Decision | Promise<Decision>;
 }
 
 /** Why a resumed body could not be continued. */
@@ -153,23 +151,6 @@ export const checkResumed = (
     );
   }
   return undefined;
-};
-
-/**
- * The body of the response `run` handed over broke with `error` (ask only when `resume` is on and the
- * response had a `resumeValidator`): whether to ask for the rest. On `retry: true` the run is open
- * again — wait `delayMs`, send the request again with `resumeHeaders(bytes, validator)`, check the
- * answer with `checkResumed`, and report it (`settle`/`next`) as any attempt; the run finishes again
- * (calling `onFinish` again) when it ends. On `retry: false` the run finishes anew as a failure with
- * `error`, which the body then ends with.
- */
-export const resumeDecision = (
-  run: ResumedRun,
-  error: unknown,
-  code?: string,
-): Decision | Promise<Decision> => {
-  run.summary = undefined;
-  return run.conclude({ ...run.outcome(code ? { error, code } : { error }), resuming: true });
 };
 
 /**
