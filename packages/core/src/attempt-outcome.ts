@@ -6,6 +6,7 @@ import { offline } from '#offline';
 import { type AttemptOutcome, defaultRetry } from './decide.ts';
 import { nothing } from './maybe-promise.ts';
 import type { AttemptInfo, ResolvedOptions } from './options.ts';
+import { notForwarded } from './proxy-status.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { RunRecord } from './run-record.ts';
 import type { AttemptResult } from './steps.ts';
@@ -26,6 +27,8 @@ export const looksFine = (status: number | undefined, options: ResolvedOptions):
 export const outcomeOf = (run: RunRecord, r: EitherResult): AttemptOutcome => {
   const o = run.options;
   const nowMs = o.now();
+  const { status } = r;
+  const responseHeaders = status === undefined ? undefined : (r.headers ?? NO_HEADERS);
   return {
     method: run.method,
     url: run.url,
@@ -35,9 +38,12 @@ export const outcomeOf = (run: RunRecord, r: EitherResult): AttemptOutcome => {
     elapsedMs: Math.max(0, nowMs - run.startMs),
     nowMs,
     backoffState: run.backoffState,
-    status: r.status,
-    responseHeaders: r.status === undefined ? undefined : (r.headers ?? NO_HEADERS),
+    status,
+    responseHeaders,
     problemType: r.problemType,
+    // Read once here: the run counts an answer that proves nothing as a server's, the decision
+    // retries one that proves it transparently.
+    notForwarded: status === undefined ? '' : (notForwarded(status, responseHeaders) ?? ''),
     error: r.error,
     code: r.code,
     aborted: r.aborted === true,

@@ -8,9 +8,9 @@ import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
 import { errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 import type { DelaySource, RetryReason, StopReason } from './events.ts';
 import { notForwarded } from './proxy-status.ts';
-import { explicitDelay, type HeaderGetter, serverDelay } from './retry-after.ts';
+import { explicitDelay, type HeaderGetter } from './retry-after.ts';
 import type { RunOptions } from './run-options.ts';
-import { spentQuota } from './spent-quota.ts';
+import { windowDelay } from './spent-quota.ts';
 
 /** Everything the decision looks at. */
 export interface AttemptOutcome {
@@ -39,6 +39,12 @@ export interface AttemptOutcome {
    * RateLimit draft's `quota-exceeded`, `temporary-reduced-capacity`, `abnormal-usage-detected`).
    */
   readonly problemType?: string | undefined;
+  /**
+   * The proxy error type by which the answer's `Proxy-Status` proves its request was never sent on
+   * (`notForwarded`), as read once where the outcome was made (`attempt-outcome.ts`); `''` when it
+   * proves nothing. Read by the decision when absent.
+   */
+  readonly notForwarded?: string | undefined;
   /** The error, when the attempt failed without a response. */
   readonly error?: unknown;
   /** The error's code as the adapter reads it; default: the code on the error's `cause` chain. */
@@ -259,19 +265,15 @@ export const UNREAD_429_MS = 1000;
 
 /**
  * The delay a response asks for, and whether it is a spent quota's: a delay asked for as such
- * (`Retry-After` and the millisecond fields, which take precedence), else the reset of a quota the
- * response says is spent (the `RateLimit` field's `r=0`, `X-RateLimit-Remaining: 0`), else a
- * rate-limit window's reset.
+ * (`Retry-After` and the millisecond fields, which take precedence), else what the rate-limit
+ * window's fields say (`windowDelay`: a spent quota's reset, else the window's). Each field is read
+ * once, and only when the ones before it said nothing.
  */
 const askedDelay = (
   headers: HeaderGetter,
   nowMs: number,
-): { readonly ms: number; readonly source: DelaySource; readonly spent?: true } | undefined => {
-  const explicit = explicitDelay(headers, nowMs);
-  if (explicit) return explicit;
-  const spent = spentQuota(headers, nowMs);
-  return spent ? { ...spent, spent: true } : serverDelay(headers, nowMs);
-};
+): { readonly ms: number; readonly source: DelaySource; readonly spent?: true } | undefined =>
+  explicitDelay(headers, nowMs) ?? windowDelay(headers, nowMs);
 
 /**
  * The wait before the retry: the server's delay if the response gives one, else the backoff's
@@ -344,7 +346,7 @@ const retryDelay = (
 export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
   if (outcome.aborted) return false;
   if (outcome.status !== undefined)
-    return notForwarded(outcome.status, outcome.responseHeaders) !== undefined;
+    return (outcome.notForwarded ?? notForwarded(outcome.status, outcome.responseHeaders) ?? '') !== '';
   if (outcome.unprocessed) return true;
   const code = outcome.code ?? errorCode(outcome.error);
   return code !== undefined && UNPROCESSED_ERROR_CODES.includes(code);

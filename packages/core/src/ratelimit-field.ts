@@ -30,14 +30,21 @@ export const parseRateLimit = (value: string | null | undefined): ServiceLimit[]
   });
 
 /**
- * The wait the `RateLimit` field gives a request its quota refused: the longest `t` (seconds) of the
- * items with `r=0` (all of them must be back before a request goes through), in ms. `undefined` when
- * no item is spent or says when it resets, or when the field does not parse.
+ * The wait parsed `RateLimit` items give a request their quota refused: the longest `t` (seconds) of
+ * the items with `r=0` (all of them must be back before a request goes through), in ms. `undefined`
+ * when no item is spent or says when it resets.
  */
-export const parseRateLimitWait = (value: string | null | undefined): number | undefined => {
+export const spentWaitMs = (limits: readonly ServiceLimit[]): number | undefined => {
   let seconds: number | undefined;
-  for (const { remaining, resetSeconds } of parseRateLimit(value) ?? []) {
+  for (const { remaining, resetSeconds } of limits) {
     if (remaining === 0 && resetSeconds !== undefined) seconds = Math.max(seconds ?? 0, resetSeconds);
   }
   return seconds === undefined ? undefined : seconds * 1000;
 };
+
+/**
+ * The wait the `RateLimit` field gives a request its quota refused ({@link spentWaitMs}); `undefined`
+ * also when the field does not parse.
+ */
+export const parseRateLimitWait = (value: string | null | undefined): number | undefined =>
+  spentWaitMs(parseRateLimit(value) ?? []);

@@ -8,7 +8,6 @@ import { attemptInfoOf, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type AttemptOutcome, type Decision, decide, decideByStatus } from './decide.ts';
 import { errorCode } from './errors.ts';
 import type { StopReason } from './options.ts';
-import { notForwarded } from './proxy-status.ts';
 import { giveUpEventOf, retryEventOf } from './run-events.ts';
 import { ask, end, fail } from './sequence-end.ts';
 import { callHook } from './sequence-hook.ts';
@@ -47,7 +46,7 @@ export const decideResult = (s: SequenceState, result: AttemptResult): Step => {
   const outcome = outcomeOf(s, result);
   const o = s.options;
   // An intermediary's answer that it never sent the request on is no sign that servers serve.
-  if (outcome.status !== undefined && notForwarded(outcome.status, outcome.responseHeaders) === undefined) {
+  if (outcome.status !== undefined && !outcome.notForwarded) {
     o.progress.answers++;
     if (o.statusCodes.has(outcome.status)) o.progress.failedAt = o.progress.answers;
   }

@@ -11,7 +11,7 @@
  * `ratelimit-field.ts`).
  */
 
-import { parseRateLimit, parseRateLimitWait } from './ratelimit-field.ts';
+import { parseRateLimit, spentWaitMs } from './ratelimit-field.ts';
 import { type HeaderGetter, parseRateLimitReset } from './retry-after.ts';
 
 const ZERO = /^0{1,15}$/;
@@ -19,36 +19,50 @@ const ZERO = /^0{1,15}$/;
 /** Where a spent quota's reset was read. */
 export type QuotaResetSource = 'ratelimit' | 'ratelimit-reset' | 'x-ratelimit-reset';
 
+/** A wait a rate-limit window's fields give, in ms within `[0, MAX_SERVER_DELAY_MS]`, and its field. */
+export interface WindowDelay {
+  readonly ms: number;
+  readonly source: QuotaResetSource;
+  /** The fields say the quota is spent: nothing goes through before then. */
+  readonly spent?: true;
+}
+
+/** A `…-Remaining` value that says nothing is left. */
+const none = (remaining: string | null | undefined): boolean =>
+  remaining != null && ZERO.test(remaining.trim());
+
 /**
- * The wait until a spent quota is back, when the response says one is: the longest `t` of the
- * `RateLimit` items whose `r` is 0 (all of them must be back before a request goes through), else the
- * `X-RateLimit-Reset` of an `X-RateLimit-Remaining: 0` (then the unprefixed pair). `undefined` when no
- * quota is spent or none says when it resets. A valid `RateLimit` field is the whole answer: the older
- * pair is read only without one.
+ * The wait the rate-limit window's fields give, each field read once and only when the answer
+ * depends on it: a spent quota first (the longest `t` of the `RateLimit` items whose `r` is 0, else
+ * the `X-RateLimit-Reset` of an `X-RateLimit-Remaining: 0`, then the unprefixed pair; a valid
+ * `RateLimit` field is the whole answer about a spent quota, the older pairs are read only without
+ * one), else the window's reset (`RateLimit-Reset`, then `X-RateLimit-Reset`). `undefined` when
+ * none says.
+ */
+export const windowDelay = (headers: HeaderGetter, nowMs: number): WindowDelay | undefined => {
+  const limits = parseRateLimit(headers('ratelimit'));
+  const wait = limits && spentWaitMs(limits);
+  if (wait !== undefined) return { ms: wait, source: 'ratelimit', spent: true };
+  // The prefixed pair's spent quota first; of two resets that are no spent quota's, the unprefixed.
+  let reset: WindowDelay | undefined;
+  for (const prefix of ['x-', ''] as const) {
+    const source = `${prefix}ratelimit-reset` as const;
+    const ms = parseRateLimitReset(headers(source), nowMs);
+    if (ms === undefined) continue;
+    if (!limits && none(headers(`${prefix}ratelimit-remaining`))) return { ms, source, spent: true };
+    reset = { ms, source };
+  }
+  return reset;
+};
+
+/**
+ * The wait until a spent quota is back, when the response says one is (see {@link windowDelay}):
+ * `undefined` when no quota is spent or none says when it resets.
  */
 export const spentQuota = (
   headers: HeaderGetter,
   nowMs: number,
-):
-  | {
-      /** The wait, in ms, within `[0, MAX_SERVER_DELAY_MS]`. */
-      readonly ms: number;
-      /** The field it came from. */
-      readonly source: QuotaResetSource;
-    }
-  | undefined => {
-  const field = headers('ratelimit');
-  // A valid `RateLimit` field is the whole answer.
-  if (parseRateLimit(field)) {
-    const ms = parseRateLimitWait(field);
-    return ms === undefined ? undefined : { ms, source: 'ratelimit' };
-  }
-  for (const prefix of ['x-', ''] as const) {
-    const remaining = headers(`${prefix}ratelimit-remaining`);
-    if (remaining != null && ZERO.test(remaining.trim())) {
-      const ms = parseRateLimitReset(headers(`${prefix}ratelimit-reset`), nowMs);
-      if (ms !== undefined) return { ms, source: `${prefix}ratelimit-reset` };
-    }
-  }
-  return undefined;
+): { readonly ms: number; readonly source: QuotaResetSource } | undefined => {
+  const delay = windowDelay(headers, nowMs);
+  return delay?.spent ? { ms: delay.ms, source: delay.source } : undefined;
 };

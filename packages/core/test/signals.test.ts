@@ -259,6 +259,22 @@ describe('Proxy-Status: an intermediary that never sent the request on', () => {
   });
 });
 
+describe('one read of each field of a failed answer', () => {
+  it('a retried 503 or 429 reads no header twice, through the run and its decision', () => {
+    for (const status of [503, 429, 502]) {
+      const reads: string[] = [];
+      const counting = (name: string) => {
+        reads.push(name.toLowerCase());
+        return undefined;
+      };
+      const run = begin({}, 'GET');
+      expect(decided(decideOn(run, { status, headers: counting }))).toMatchObject({ retry: true });
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.filter((name, i) => reads.indexOf(name) !== i)).toEqual([]);
+    }
+  });
+});
+
 describe('RateLimit problem types', () => {
   it('quota-exceeded (a 429): ends the request at once, with the reset time when the server gives one', () => {
     const run = begin({}, 'GET');

@@ -5,8 +5,9 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_SERVER_DELAY_MS } from '../src/retry-after.ts';
-import { spentQuota } from '../src/spent-quota.ts';
+import { parseRateLimit, parseRateLimitWait } from '../src/ratelimit-field.ts';
+import { MAX_SERVER_DELAY_MS, parseRateLimitReset } from '../src/retry-after.ts';
+import { spentQuota, windowDelay } from '../src/spent-quota.ts';
 
 const value = fc.oneof(
   fc.string(),
@@ -61,6 +62,44 @@ describe('spent quota properties', () => {
           );
         },
       ),
+    );
+  });
+
+  it('windowDelay: a spent quota first, else the first reset that parses, each field read once', () => {
+    // The rules as they read one by one: RateLimit's spent items (a valid RateLimit field is the
+    // whole answer about a spent quota), the older pairs, then RateLimit-Reset, X-RateLimit-Reset.
+    const zero = (v: string | undefined) => v !== undefined && /^0{1,15}$/.test(v.trim());
+    const reference = (fields: Record<string, string>, now: number) => {
+      const wait = parseRateLimitWait(fields.ratelimit);
+      if (wait !== undefined) return { ms: wait, source: 'ratelimit', spent: true };
+      if (!parseRateLimit(fields.ratelimit)) {
+        for (const prefix of ['x-', '']) {
+          const reset = parseRateLimitReset(fields[`${prefix}ratelimit-reset`], now);
+          if (reset !== undefined && zero(fields[`${prefix}ratelimit-remaining`]))
+            return { ms: reset, source: `${prefix}ratelimit-reset`, spent: true };
+        }
+      }
+      for (const source of ['ratelimit-reset', 'x-ratelimit-reset']) {
+        const ms = parseRateLimitReset(fields[source], now);
+        if (ms !== undefined) return { ms, source };
+      }
+      return undefined;
+    };
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom(...names), value),
+        fc.integer({ min: 0, max: 4_102_444_800_000 }),
+        (fields, now) => {
+          const reads: string[] = [];
+          const delay = windowDelay((name) => {
+            reads.push(name);
+            return fields[name];
+          }, now);
+          expect(delay).toEqual(reference(fields, now));
+          expect(new Set(reads).size).toBe(reads.length);
+        },
+      ),
+      { numRuns: 3000 },
     );
   });
 });
