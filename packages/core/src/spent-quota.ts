@@ -54,15 +54,3 @@ export const windowDelay = (headers: HeaderGetter, nowMs: number): WindowDelay |
   }
   return reset;
 };
-
-/**
- * The wait until a spent quota is back, when the response says one is (see {@link windowDelay}):
- * `undefined` when no quota is spent or none says when it resets.
- */
-export const spentQuota = (
-  headers: HeaderGetter,
-  nowMs: number,
-): { readonly ms: number; readonly source: QuotaResetSource } | undefined => {
-  const delay = windowDelay(headers, nowMs);
-  return delay?.spent ? { ms: delay.ms, source: delay.source } : undefined;
-};

@@ -7,6 +7,7 @@ import {
 } from '@jitterbug/core';
 import type { AttemptOutcome } from '../src/decide.ts';
 import type { ResolvedOptions } from '../src/options.ts';
+import { type QuotaResetSource, windowDelay } from '../src/spent-quota.ts';
 
 /** A case-insensitive header getter over a plain object. */
 export const headers = (values: Record<string, string> = {}): HeaderGetter => {
@@ -69,4 +70,16 @@ export const fetchFailed = (code: string): TypeError =>
 export const decided = <T>(value: T | Promise<T>): T => {
   if (value instanceof Promise) throw new Error('expected a synchronous decision');
   return value;
+};
+
+/**
+ * The wait until a spent quota is back, when the response says one is: the spent part of the
+ * decision's `windowDelay` (`undefined` when no quota is spent or none says when it resets).
+ */
+export const spentQuota = (
+  headers: HeaderGetter,
+  nowMs: number,
+): { readonly ms: number; readonly source: QuotaResetSource } | undefined => {
+  const delay = windowDelay(headers, nowMs);
+  return delay?.spent ? { ms: delay.ms, source: delay.source } : undefined;
 };

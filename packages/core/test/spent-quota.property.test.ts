@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRateLimit, parseRateLimitWait } from '../src/ratelimit-field.ts';
 import { MAX_SERVER_DELAY_MS, parseRateLimitReset } from '../src/retry-after.ts';
-import { spentQuota, windowDelay } from '../src/spent-quota.ts';
+import { windowDelay } from '../src/spent-quota.ts';
+import { spentQuota } from './helpers.ts';
 
 const value = fc.oneof(
   fc.string(),

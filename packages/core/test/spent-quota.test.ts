@@ -4,8 +4,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { spentQuota } from '../src/spent-quota.ts';
-import { headers } from './helpers.ts';
+import { headers, spentQuota } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;
 
