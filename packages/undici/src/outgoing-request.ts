@@ -1,7 +1,7 @@
 /**
- * How a request's attempts go out: undici's options, as the attempt's edits left them (`editAttempt`
- * in `@jitterbug/core/adapter`: the attempt headers, a generated idempotency key, `beforeRetry`'s
- * headers and URL), the dispatch that sends each attempt or hedged copy, and the current attempt.
+ * How a request's attempts go out: undici's options, as the attempt sequence's edits left them (the
+ * attempt headers, a generated idempotency key, `beforeRetry`'s headers and URL), the dispatch that
+ * sends each attempt or hedged copy, and the current attempt.
  *
  * The base of {@link RetryingRequest} (its only one), not an object of its own: one object per
  * request on the success path besides its attempt (`bench/NOTES.md`). Its fields are assigned in that

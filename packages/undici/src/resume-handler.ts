@@ -10,7 +10,7 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import type { Decision, RetryRun } from '@jitterbug/core/adapter';
-import { finishRun, resumeDecision, resumeValidator, setRetryInfo } from '@jitterbug/core/adapter';
+import { resumeDecision, resumeValidator, setRetryInfo } from '@jitterbug/core/adapter';
 import { rangeEnd, ranLong } from './body-length.ts';
 import { callerScope, decideInScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
@@ -185,9 +185,10 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
       this.inner?.abort(reason);
       return;
     }
-    // Nothing is in flight while the run decides whether to resume.
+    // Nothing is in flight while the run decides whether to resume: it ends as aborted, and the
+    // decision then comes unheard.
     queueMicrotask(() => {
-      Promise.resolve(finishRun(this.run, 'aborted', undefined, reason, false)).catch(() => undefined);
+      this.run.cancel(reason);
       this.fail(reason);
     });
   }
