@@ -53,8 +53,8 @@ export interface AttemptOwner {
     headers: HeaderRecord,
     statusMessage?: string,
   ): void;
-  /** The current attempt failed; `unprocessed`: whether that proves the server never had it. */
-  responseError(error: Error, unprocessed?: boolean): void;
+  /** The current attempt failed. */
+  responseError(error: Error): void;
   /** The attempt was upgraded (the caller takes the socket). */
   requestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void;
 }

@@ -23,8 +23,8 @@ import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
  */
 type Phase = 'out' | 'answered' | 'draining' | 'over' | 'won';
 
-/** A copy's answer: its head, or how it failed. */
-export interface CopyHead {
+/** A response's head, held while the sequence decides on it. */
+export interface Head {
   readonly controller: Controller;
   readonly statusCode: number;
   readonly headers: HeaderRecord;
@@ -41,7 +41,7 @@ class HedgeCopy extends Attempt implements DrainOwner {
   declare readonly copy: number;
   declare phase: Phase;
   /** Its answer, once told. */
-  declare answer: CopyHead | Extract<AttemptResult, { readonly error: unknown }> | undefined;
+  declare answer: Head | Extract<AttemptResult, { readonly error: unknown }> | undefined;
   /** Its answer's body, while it is dropped. */
   declare private drain: Drain | undefined;
 

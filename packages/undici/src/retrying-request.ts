@@ -1,15 +1,15 @@
 /**
- * One request under retries: a callback driver of the core's attempt sequence (`RetryRun`; its
- * protocol is the core's `steps.ts`, and `runAttempts` the promise driver this one mirrors). The
- * sequence says what to do next and is told what happened; this does the steps with undici's
+ * One request under retries: a callback driver of the core's attempt sequence (`RetryRun`, whose
+ * protocol is the core's `steps.ts`; `runAttempts` is the promise driver this one mirrors). The
+ * sequence says what to do next and is told what happened; this does each step with undici's
  * callbacks, which cannot await:
  *
- * - `send`: one dispatch (`attempt.ts`), or hedged copies (`hedged-attempt.ts`); a head is told as
- *   `answered`, a failure with its `result` at once (`done`);
+ * - `send`: one dispatch (`attempt.ts`), or the copies of a `race` (`hedged-attempt.ts`); a head is
+ *   told as `answered`, a failure with its result at once;
  * - `result`: the head in the core's terms (a failure's problem body read first, `problem-body.ts`);
  * - `await`: a hook's promise, the answer's body held meanwhile (`held-body.ts`);
- * - `discard`: drain the answer to keep its connection (`drain.ts`), then `wait` or `hold`: sleep;
- * - `deliver`: the body streams straight to the caller (`caller-side.ts`); `fail`: the caller's error.
+ * - `discard`: drain the answer to keep its connection (`drain.ts`); `wait`, `hold`: sleep;
+ * - `deliver`: the body streams straight to the caller (`caller-side.ts`); `fail`: its error.
  *
  * The caller sees one request: one `onRequestStart`, at most one final `onResponseStart`, then data
  * and one end or error. A delivered body that breaks is the resume handler's (`resume-handler.ts`).
@@ -17,38 +17,29 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import type { AttemptResult, RetryRun, Step } from '@jitterbug/core/adapter';
+import type { AttemptResult, EditableRequest, RetryRun, Step } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
-import type { AttemptOwner, HedgeOwner } from './attempt-owner.ts';
+import type { AttemptOwner, HedgeOwner, SentAttempt } from './attempt-owner.ts';
 import type { BodyReader } from './body.ts';
 import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { Drain, type DrainOwner } from './drain.ts';
-import { HedgedAttempt } from './hedged-attempt.ts';
+import { type Head, HedgedAttempt } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
-import { OutgoingRequest } from './outgoing-request.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
-import { responseHeaderGetter } from './request-info.ts';
+import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
 type State =
   | 'preparing' // reading a stream body before the first attempt
-  | 'attempt' // an attempt is in flight, no response yet
-  | 'deciding' // the sequence decides on the attempt's answer (its body held while a hook's promise is out)
+  | 'attempt' // an attempt (or a race's copies) in flight, no answer yet
+  | 'deciding' // the sequence decides on the answer (its body held while a hook's promise is out)
   | 'discard' // draining an answer that will be retried (or that the request fails after)
   | 'wait' // backing off, held by a feature, or the attempt's edits under way
   | 'delivered' // the caller has the response
   | 'done';
-
-/** A response's head, held while the sequence decides on it. */
-interface Head {
-  readonly controller: Controller;
-  readonly statusCode: number;
-  readonly headers: HeaderRecord;
-  readonly statusMessage: string | undefined;
-}
 
 /** An attempt that failed with no response, in the core's terms. */
 type Failure = Extract<AttemptResult, { readonly error: unknown }>;
@@ -58,33 +49,41 @@ type Failure = Extract<AttemptResult, { readonly error: unknown }>;
  * by having it, not by a class of its own.
  */
 export interface RestAnswers {
-  /** Checks a response's head, first: why it cannot continue the body, if it cannot. */
+  /** Checks a response's head first: why it cannot continue the body, if it cannot. */
   check(status: number, headers: HeaderRecord): Error | undefined;
   /** Why the last answer cannot continue the body (the request fails with it once it is drained). */
   refusal(): Error | undefined;
 }
 
 /**
- * The driver of one request's sequence; each attempt is an {@link Attempt} whose events reach it
- * while that attempt is its current one. Its fields, and its base's, are assigned in the constructor
- * in one order, not `#private` with initialisers: with a real client's cold caches those cost about
- * 0.6 µs more per request (`bench/NOTES.md`). `tagHeaders`: `false` for a legacy caller, handed raw
- * headers instead of the headers object a summary goes on; `scope`: the caller's context, when
- * captured already; `rest`: set for a request for the rest of a body.
+ * The driver of one request's sequence, and the port the sequence reads it through (its edits, the
+ * caller's abort); each attempt is an {@link Attempt} whose events reach it while that attempt is
+ * its current one. Its fields are assigned in the constructor in one order, not `#private` with
+ * initialisers: with a real client's cold caches those cost about 0.6 µs more per request
+ * (`bench/NOTES.md`). `tagHeaders`: `false` for a legacy caller, handed raw headers instead of the
+ * headers object a summary goes on; `scope`: the caller's context, when captured already; `rest`:
+ * set for a request for the rest of a body.
  */
 export class RetryingRequest
-  extends OutgoingRequest
-  implements AttemptOwner, HedgeOwner, CallerSideOwner, DrainOwner, HeldFor
+  implements AttemptOwner, HedgeOwner, CallerSideOwner, DrainOwner, HeldFor, EditableRequest
 {
   /** The caller's handler, in the current API (the resume handler, when `resume` is on). */
   declare readonly caller: NewHandler;
   declare readonly run: RetryRun;
   /** What the caller sees, and the controller it holds. */
   declare readonly outer: CallerSide;
+  /** The options every attempt is dispatched with, once known (after a stream body was read ahead). */
+  declare opts: DispatchOpts | undefined;
+  /** Inside undici's dispatch call: a failure reported now is the request's, not a connection's. */
+  declare sending: boolean;
+  /** Where attempts are dispatched (the next dispatch, told to pass on when undici's retry is there). */
+  declare readonly downstream: Downstream;
+  /** The current attempt (`undefined` between attempts, and while copies race). */
+  declare current: SentAttempt | undefined;
   /** Where the current answer's body goes: the caller, a drain, or a hold while a hook decides. */
   declare sink: BodySink | undefined;
-  /** The copies of the attempt in flight, while it is hedged and none has won. */
-  declare hedge: HedgedAttempt | undefined;
+  /** The copies of the attempt in flight, while they race and none has won. */
+  declare private hedge: HedgedAttempt | undefined;
   declare private readonly scope: AsyncResource | undefined;
   declare private state: State;
   /** What a request for the rest of a body checks of its answers. */
@@ -96,9 +95,11 @@ export class RetryingRequest
   declare private answer: Head | Failure | undefined;
   /** What the request fails with once the answer being drained is gone (else the wait follows). */
   declare private refused: Error | undefined;
-  /** The events of a race's copies not yet told (one event at a time), and whether one is being told. */
+  /** A race's events not yet told (one at a time), and whether one is being told. */
   declare private queue: (() => Step)[] | undefined;
   declare private busy: boolean;
+  /** Where the attempts go once `beforeRetry` sent them elsewhere (else the run's URL). */
+  declare private url: string | undefined;
 
   constructor(
     downstream: Downstream,
@@ -109,16 +110,15 @@ export class RetryingRequest
     scope?: AsyncResource,
     rest?: RestAnswers,
   ) {
-    super();
     this.caller = caller;
     this.run = run;
     this.outer = new CallerSide(this, caller, settings, tagHeaders);
-    this.current = undefined;
-    this.sink = undefined;
-    this.hedge = undefined;
     this.opts = undefined;
     this.sending = false;
     this.downstream = downstream;
+    this.current = undefined;
+    this.sink = undefined;
+    this.hedge = undefined;
     this.scope = scope ?? callerScope(run);
     this.state = 'preparing';
     this.rest = rest;
@@ -131,7 +131,7 @@ export class RetryingRequest
     this.url = undefined;
   }
 
-  // --- What the sequence reads of the request (its port) -------------------------------------
+  // --- The port: what the sequence reads of the request --------------------------------------
 
   /** The caller's abort, once they aborted. */
   cancellation(): unknown {
@@ -143,12 +143,31 @@ export class RetryingRequest
     return this.rest !== undefined;
   }
 
-  // --- Driving the sequence ------------------------------------------------------------------
+  requestHeaders(): Headers {
+    return headersObject(this.opts!.headers);
+  }
+
+  requestUrl(): string {
+    return this.url ?? this.run.url;
+  }
+
+  edit(url: string, headers: Headers): void {
+    this.url = url;
+    this.opts = editedOpts(this.opts!, url, headers);
+  }
+
+  // --- The steps -----------------------------------------------------------------------------
 
   /** Starts with these options (every attempt sends them); after `waitFirstMs` when a retry was decided already. */
   start(opts: DispatchOpts, waitFirstMs?: number): boolean {
     this.opts = opts;
-    return this.go(this.tell(() => this.run.start(this, false, waitFirstMs)));
+    let step: Step;
+    try {
+      step = this.run.start(this, false, waitFirstMs);
+    } catch (error) {
+      step = this.run.failed(error);
+    }
+    return this.go(step);
   }
 
   /**
@@ -156,10 +175,10 @@ export class RetryingRequest
    * caller's abort only to that controller, and a stalled source must not hold the caller.
    */
   prepare(read: BodyReader): boolean {
+    const run = this.run;
     const abort = new AbortController();
     this.pendingAbort = abort;
     this.startCaller(undefined);
-    const run = this.run;
     const step = this.tell(() => run.start(this, true));
     if (step !== 'prepare') return this.go(step);
     read(abort.signal).then(
@@ -192,82 +211,96 @@ export class RetryingRequest
     const run = this.run;
     let step = first;
     for (;;) {
-      switch (step) {
-        case 'race':
-        case 'send':
-          if (this.callerAbort) {
-            step = this.tell(() => run.cancel(this.callerAbort));
+      try {
+        switch (step) {
+          case 'race':
+          case 'send':
+            // An attempt the caller gave up on (during its edits) is not sent, nor counted.
+            if (this.callerAbort) step = run.cancel(this.callerAbort);
+            else return this.send(step);
+            break;
+          case 'won': {
+            // The winning copy is the request's attempt from now on, its answer the one decided on.
+            const winner = this.hedge!.won(run.copy, run.maxBytes);
+            this.hedge = undefined;
+            this.current = winner;
+            this.answer = winner.answer;
+            step = run.proceed();
             break;
           }
-          return this.send(step);
-        case 'won': {
-          // The winning copy is the request's attempt from now on, its answer the one decided on.
-          const winner = this.hedge!.won(run.copy, run.maxBytes);
-          this.hedge = undefined;
-          this.current = winner;
-          this.answer = winner.answer;
-          step = this.tell(() => run.proceed());
-          break;
-        }
-        case 'result':
-          step = this.result();
-          if (step === 'idle') return true;
-          break;
-        case 'await':
-          this.await(run.pending!);
-          return true;
-        case 'hold':
-        case 'wait':
-          this.wait();
-          return true;
-        case 'discard':
-          if (this.discard(undefined)) return true;
-          step = this.tell(() => run.done());
-          break;
-        case 'drop': {
-          if (this.hedge) {
-            // A copy that lost, or a retried failure while another copy is out.
-            this.hedge.drop(run.copy, run.maxBytes);
-            step = this.tell(() => run.proceed());
+          case 'result':
+            step = this.result();
+            if (step === 'idle') return true;
             break;
-          }
-          // The request fails with the answer unread: its attempt is aborted, closing its connection.
-          const answer = this.answer;
-          this.answer = undefined;
-          if (answer !== undefined && !('error' in answer)) this.release(run.error as Error);
-          step = this.tell(() => run.proceed());
-          break;
+          case 'await':
+            this.await(run.pending!);
+            return true;
+          case 'hold':
+          case 'wait':
+            this.wait();
+            return true;
+          case 'discard':
+            if (this.discard(undefined)) return true;
+            step = run.done();
+            break;
+          case 'drop':
+            // A copy that lost, or a retried failure while another copy is out; else the request
+            // fails with its answer unread: its attempt is aborted, closing its connection.
+            if (this.hedge) this.hedge.drop(run.copy, run.maxBytes);
+            else if (this.answer !== undefined && !('error' in this.answer)) this.release(run.error as Error);
+            this.answer = undefined;
+            step = run.proceed();
+            break;
+          case 'deliver':
+            this.deliver();
+            return true;
+          case 'fail':
+            this.fail(run.error as Error);
+            return true;
+          case 'prepare':
+          case 'idle':
+            return true;
+          default:
+            throw new Error(`jitterbug: the attempt sequence asked undici for '${step}'`);
         }
-        case 'deliver':
-          this.deliver();
-          return true;
-        case 'fail':
-          this.fail(run.error as Error);
-          return true;
-        case 'prepare':
-        case 'idle':
-          return true;
-        default:
-          step = run.failed(new Error(`jitterbug: the attempt sequence asked undici for '${step}'`));
+      } catch (error) {
+        step = run.failed(error);
       }
     }
   }
 
   /** `send`: the attempt, or a copy of a racing one; `race`: its first copy. */
   private send(step: Step): boolean {
-    const run = this.run;
-    if (step === 'race') this.hedge = new HedgedAttempt(this);
-    else if (this.hedge === undefined) {
-      this.state = 'attempt';
-      this.answer = undefined;
-      return this.sendAttempt(new Attempt(this));
-    }
     this.state = 'attempt';
     this.answer = undefined;
-    return this.hedge.launch(run.copy, run.pending, run.hedgeMs);
+    if (step === 'race') this.hedge = new HedgedAttempt(this);
+    const run = this.run;
+    if (this.hedge) return this.hedge.launch(run.copy, run.pending, run.hedgeMs);
+    const attempt = new Attempt(this);
+    this.current = attempt;
+    attempt.time(run.options.attemptTimeoutMs);
+    return this.dispatch(attempt);
   }
 
-  /** Tells a copy's event (its answer, the hedge delay), once the one being told is done. */
+  /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
+  dispatch(attempt: SentAttempt): boolean {
+    this.sending = true;
+    try {
+      return this.downstream.send(this.opts!, attempt);
+    } catch (error) {
+      attempt.onResponseError(null, error as Error);
+      return true;
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  /** The current attempt's controller, once undici started it (the caller's pause and resume go there). */
+  get inner(): Controller | null {
+    return this.current?.controller ?? null;
+  }
+
+  /** Tells a racing copy's event (its answer, the hedge delay), once the one being told is done. */
   raceEvent(event: () => Step): void {
     if (this.state === 'done') return;
     this.queue ??= [];
@@ -291,43 +324,37 @@ export class RetryingRequest
   /** `result`: the answer in the core's terms; `idle` while a failure's problem body is read for its type. */
   private result(): Step {
     const run = this.run;
-    // A racing copy's answer is told as it came (its body is not its request's yet).
+    // A racing copy's answer is told as it came (its body is not the request's yet).
     const answer = this.hedge ? this.hedge.answerOf(run.copy)! : this.answer!;
-    if ('error' in answer) return this.tell(() => run.done(answer));
-    const { controller, statusCode, headers } = answer;
+    if ('error' in answer) return run.done(answer);
+    const { controller, statusCode: status, headers } = answer;
     const maxBytes = run.options.discardBodyMaxBytes;
     const getter = responseHeaderGetter(headers);
     // A failure's problem body is read first: its type decides too (`problem-body.ts`).
-    if (run.options.retry && !this.rest && !this.hedge && readsProblem(statusCode, headers, maxBytes)) {
-      this.current?.untime();
-      this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
-        this.resume(() =>
-          run.done(
-            problemType === undefined
-              ? { status: statusCode, headers: getter }
-              : { status: statusCode, headers: getter, problemType },
-          ),
-        ),
-      );
-      return 'idle';
+    if (!run.options.retry || this.rest || this.hedge || !readsProblem(status, headers, maxBytes)) {
+      return run.done({ status, headers: getter });
     }
-    return this.tell(() => run.done({ status: statusCode, headers: getter }));
+    this.current?.untime();
+    this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
+      this.resume(() =>
+        run.done(
+          problemType === undefined ? { status, headers: getter } : { status, headers: getter, problemType },
+        ),
+      ),
+    );
+    return 'idle';
   }
 
   /** `await`: the sequence goes on when `pending` settles; an answer's body is held meanwhile. */
   private await(pending: PromiseLike<unknown>): void {
     const run = this.run;
     const answer = this.answer;
+    const settled = (value: unknown): void => this.resume(() => run.done(value));
+    const failed = (error: unknown): void => this.resume(() => run.failed(error));
     if (this.state === 'deciding' && answer !== undefined && !('error' in answer)) {
       // The attempt is over as far as its timeout goes: its headers came.
       this.current?.untime();
-      this.sink = HeldBody.until(
-        this,
-        answer.controller,
-        pending,
-        (value) => this.resume(() => run.done(value)),
-        (error) => this.resume(() => run.failed(error)),
-      );
+      this.sink = HeldBody.until(this, answer.controller, pending, settled, failed);
       return;
     }
     if (this.state === 'wait' || this.state === 'preparing') {
@@ -335,10 +362,7 @@ export class RetryingRequest
       this.state = 'wait';
       this.startCaller(undefined);
     }
-    pending.then(
-      (value) => this.resume(() => run.done(value)),
-      (error: unknown) => this.resume(() => run.failed(error)),
-    );
+    pending.then(settled, failed);
   }
 
   /** `wait`, `hold`: the policy's sleep, which the caller's abort ends. */
@@ -386,14 +410,9 @@ export class RetryingRequest
       this.fail((answer?.error ?? this.run.error) as Error);
       return;
     }
-    const { controller, statusCode, headers, statusMessage } = answer;
-    const refusal = this.refusal(statusCode, headers);
-    if (refusal) {
-      this.discard(refusal);
-      return;
-    }
-    this.answer = undefined;
-    this.respond(controller, statusCode, headers, statusMessage);
+    const refusal = this.refusal(answer.statusCode, answer.headers);
+    if (refusal) this.discard(refusal);
+    else this.respond(answer.controller, answer.statusCode, answer.headers, answer.statusMessage);
   }
 
   /** The error the request fails with instead of handing a final answer over, once it is drained. */
@@ -412,11 +431,12 @@ export class RetryingRequest
   ): void {
     this.current?.untime();
     this.state = 'delivered';
+    this.answer = undefined;
     this.sink = this.outer;
     this.outer.respond(controller, statusCode, headers, statusMessage, this.run);
   }
 
-  // --- An attempt's events (AttemptOwner) ----------------------------------------------------
+  // --- An attempt's events -------------------------------------------------------------------
 
   /** The caller's `onRequestStart`, once: as an attempt (or a hedged copy) starts, with undici's `context`. */
   startCaller(context: unknown, controller?: Controller): void {
@@ -432,8 +452,7 @@ export class RetryingRequest
       this.release(error);
       this.attemptFailed(error, unprocessed);
     } else if (this.state === 'discard') {
-      this.release(error);
-      this.drainedAll();
+      this.drained(error);
     }
   }
 
@@ -463,39 +482,43 @@ export class RetryingRequest
     // A request for the rest reports a 2xx that does not continue the body as a failed attempt.
     const refused = this.rest?.check(statusCode, headers);
     // A first answer that settles the request by itself (a success) with no onFinish to tell is
-    // decided where undici delivers it: the success path switches no context and holds nothing.
+    // handed over where undici delivers it, with nothing held: the success path switches no context.
     if (refused === undefined && run.attempts === 0 && run.options.onFinish === undefined) {
-      const step = this.tell(() => run.answered(1, statusCode));
+      let step: Step;
+      try {
+        step = run.answered(1, statusCode);
+      } catch (error) {
+        step = run.failed(error);
+      }
       if (step === 'deliver' && this.refusal(statusCode, headers) === undefined) {
         this.respond(controller, statusCode, headers, statusMessage);
         return;
       }
-      this.state = 'deciding';
-      this.answer = { controller, statusCode, headers, statusMessage };
+      this.held(controller, statusCode, headers, statusMessage);
       inScope(this.scope, () => this.go(step));
       return;
     }
-    this.state = 'deciding';
-    this.answer = { controller, statusCode, headers, statusMessage };
+    this.held(controller, statusCode, headers, statusMessage);
+    const refusedHead = refused !== undefined && statusCode < 400;
     inScope(this.scope, () =>
-      this.go(
-        this.tell(() =>
-          refused !== undefined && statusCode < 400
-            ? run.done({ error: refused })
-            : run.answered(1, statusCode),
-        ),
-      ),
+      this.go(this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode)))),
     );
   }
 
-  /** The discarded answer is gone: drained in full (or failed), or stopped past the limit. */
-  drained(closeWith: Error | undefined): void {
-    this.release(closeWith);
-    this.drainedAll();
+  /** The sequence decides on this head. */
+  private held(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage: string | undefined,
+  ): void {
+    this.state = 'deciding';
+    this.answer = { controller, statusCode, headers, statusMessage };
   }
 
-  /** What follows a discarded answer: the wait before the next attempt, or the request's failure. */
-  private drainedAll(): void {
+  /** The discarded answer is gone: drained in full (or failed), or stopped past the limit; then what follows. */
+  drained(closeWith: Error | undefined): void {
+    this.release(closeWith);
     const refused = this.refused;
     if (refused === undefined) this.resume(() => this.run.done());
     else this.fail(refused);
@@ -512,20 +535,21 @@ export class RetryingRequest
     this.fail(error);
   }
 
-  /** The current attempt failed; `unprocessed`: whether that proves the server never had it (a hedge says). */
-  responseError(error: Error, unprocessed?: boolean): void {
+  /** The current attempt failed (before its head: the run decides; after it: its body's sink is told). */
+  responseError(error: Error): void {
     const sink = this.sink;
     if (sink) {
       sink.error(error);
       return;
     }
-    if (this.state === 'attempt') unprocessed ??= provesUnprocessed(this.inner !== null, this.sending, error);
+    const unprocessed =
+      this.state === 'attempt' && provesUnprocessed(this.inner !== null, this.sending, error);
     this.release();
-    this.attemptFailed(error, unprocessed === true);
+    this.attemptFailed(error, unprocessed);
   }
 
   /** An attempt failed before any response reached the caller: its result, told at once, in the caller's context. */
-  attemptFailed(error: Error, unprocessed = false): void {
+  private attemptFailed(error: Error, unprocessed: boolean): void {
     const failure: Failure =
       this.callerAbort !== undefined
         ? { error, aborted: true }
@@ -551,11 +575,10 @@ export class RetryingRequest
     } else if (this.hedge) {
       // Each copy that started reports its abort as its answer, and the first decides: told once
       // this is done (the caller may abort from its own callbacks).
-      const hedge = this.hedge;
       this.busy = true;
-      const started = hedge.cancel(reason, this.outer.starting);
+      const started = this.hedge.cancel(reason, this.outer.starting);
       this.busy = false;
-      queueMicrotask(() => (started ? this.flush() : this.abortRun(reason)));
+      queueMicrotask(() => (started ? this.flush() : this.go(this.tell(() => this.run.cancel(reason)))));
     } else if (this.inner && !(state === 'attempt' && this.outer.starting)) {
       // undici reports the abort back through the attempt's onResponseError, as without jitterbug.
       this.inner.abort(reason);
@@ -564,7 +587,7 @@ export class RetryingRequest
       // the request): this attempt wrote nothing and is not counted. Detached, it is aborted as soon
       // as undici starts it, and undici's report of that is ignored.
       this.release(reason);
-      queueMicrotask(() => this.abortRun(reason));
+      queueMicrotask(() => this.go(this.tell(() => this.run.cancel(reason))));
     }
   }
 
@@ -576,11 +599,6 @@ export class RetryingRequest
     const step = this.tell(() => this.run.refused(error));
     if (!this.hedge) this.release(error);
     this.go(step);
-  }
-
-  /** The caller aborted while no attempt was in flight: the run ends as aborted with its reason. */
-  abortRun(reason: Error): void {
-    this.go(this.tell(() => this.run.cancel(reason)));
   }
 
   private fail(error: Error): void {
