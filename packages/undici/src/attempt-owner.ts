@@ -63,8 +63,6 @@ export interface AttemptOwner {
 export interface HedgeOwner extends AttemptOwner {
   /** Inside undici's dispatch call. */
   readonly sending: boolean;
-  /** The caller's abort, once they aborted. */
-  cancellation(): unknown;
   /** Tells the request's sequence a copy's event (`event` tells it), one at a time. */
   raceEvent(event: () => Step): void;
 }

@@ -23,6 +23,9 @@ import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
  */
 type Phase = 'out' | 'answered' | 'draining' | 'over' | 'won';
 
+/** An attempt that failed with no response, in the core's terms. */
+export type Failure = Extract<AttemptResult, { readonly error: unknown }>;
+
 /** A response's head, held while the sequence decides on it. */
 export interface Head {
   readonly controller: Controller;
@@ -41,7 +44,7 @@ class HedgeCopy extends Attempt implements DrainOwner {
   declare readonly copy: number;
   declare phase: Phase;
   /** Its answer, once told. */
-  declare answer: Head | Extract<AttemptResult, { readonly error: unknown }> | undefined;
+  declare answer: Head | Failure | undefined;
   /** Its answer's body, while it is dropped. */
   declare private drain: Drain | undefined;
 
@@ -73,13 +76,12 @@ class HedgeCopy extends Attempt implements DrainOwner {
     }
   }
 
-  /** It failed before its head: told as its answer. */
+  /** It failed before its head: told as its answer (the caller's abort, when they aborted). */
   failed(error: Error, unprocessed: boolean): void {
     const request = this.request as HedgeOwner;
-    this.answer =
-      request.cancellation() !== undefined
-        ? { error, aborted: true }
-        : (failedAttempt(error, unprocessed) as Extract<AttemptResult, { readonly error: unknown }>);
+    this.answer = request.outer.aborted
+      ? { error, aborted: true }
+      : (failedAttempt(error, unprocessed) as Failure);
     this.phase = 'answered';
     request.raceEvent(() => request.run.answered(this.copy, undefined));
   }

@@ -17,14 +17,14 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import type { AttemptResult, EditableRequest, RetryRun, Step } from '@jitterbug/core/adapter';
+import type { EditableRequest, RetryRun, Step } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
 import type { AttemptOwner, HedgeOwner, SentAttempt } from './attempt-owner.ts';
 import type { BodyReader } from './body.ts';
 import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { Drain, type DrainOwner } from './drain.ts';
-import { type Head, HedgedAttempt } from './hedged-attempt.ts';
+import { type Failure, type Head, HedgedAttempt } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
 import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
@@ -40,9 +40,6 @@ type State =
   | 'wait' // backing off, held by a feature, or the attempt's edits under way
   | 'delivered' // the caller has the response
   | 'done';
-
-/** An attempt that failed with no response, in the core's terms. */
-type Failure = Extract<AttemptResult, { readonly error: unknown }>;
 
 /**
  * What a request for the rest of a body checks of its answers (`rest-request.ts`): a request is one
@@ -494,26 +491,17 @@ export class RetryingRequest
         this.respond(controller, statusCode, headers, statusMessage);
         return;
       }
-      this.held(controller, statusCode, headers, statusMessage);
+      this.state = 'deciding';
+      this.answer = { controller, statusCode, headers, statusMessage };
       inScope(this.scope, () => this.go(step));
       return;
     }
-    this.held(controller, statusCode, headers, statusMessage);
+    this.state = 'deciding';
+    this.answer = { controller, statusCode, headers, statusMessage };
     const refusedHead = refused !== undefined && statusCode < 400;
     inScope(this.scope, () =>
       this.go(this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode)))),
     );
-  }
-
-  /** The sequence decides on this head. */
-  private held(
-    controller: Controller,
-    statusCode: number,
-    headers: HeaderRecord,
-    statusMessage: string | undefined,
-  ): void {
-    this.state = 'deciding';
-    this.answer = { controller, statusCode, headers, statusMessage };
   }
 
   /** The discarded answer is gone: drained in full (or failed), or stopped past the limit; then what follows. */
