@@ -51,15 +51,13 @@ export const attempt = (s: SequenceState): Step => {
   if (observed && channels.attemptStart.hasSubscribers) {
     channels.attemptStart.publish({ run: s, attempt: s.attempts + 1 });
   }
-  // Nearly every attempt carries nothing: no feature that edits (then no edits at all), and a first
-  // attempt no generated key and no attempt headers.
-  const edits = editsOf(s);
-  if (
-    edits === undefined ||
-    (s.attempts === 0 && s.idempotencyKey === undefined && s.options.feature.attemptHeaders === undefined)
-  ) {
+  // Nearly every first attempt carries nothing (no generated key, no attempt headers), and no attempt
+  // does without a feature that edits (no edits then, nothing to apply).
+  if (s.attempts === 0 && s.idempotencyKey === undefined && s.options.feature.attemptHeaders === undefined) {
     return send(s);
   }
+  const edits = editsOf(s);
+  if (edits === undefined) return send(s);
   const port = s.port;
   const kind: AttemptKind = port?.resuming ? 'resume' : s.attempts > 0 ? 'retry' : 'first';
   const hooked = edits.hooked(s.options, port, kind);
