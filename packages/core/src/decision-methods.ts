@@ -1,31 +1,26 @@
 /**
- * Decisions of a run, rather than its next step: functions of the attempt sequence for the drivers
- * that still take a decision and act on it themselves (undici's state machine, until it drives the
- * sequence's steps) and for the features' modules that decide once outside the steps (a resume, a
- * forced retry, ky's hooks). Each runs the sequence's own steps (`sequence-*.ts`) to their decision,
- * so the order and the rules stay the sequence's. They return plain values when no hook returns a
- * promise, and a promise otherwise; an adapter awaits only an actual `Promise`. Functions, not
- * methods of the run: a bundle carries only those it imports (withRetry, ky and axios none of the
- * undici ones).
+ * Decisions of a run, rather than its next step: functions of the attempt sequence for the driver
+ * that still takes a decision and acts on it itself (undici's state machine, until it drives the
+ * sequence's steps; ky's hooks share its wait and its end of a run). Each runs the sequence's own
+ * steps (`sequence-*.ts`) to their decision, so the order and the rules stay the sequence's. They
+ * return plain values when no hook returns a promise, and a promise otherwise; an adapter awaits only
+ * an actual `Promise`. Functions, not methods of the run: a bundle carries only those it imports
+ * (withRetry, ky and axios none of the undici ones). A decision taken after the answer was handed
+ * over (a forced retry, a resume) is `sequence-conclude.ts`'s.
  */
 import { channels, observed } from '#diagnostics';
 import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from './attempt-edits.ts';
-import type { AttemptOutcome, Decision, StopDecision } from './decide.ts';
+import type { Decision, StopDecision } from './decide.ts';
 import { isThenable, nothing, quietly } from './maybe-promise.ts';
 import type { StopReason } from './options.ts';
 import { admission, refused } from './sequence-attempt.ts';
-import { decideOutcome, decideResult, settleByStatus } from './sequence-decide.ts';
+import { decisionOf, forDecision } from './sequence-conclude.ts';
+import { decideResult, settleByStatus } from './sequence-decide.ts';
 import { close } from './sequence-end.ts';
 import { DECISION } from './sequence-stages.ts';
 import type { SequenceState } from './sequence-state.ts';
-import type { AttemptResult, Step } from './steps.ts';
+import type { AttemptResult } from './steps.ts';
 import type { HoldSignal } from './types.ts';
-
-/** The steps from here end in the decision, not in an answer. */
-const forDecision = (s: SequenceState): void => {
-  s.afterEnd = DECISION;
-  s.holding = false;
-};
 
 /**
  * Called by the adapter immediately before it sends each attempt of `s`. `undefined`: send it now
@@ -82,15 +77,6 @@ export const settleOn = (
 export const decideOn = (s: SequenceState, result: AttemptResult): Decision | Promise<Decision> => {
   forDecision(s);
   return decisionOf(s, decideResult(s, result));
-};
-
-/**
- * The decision on `outcome`, of the attempt last counted: `decide`, then each feature's review,
- * innermost first, then `onRetry` or the run's end (a resume, a forced retry).
- */
-export const concludeOn = (s: SequenceState, outcome: AttemptOutcome): Decision | Promise<Decision> => {
-  forDecision(s);
-  return decisionOf(s, decideOutcome(s, outcome));
 };
 
 /**
@@ -161,22 +147,4 @@ export const editAttempt = (
     () => applyEdits(s, request, kind),
     undefined,
   ) as void | Promise<void>;
-};
-
-/**
- * Runs the sequence's steps that need no I/O (the hooks' promises, if any) to the decision they
- * end in; throws (or rejects with) the error the request fails with.
- */
-const decisionOf = (s: SequenceState, step: Step): Decision | Promise<Decision> => {
-  for (;;) {
-    if (step === 'await') {
-      return Promise.resolve(s.pending).then(
-        (value) => decisionOf(s, s.done(value)),
-        (error: unknown) => decisionOf(s, s.failed(error)),
-      );
-    }
-    if (step === 'fail') throw s.error;
-    if (step !== 'drop') return s.decision!;
-    step = s.proceed();
-  }
 };

@@ -4,9 +4,9 @@
  * offers forced retries carries it.
  */
 import type { Decision } from './decide.ts';
-import { concludeOn } from './decision-methods.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import { NO_HEADERS, type RetryRun } from './run.ts';
+import { concludeOn } from './sequence-conclude.ts';
 
 /**
  * Decides a forced retry of `run`'s last attempt like any retry of it (`maxAttempts`, the deadline,

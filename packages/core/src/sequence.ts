@@ -188,10 +188,18 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
         return send(this);
       case RESULT:
         return decideResult(this, value as AttemptResult);
-      case SEND:
+      case SEND: {
+        const race = raceOf(this);
         // A racing copy's result.
-        this.stage = SEND;
-        return raceOf(this)!.done(value as AttemptResult);
+        if (race !== undefined) {
+          this.stage = SEND;
+          return race.done(value as AttemptResult);
+        }
+        // A driver that has the attempt's result as it ends (a callback driver) tells it at once:
+        // what `answered` then `result` would.
+        this.holding = true;
+        return decideResult(this, value as AttemptResult);
+      }
       case VERDICT: {
         const outcome = this.lastOutcome!;
         return decideOutcome(this, {
@@ -205,6 +213,9 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
       case ON_RETRY:
         return retry(this);
       case DISCARD:
+        // A retry: what follows the run's end is the next attempt's answer again (after a send
+        // that failed with no answer, `failed` at SEND).
+        this.afterEnd = DELIVER;
         return ask(this, WAIT, 'wait');
       case GIVE_UP: {
         const { reason, status, error, success } = this.aside!.ending!;
@@ -232,10 +243,19 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
         this.error = error;
         this.afterEnd = FAIL;
         return end(this, 'aborted', undefined, error, false, DROPPED);
-      case SEND:
+      case SEND: {
+        const race = raceOf(this);
         // The edit of a racing copy failed.
-        this.stage = SEND;
-        return raceOf(this)!.failed(error);
+        if (race !== undefined) {
+          this.stage = SEND;
+          return race.failed(error);
+        }
+        // The send failed with no answer to hold (a dispatch that threw): an attempt that failed,
+        // which the request fails with, should the run end on it (there is no answer to deliver).
+        this.error = error;
+        this.afterEnd = FAIL;
+        return decideResult(this, { error });
+      }
       case EDIT_HOOK:
       case VERDICT:
       case ON_RETRY:

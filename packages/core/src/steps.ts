@@ -28,7 +28,9 @@ import type { EditableRequest, RunView } from './types.ts';
  *   `online` event, whichever comes first). For both: the caller's cancellation ends the
  *   wait at once; then `done()`, or `failed(reason)` when the caller's signal aborted (also when a
  *   sleep ignored the signal and ended anyway).
- * - `send`: send the attempt, then tell `answered(copy, status)`. In a race (after `race`), it is
+ * - `send`: send the attempt, then tell `answered(copy, status)`; or, with its result at hand as it
+ *   ends (a callback driver), `done(result)`, or `failed(error)` when the send failed with no
+ *   answer (a dispatch that threw): decided as `answered` then `result` would. In a race (after `race`), it is
  *   copy `copy` (2, 3, …): with `pending` set, send it once `pending` settles (a `beforeRetry` of the
  *   caller's for this copy), or tell `failed(error)` if it rejects; with `hedgeMs` set, tell `due()`
  *   when that long has passed with no copy answered.

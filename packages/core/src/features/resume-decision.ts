@@ -3,7 +3,7 @@
  * own module, apart from `resume.ts` (whose types the options name), as it runs the sequence's steps.
  */
 import type { Decision } from '../decide.ts';
-import { concludeOn } from '../decision-methods.ts';
+import { concludeOn } from '../sequence-conclude.ts';
 import type { SequenceState } from '../sequence-state.ts';
 import type { ResumedRun } from './resume.ts';
 
