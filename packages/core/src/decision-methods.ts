@@ -1,12 +1,12 @@
 /**
- * Decisions of a run, rather than its next step: functions of the attempt sequence for the driver
- * that still takes a decision and acts on it itself (undici's state machine, until it drives the
- * sequence's steps; ky's hooks share its wait and its end of a run). Each runs the sequence's own
- * steps (`sequence-*.ts`) to their decision, so the order and the rules stay the sequence's. They
- * return plain values when no hook returns a promise, and a promise otherwise; an adapter awaits only
- * an actual `Promise`. Functions, not methods of the run: a bundle carries only those it imports
- * (withRetry, ky and axios none of the undici ones). A decision taken after the answer was handed
- * over (a forced retry, a resume) is `sequence-conclude.ts`'s.
+ * Decisions of a run, rather than its next step: functions of the attempt sequence that run its own
+ * steps (`sequence-*.ts`) to their decision, so the order and the rules stay the sequence's. Every
+ * driver now does the sequence's steps (the promise loop, undici's callbacks, the simulators); what
+ * is left here is ky's (its hooks share the sequence's wait and its end of a run: `waitBetween`,
+ * `finishRun`) and the core's tests, which decide on results by hand (`decideOn`, `settleOn`,
+ * `beforeAttempt`, `editAttempt`); the file goes once those move onto the steps. They return plain
+ * values when no hook returns a promise, and a promise otherwise. A decision taken after the answer
+ * was handed over (a forced retry, a resume) is `sequence-conclude.ts`'s.
  */
 import { channels, observed } from '#diagnostics';
 import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from './attempt-edits.ts';

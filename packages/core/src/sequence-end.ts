@@ -1,7 +1,7 @@
 /**
  * How the attempt sequence ends a run: once, with its summary and `onFinish` (waited for or not),
  * then the answer handed over, the request's failure, or the decision (for a decision taken after
- * the answer was handed over, `sequence-conclude.ts`, and undici's `decision-methods.ts`).
+ * the answer was handed over, `sequence-conclude.ts`, and `decision-methods.ts`).
  */
 import { channels, observed } from '#diagnostics';
 import { isThenable, nothing } from './maybe-promise.ts';
