@@ -314,19 +314,6 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
     return end(this, 'aborted', undefined, reason, false, DROPPED);
   }
 
-  /**
-   * The client refused the attempt before writing anything (undici's `RetryAgent` below, which would
-   * send it again by its own rules): nothing is counted, the run ends as `error-not-retryable`, and
-   * the step is `fail` with `error` (after `onFinish`, whose rejection is dropped).
-   */
-  refused(error: unknown): Step {
-    if (this.stage === OVER || this.stage === DELIVERED) return 'idle';
-    raceOf(this)?.end();
-    this.stage = IDLE;
-    this.holding = false;
-    return fail(this, error);
-  }
-
   // --- What a step needs (steps.ts' StepFields) ----------------------------------------------
 
   /** `drop`, `discard`: the most body bytes to drain (none of an answer dropped as the request fails). */

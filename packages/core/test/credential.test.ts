@@ -7,8 +7,8 @@
 import { createCredentialRefresh, createRetryPolicy, type GiveUpEvent } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import type { EditableRequest } from '../src/attempt-edits.ts';
-import { decideOn, editAttempt } from '../src/decision-methods.ts';
 import type { RetryRun } from '../src/run.ts';
+import { decideOn, editAttempt } from './decisions.ts';
 import { decided, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/me';

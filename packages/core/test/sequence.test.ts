@@ -2,7 +2,6 @@
  * The attempt sequence as a callback driver runs it: the outcome of a `send` told at once, with
  * `done(result)` (or `failed(error)` for a send that failed with no answer), instead of `answered`
  * then `result`. Same steps, same decisions, same summary; a race still takes its copies' events.
- * And `refused(error)`: the client refused the attempt before writing anything.
  */
 import { createHedging, createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
@@ -146,27 +145,5 @@ describe('the attempt sequence: a send told at once', () => {
     expect(raced.copy).toBe(2);
     expect(raced.proceed()).toBe('deliver');
     expect(raced.summary).toMatchObject({ attempts: 1, reason: 'success' });
-  });
-
-  it('refused(error): the client refused the attempt unwritten; nothing counted, the request fails with it', () => {
-    const finished: unknown[] = [];
-    const run = begin({ onFinish: (summary) => void finished.push(summary) });
-    expect(run.start(undefined, false)).toBe('send');
-    const error = new TypeError('the dispatcher below cannot send this');
-    expect(run.refused(error)).toBe('fail');
-    expect(run.error).toBe(error);
-    expect(finished).toEqual([run.summary]);
-    expect(run.summary).toMatchObject({ attempts: 0, reason: 'error-not-retryable', outcome: 'failure' });
-    // A race's copies end with it.
-    const raced = begin({ hedge: createHedging({ delayMs: 5 }) });
-    expect(raced.start(undefined, false)).toBe('race');
-    expect(raced.refused(error)).toBe('fail');
-    expect(raced.due()).toBe('idle');
-    // After the answer was handed over, it is too late: nothing changes.
-    const delivered = begin();
-    delivered.start(undefined, false);
-    expect(delivered.done({ status: 200 })).toBe('deliver');
-    expect(delivered.refused(error)).toBe('idle');
-    expect(delivered.summary).toMatchObject({ reason: 'success' });
   });
 });

@@ -17,7 +17,7 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import type { EditableRequest, RetryRun, Step } from '@jitterbug/core/adapter';
+import { type EditableRequest, finishRun, type RetryRun, type Step } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
 import type { AttemptOwner, HedgeOwner, SentAttempt } from './attempt-owner.ts';
 import type { BodyReader } from './body.ts';
@@ -584,9 +584,12 @@ export class RetryingRequest
    * fails with `error`, its attempt aborted before anything was written.
    */
   refuse(error: TypeError): void {
-    const step = this.tell(() => this.run.refused(error));
+    // Nothing was written: the run ends as the error's, uncounted (its onFinish not waited for).
+    Promise.resolve(finishRun(this.run, 'error-not-retryable', undefined, error, false)).catch(
+      () => undefined,
+    );
     if (!this.hedge) this.release(error);
-    this.go(step);
+    this.go(this.tell(() => this.run.cancel(error)));
   }
 
   private fail(error: Error): void {
