@@ -6,7 +6,7 @@
 import { channels, observed } from '#diagnostics';
 import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from './attempt-edits.ts';
 import { isThenable } from './maybe-promise.ts';
-import type { StopReason } from './options.ts';
+import type { ResolvedOptions, StopReason } from './options.ts';
 import { decideResult, stop } from './sequence-decide.ts';
 import { ask, end, fail, hookFailed } from './sequence-end.ts';
 import { EDIT, EDIT_HOOK, FAIL, HOLD, PREPARE_FAILED, QUIET, SEND, WAIT } from './sequence-stages.ts';
@@ -41,7 +41,8 @@ export const attempt = (s: SequenceState): Step => {
     return end(s, 'aborted', undefined, cancelled, false, QUIET);
   }
   // A feature may hold the attempt (and is asked again after the hold), or refuse it.
-  const turn = s.options.admitting.length === 0 ? undefined : admission(s);
+  const admitting = admitters(s);
+  const turn = admitting.length === 0 ? undefined : admissionBy(s, admitting);
   if (turn) {
     if ('holdMs' in turn) {
       s.delayMs = turn.holdMs;
@@ -80,8 +81,13 @@ export const refused = (s: SequenceState, turn: Extract<Turn, { readonly refuse:
 };
 
 /** What the features say about the attempt about to be sent, outermost first: `undefined` lets it go. */
-export const admission = (s: SequenceState): Turn | undefined => {
-  const { admitting } = s.options;
+export const admission = (s: SequenceState): Turn | undefined => admissionBy(s, admitters(s));
+
+/** The features asked about the attempt about to be sent: of a first one, not those that hold retries only. */
+const admitters = (s: SequenceState): ResolvedOptions['admitting'] =>
+  s.attempts === 0 ? s.options.admittingFirst : s.options.admitting;
+
+const admissionBy = (s: SequenceState, admitting: ResolvedOptions['admitting']): Turn | undefined => {
   for (let i = 0; i < admitting.length; i++) {
     const turn = admitting[i]!.admit!(s);
     if (turn) return turn;
