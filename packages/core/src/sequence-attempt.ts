@@ -31,25 +31,19 @@ export const prepareFailed = (s: SequenceState, error: unknown): Step => {
   return decideResult(s, { error });
 };
 
-/** The next attempt: the caller, the features' turn, what the attempt carries, then the send. */
+/**
+ * The next attempt: the caller, the features' turn, what the attempt carries, then the send. Its
+ * rare turns are functions of their own, so that this one stays small enough for V8 to inline into
+ * the driver's step: nearly every request's first attempt goes straight to the send.
+ */
 export const attempt = (s: SequenceState): Step => {
   // An attempt the caller gave up on before it was sent is not counted.
   const cancelled = s.port?.cancellation?.();
-  if (cancelled !== undefined) {
-    s.error = cancelled;
-    s.afterEnd = FAIL;
-    return end(s, 'aborted', undefined, cancelled, false, QUIET);
-  }
+  if (cancelled !== undefined) return cancelledBefore(s, cancelled);
   // A feature may hold the attempt (and is asked again after the hold), or refuse it.
   const admitting = admitters(s);
   const turn = admitting.length === 0 ? undefined : admissionBy(s, admitting);
-  if (turn) {
-    if ('holdMs' in turn) {
-      s.delayMs = turn.holdMs;
-      return ask(s, HOLD, 'hold');
-    }
-    return refused(s, turn);
-  }
+  if (turn) return 'holdMs' in turn ? held(s, turn.holdMs) : refused(s, turn);
   if (observed && channels.attemptStart.hasSubscribers) {
     channels.attemptStart.publish({ run: s, attempt: s.attempts + 1 });
   }
@@ -57,6 +51,24 @@ export const attempt = (s: SequenceState): Step => {
   if (s.attempts === 0 && s.idempotencyKey === undefined && s.options.feature.attemptHeaders === undefined) {
     return send(s);
   }
+  return carried(s);
+};
+
+/** The caller cancelled before the attempt was sent: the run ends as aborted, and the request fails. */
+const cancelledBefore = (s: SequenceState, cancelled: unknown): Step => {
+  s.error = cancelled;
+  s.afterEnd = FAIL;
+  return end(s, 'aborted', undefined, cancelled, false, QUIET);
+};
+
+/** A feature holds the attempt for `holdMs`; it is asked again after. */
+const held = (s: SequenceState, holdMs: number): Step => {
+  s.delayMs = holdMs;
+  return ask(s, HOLD, 'hold');
+};
+
+/** What the attempt carries (`beforeRetry`, a generated key, the attempt headers), then the send. */
+const carried = (s: SequenceState): Step => {
   const port = s.port;
   const kind: AttemptKind = port?.resuming ? 'resume' : s.attempts > 0 ? 'retry' : 'first';
   const hooked = hasAttemptHook(s.options, port, kind);
