@@ -66,7 +66,9 @@ const between = (low: number, high: number, random: RandomSource): number =>
 export const exponentialEnvelope = (attempt: number, { baseMs, capMs }: BackoffParams): number => {
   if (baseMs === 0) return 0;
   // For large attempts 2^attempt is Infinity and min() gives capMs; only 0 · Infinity would be NaN.
-  return Math.min(capMs, baseMs * 2 ** attempt);
+  // A shift gives the same power of two for the attempts of nearly every retry, without `Math.pow`.
+  const power = attempt >= 0 && attempt < 31 && (attempt | 0) === attempt ? 1 << attempt : 2 ** attempt;
+  return Math.min(capMs, baseMs * power);
 };
 
 const advance = (state: BackoffState, delayMs: number): BackoffState => ({
@@ -142,5 +144,9 @@ export const nextDelay = (
   const delay =
     typeof raw === 'number' && Number.isFinite(raw) ? Math.min(Math.max(raw, 0), params.capMs) : params.capMs;
   const next = pair?.[1];
-  return [delay, typeof next === 'object' && next !== null ? next : advance(state, delay)];
+  if (typeof next !== 'object' || next === null) return [delay, advance(state, delay)];
+  // A pair already in bounds is the answer as it is (every retry makes one: no copy of it).
+  return pair!.length === 2 && Object.is(raw, delay)
+    ? (result as readonly [number, BackoffState])
+    : [delay, next];
 };

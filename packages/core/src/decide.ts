@@ -207,8 +207,9 @@ const NO_KEY: HeaderGetter = () => undefined;
  */
 const retriedStatus = (
   result: RetryableResult,
-  options: Pick<RunOptions, 'statusCodes' | 'idempotencyKey'>,
-): boolean => options.statusCodes.has(result.status!) || asksRetry(signalOf(result, options));
+  options: Pick<RunOptions, 'statusCodes'>,
+  signal: AnswerSignal | undefined,
+): boolean => options.statusCodes.has(result.status!) || asksRetry(signal);
 
 /**
  * Whether a status or an error is a failure that is retried (its status in `statusCodes` or one whose
@@ -220,32 +221,38 @@ const retriedStatus = (
 export const retryableResult = (
   result: RetryableResult,
   options: Pick<RunOptions, 'statusCodes' | 'errorCodes' | 'idempotencyKey'>,
+): boolean => retryableWith(result, options, signalOf(result, options));
+
+/** {@link retryableResult}, given what the answer says (`signalOf`, read once per decision). */
+const retryableWith = (
+  result: RetryableResult,
+  options: Pick<RunOptions, 'statusCodes' | 'errorCodes'>,
+  signal: AnswerSignal | undefined,
 ): boolean => {
   const { status } = result;
   if (status !== undefined) {
     // What the server says about retrying its answer (`x-should-retry`, sent by the OpenAI and
     // Anthropic APIs) decides, when it says `true` or `false`.
     const said = status >= 400 ? result.responseHeaders?.('x-should-retry')?.trim().toLowerCase() : undefined;
-    return said === 'true' || (said !== 'false' && retriedStatus(result, options));
+    return said === 'true' || (said !== 'false' && retriedStatus(result, options, signal));
   }
   const code = result.code ?? errorCode(result.error);
   return code !== undefined && options.errorCodes.has(code);
 };
 
 /** An answer's signal that ends the request whatever its status: `key-reused`, `quota-exceeded`, `abnormal-usage`. */
-const stopSignal = (
-  outcome: AttemptOutcome,
-  options: Pick<RunOptions, 'idempotencyKey'>,
-): StopReason | undefined => {
-  const signal = signalOf(outcome, options);
-  return signal === undefined || asksRetry(signal) ? undefined : signal;
-};
+const stopSignal = (signal: AnswerSignal | undefined): StopReason | undefined =>
+  signal === undefined || asksRetry(signal) ? undefined : signal;
 
 /** What jitterbug would do without `shouldRetry`: retry a retryable failure of a retryable request. */
-export const defaultRetry = (outcome: AttemptOutcome, options: RunOptions): boolean =>
-  retryableResult(outcome, options) &&
-  methodAllowsRetry(outcome.method, outcome.requestHeaders, options) &&
-  stopSignal(outcome, options) === undefined;
+export const defaultRetry = (outcome: AttemptOutcome, options: RunOptions): boolean => {
+  const signal = signalOf(outcome, options);
+  return (
+    retryableWith(outcome, options, signal) &&
+    methodAllowsRetry(outcome.method, outcome.requestHeaders, options) &&
+    stopSignal(signal) === undefined
+  );
+};
 
 /**
  * How many transparent retries a request may make in all while servers keep answering (a server
@@ -286,19 +293,19 @@ const retryDelay = (
   outcome: AttemptOutcome,
   options: RunOptions,
   transparent: boolean,
-):
-  | StopDecision
-  | {
-      delayMs: number;
-      delaySource: DelaySource;
-      nextBackoffState: BackoffState;
-      serverDelayUnread?: true | undefined;
-    } => {
+  reason: RetryReason,
+): Decision => {
   const { backoffState, responseHeaders, status } = outcome;
   const { retryAfter, random } = options;
   const given = outcome.forced?.delayMs;
   if (given !== undefined) {
-    return { delayMs: Math.max(0, given) || 0, delaySource: 'forced', nextBackoffState: backoffState };
+    return {
+      retry: true,
+      delayMs: Math.max(0, given) || 0,
+      delaySource: 'forced',
+      nextBackoffState: backoffState,
+      reason,
+    };
   }
   const server = retryAfter && responseHeaders ? askedDelay(responseHeaders, outcome.nowMs) : undefined;
   if (server && retryAfter) {
@@ -314,9 +321,11 @@ const retryDelay = (
     // sooner than told already).
     const spread = unitRandom(random) * retryAfter.jitterRatio;
     return {
+      retry: true,
       delayMs: ms > maxMs ? maxMs - spread * maxMs : Math.min(maxMs, ms + spread * ms),
       delaySource: server.source,
       nextBackoffState: backoffState,
+      reason,
     };
   }
   const { backoff } = options;
@@ -325,6 +334,7 @@ const retryDelay = (
   // response's Retry-After unless the server exposes it): said so.
   const unread = retryAfter && (status === 429 || status === 503) ? true : undefined;
   return {
+    retry: true,
     delayMs:
       retryAfter && unread && status === 429
         ? Math.max(
@@ -335,6 +345,7 @@ const retryDelay = (
     delaySource: 'backoff',
     nextBackoffState: transparent ? backoffState : nextBackoffState,
     serverDelayUnread: unread,
+    reason,
   };
 };
 
@@ -364,12 +375,14 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
     const settled = decideByStatus(outcome.status, options);
     if (settled) return settled;
   }
-  const retryable = retryableResult(outcome, options);
+  // What the answer says beyond its status, read once for every rule below.
+  const signal = signalOf(outcome, options);
+  const retryable = retryableWith(outcome, options, signal);
   if (!options.retry) return stop(options.disabledBy, retryable);
   const { status } = outcome;
   // What the answer says ends it (a key reused, a quota spent, abuse detected), unless the user
   // forced the retry or `shouldRetry` said to make it.
-  const ended = forced || outcome.verdict === true ? undefined : stopSignal(outcome, options);
+  const ended = forced || outcome.verdict === true ? undefined : stopSignal(signal);
   if (ended) {
     const delay =
       ended === 'quota-exceeded' && outcome.responseHeaders
@@ -383,7 +396,7 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
     !forced &&
     outcome.verdict !== true &&
     status !== undefined &&
-    retriedStatus(outcome, options)
+    retriedStatus(outcome, options, signal)
   ) {
     return stop('declined-by-server', true);
   }
@@ -423,12 +436,6 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
   // A network failure while the browser is offline: the retry waits until it is back online, at most
   // the longest wait jitterbug makes (within the deadline), and moves the backoff on no further.
   const offline = !transparent && outcome.offline === true && status === undefined;
-  const delay = offline ? offlineDelay(outcome, options) : retryDelay(outcome, options, transparent);
-  if ('retry' in delay) return delay;
-  // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.
-  if (options.deadlineMs !== undefined && !(outcome.elapsedMs + delay.delayMs <= options.deadlineMs)) {
-    return stop('deadline', true, delay.delayMs);
-  }
   // A keep-alive race (a kept connection lost before any byte of the answer) while the policy's
   // servers answer fine: retried as any reset (the server may have had it), free of the budget.
   const reason: RetryReason = transparent
@@ -442,20 +449,21 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
         : offline
           ? 'offline'
           : status !== undefined
-            ? (asked(outcome, options) ?? 'status')
+            ? asksRetry(signal)
+              ? signal
+              : 'status'
             : outcome.staleConnection && !outcome.failing
               ? 'stale-connection'
               : 'error';
-  return { retry: true, ...delay, reason };
-};
-
-/** The retry reason of an answer that asks for its retry (`key-in-use`, `reduced-capacity`). */
-const asked = (
-  outcome: AttemptOutcome,
-  options: Pick<RunOptions, 'idempotencyKey'>,
-): 'key-in-use' | 'reduced-capacity' | undefined => {
-  const signal = signalOf(outcome, options);
-  return asksRetry(signal) ? signal : undefined;
+  const decision = offline
+    ? offlineDelay(outcome, options, reason)
+    : retryDelay(outcome, options, transparent, reason);
+  if (!decision.retry) return decision;
+  // Written so that a NaN (a broken injected clock) refuses the wait instead of allowing it.
+  if (options.deadlineMs !== undefined && !(outcome.elapsedMs + decision.delayMs <= options.deadlineMs)) {
+    return stop('deadline', true, decision.delayMs);
+  }
+  return decision;
 };
 
 /**
@@ -463,16 +471,15 @@ const asked = (
  * waits for, at most `retryAfter.maxMs` (the backoff's `capMs` with `retryAfter: false`) and what
  * is left of the deadline.
  */
-const offlineDelay = (
-  outcome: AttemptOutcome,
-  options: RunOptions,
-): { delayMs: number; delaySource: DelaySource; nextBackoffState: BackoffState } => {
+const offlineDelay = (outcome: AttemptOutcome, options: RunOptions, reason: RetryReason): Decision => {
   const { deadlineMs, retryAfter } = options;
   const cap = retryAfter ? retryAfter.maxMs : options.backoff.capMs;
   const left = deadlineMs === undefined ? cap : deadlineMs - outcome.elapsedMs;
   return {
+    retry: true,
     delayMs: Math.max(0, Math.min(cap, left)) || 0,
     delaySource: 'offline',
     nextBackoffState: outcome.backoffState,
+    reason,
   };
 };

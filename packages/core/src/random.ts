@@ -14,9 +14,11 @@ export const seededRandom = (seed: number): RandomSource => {
   let a = seed >>> 0;
   a = Math.imul(a ^ (a >>> 16), 0x85ebca6b);
   a = Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
-  a = (a ^ (a >>> 16)) >>> 0;
+  // The state is kept as a signed 32-bit integer (the same bits as mulberry32's unsigned one): a
+  // small integer to the engine, which stores it in the closure without a number box per draw.
+  a ^= a >>> 16;
   return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
+    a = (a + 0x6d2b79f5) | 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);

@@ -7,7 +7,7 @@ import { channels, observed } from '#diagnostics';
 import { attemptInfoOf, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type AttemptOutcome, type Decision, decide, decideByStatus } from './decide.ts';
 import { errorCode } from './errors.ts';
-import type { StopReason } from './options.ts';
+import type { Mutable, RetryEvent, StopReason } from './options.ts';
 import { giveUpEventOf, retryEventOf } from './run-events.ts';
 import { ask, end, fail } from './sequence-end.ts';
 import { callHook } from './sequence-hook.ts';
@@ -96,11 +96,21 @@ export const decideOutcome = (s: SequenceState, outcome: AttemptOutcome): Step =
   }
   if (decision.uncounted) s.uncountedRetries++;
   if (decision.serverDelayUnread === true) s.unread++;
-  const event = retryEventOf(s, decision, status, error);
-  for (const feature of features) feature.retrying?.(s, event);
-  if (observed && channels.retry.hasSubscribers) channels.retry.publish({ ...event, run: s });
+  // The retry's event is made only when someone is told it (a simulation's retries tell no one).
+  let event: Mutable<RetryEvent> | undefined;
+  for (let i = 0; i < features.length; i++) {
+    const feature = features[i]!;
+    if (!feature.retrying) continue;
+    event ??= retryEventOf(s, decision, status, error);
+    feature.retrying(s, event);
+  }
+  if (observed && channels.retry.hasSubscribers) {
+    event ??= retryEventOf(s, decision, status, error);
+    channels.retry.publish({ ...event, run: s });
+  }
   const { onRetry } = o;
-  return onRetry ? callHook(s, ON_RETRY, status, onRetry, event) : retry(s);
+  if (!onRetry) return retry(s);
+  return callHook(s, ON_RETRY, status, onRetry, event ?? retryEventOf(s, decision, status, error));
 };
 
 /** A retry, decided and told: the answer is dropped, then the wait. */
