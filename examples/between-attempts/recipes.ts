@@ -1,13 +1,14 @@
 /**
  * Three things users of retry libraries most often ask to do between attempts, with `beforeRetry`:
  * copy the one you need. Each is runtime-neutral (browsers, Node, Bun, Deno, Workers: the signer uses
- * WebCrypto) and works with every jitterbug client, since `beforeRetry` is a policy option:
+ * WebCrypto) and works with every jitterbug client, since `beforeRetry` is a policy option; each
+ * brings `requestEdits: createRequestEdits()`, which applies what `beforeRetry` sets:
  *
  * ```ts
  * const fetchWithRetry = withRetry(fetch, { ...refreshTokenOn401(getToken) });
  * ```
  */
-import type { RetryOptions } from '@jitterbug/core';
+import { createRequestEdits, type RetryOptions } from '@jitterbug/core';
 
 /**
  * A fresh bearer token after a 401: the 401 is made retryable (it is not by default: a 401 for a bad
@@ -15,8 +16,9 @@ import type { RetryOptions } from '@jitterbug/core';
  */
 export const refreshTokenOn401 = (
   refresh: () => Promise<string>,
-): Pick<RetryOptions, 'shouldRetry' | 'beforeRetry'> => ({
+): Pick<RetryOptions, 'shouldRetry' | 'beforeRetry' | 'requestEdits'> => ({
   shouldRetry: ({ status }) => (status === 401 ? true : undefined),
+  requestEdits: createRequestEdits(),
   beforeRetry: async (next) => {
     if (next.status === 401) next.headers.set('authorization', `Bearer ${await refresh()}`);
   },
@@ -55,7 +57,8 @@ export const signatureHeaders = async (
 /** Signs every retry again (sign the first attempt yourself, with `signatureHeaders`). */
 export const signEveryRetry = (
   sign: (text: string) => Promise<string>,
-): Pick<RetryOptions, 'beforeRetry'> => ({
+): Pick<RetryOptions, 'beforeRetry' | 'requestEdits'> => ({
+  requestEdits: createRequestEdits(),
   beforeRetry: async (next) => {
     const headers = await signatureHeaders(sign, next.method, next.url);
     for (const [name, value] of Object.entries(headers)) next.headers.set(name, value);
@@ -63,7 +66,11 @@ export const signEveryRetry = (
 });
 
 /** After `failures` failed attempts, sends the rest to `mirror`'s origin (same path and query). */
-export const mirrorAfter = (failures: number, mirror: string): Pick<RetryOptions, 'beforeRetry'> => ({
+export const mirrorAfter = (
+  failures: number,
+  mirror: string,
+): Pick<RetryOptions, 'beforeRetry' | 'requestEdits'> => ({
+  requestEdits: createRequestEdits(),
   beforeRetry: (next) => {
     if (next.attempt <= failures) return;
     const url = new URL(next.url);

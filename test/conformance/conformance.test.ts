@@ -23,6 +23,7 @@ import {
   createAttemptHeaders,
   createBodyBuffering,
   createIdempotencyKeys,
+  createRequestEdits,
   DEFAULT_ERROR_CODES,
   type RetryInfo,
 } from '@jitterbug/core';
@@ -110,6 +111,7 @@ describeRuns(
         const seen: { attempt: number; kind: string; status: number | undefined }[] = [];
         const c = await client({
           shouldRetry: ({ status }) => (status === 401 ? true : undefined),
+          requestEdits: createRequestEdits(),
           beforeRetry: async (next) => {
             seen.push({ attempt: next.attempt, kind: next.kind, status: next.status });
             await Promise.resolve();
@@ -136,6 +138,7 @@ describeRuns(
       server.route('/mirror/report', [{ status: 503 }, { status: 200, body: 'from the mirror' }]);
       const c = await client({
         maxAttempts: 4,
+        requestEdits: createRequestEdits(),
         beforeRetry: (next) => {
           if (next.attempt === 3) next.url = next.url.replace('/primary/', '/mirror/');
         },
@@ -153,7 +156,10 @@ describeRuns(
       async () => {
         server.route('/refresh', [{ status: 503 }, { status: 200 }]);
         const broken = new Error('no token today');
-        const c = await client({ beforeRetry: () => Promise.reject(broken) });
+        const c = await client({
+          requestEdits: createRequestEdits(),
+          beforeRetry: () => Promise.reject(broken),
+        });
         const result = await c.send({ method: 'GET', path: '/refresh' });
         expect(result.outcome.kind).toBe('error');
         expect(errorChain(result)).toContain(broken);

@@ -8,7 +8,7 @@
  * A server that refuses every token still ends every request, after two attempts (three with the
  * recipe), and a refresh that fails fails the requests waiting for it with its error.
  */
-import { createCredentialRefresh, type RetryInfo } from '@jitterbug/core';
+import { createCredentialRefresh, createRequestEdits, type RetryInfo } from '@jitterbug/core';
 import { expect } from 'vitest';
 import type { ConformanceResult } from './driver.ts';
 import { featureDrivers } from './drivers/index.ts';
@@ -114,6 +114,7 @@ describeRuns(featureDrivers, (run) => {
         };
         const c = await client({
           shouldRetry: ({ status }) => (status === 401 ? true : undefined),
+          requestEdits: createRequestEdits(),
           beforeRetry: async (next) => {
             if (next.status === 401) next.headers.set('authorization', await refreshToken());
           },
@@ -154,6 +155,7 @@ describeRuns(featureDrivers, (run) => {
       const tokens = api({ refuseAll: true });
       const c = await client({
         shouldRetry: ({ status }) => (status === 401 ? true : undefined),
+        requestEdits: createRequestEdits(),
         beforeRetry: async (next) => {
           if (next.status === 401) next.headers.set('authorization', await tokens.issue());
         },

@@ -8,7 +8,12 @@
  * a client that could not apply `attemptTimeoutMs` (`appliesAttemptTimeout: false`) would skip its
  * scenarios.
  */
-import { createHedging, type NextAttempt, type RetryPolicyOptions } from '@jitterbug/core';
+import {
+  createHedging,
+  createRequestEdits,
+  type NextAttempt,
+  type RetryPolicyOptions,
+} from '@jitterbug/core';
 import { expect } from 'vitest';
 import { sleep as realSleep } from '../../packages/core/src/sleep.ts';
 import { activeResources, settleResources } from '../reliability/support.ts';
@@ -35,7 +40,12 @@ describeRuns(featureDrivers, (run) => {
     next.headers.set('x-copy', next.kind);
   };
   const hedging = (delayMs: number, extra: RetryPolicyOptions = {}) =>
-    client({ hedge: createHedging({ delayMs, ratio: 1 }), beforeRetry: markCopies, ...extra });
+    client({
+      hedge: createHedging({ delayMs, ratio: 1 }),
+      requestEdits: createRequestEdits(),
+      beforeRetry: markCopies,
+      ...extra,
+    });
 
   /**
    * Answers an attempt's first copy with `first`, a hedged copy with `hedge`, a retry with `retry`;
@@ -205,7 +215,11 @@ describeRuns(featureDrivers, (run) => {
   });
 
   hedged('the hedge budget: at most ten hedges held, `ratio` more per request', async () => {
-    const c = await client({ hedge: createHedging({ delayMs: 5, ratio: 0 }), beforeRetry: markCopies });
+    const c = await client({
+      hedge: createHedging({ delayMs: 5, ratio: 0 }),
+      requestEdits: createRequestEdits(),
+      beforeRetry: markCopies,
+    });
     for (let i = 0; i < 10; i++) {
       run.server.route(`/a${i}`, byCopy(HELD, FAST));
       expect(bodyOf(await c.send({ method: 'GET', path: `/a${i}` }))).toBe('fast');
@@ -222,7 +236,7 @@ describeRuns(featureDrivers, (run) => {
     'a percentile delay learns from attempts that were not hedged, and hedges once 20 latencies are known',
     async () => {
       const hedge = createHedging({ delayMs: 'p50', ratio: 1 });
-      const c = await client({ hedge, beforeRetry: markCopies });
+      const c = await client({ hedge, requestEdits: createRequestEdits(), beforeRetry: markCopies });
       run.server.route('/early', byCopy({ status: 200, body: 'slow', delayMs: 50 }, FAST));
       expect(bodyOf(await c.send({ method: 'GET', path: '/early' }))).toBe('slow');
       expect(run.server.seen('/early')).toHaveLength(1);
@@ -242,7 +256,10 @@ describeRuns(featureDrivers, (run) => {
       run.server.route('/saved', byCopy(HELD, FAST));
       expect(
         bodyOf(
-          await (await client({ hedge, beforeRetry: markCopies })).send({ method: 'GET', path: '/saved' }),
+          await (await client({ hedge, requestEdits: createRequestEdits(), beforeRetry: markCopies })).send({
+            method: 'GET',
+            path: '/saved',
+          }),
         ),
       ).toBe('fast');
       expect(hedge.latencies.count).toBe(1);
@@ -256,6 +273,7 @@ describeRuns(featureDrivers, (run) => {
     run.server.route('/other/tail', byCopy({ status: 200, body: 'slow', delayMs: 50 }, FAST));
     const c = await client({
       routes: [{ match: 'GET /search/*', hedge: createHedging({ delayMs: 30 }) }],
+      requestEdits: createRequestEdits(),
       beforeRetry: markCopies,
     });
     const routed = await c.send({ method: 'GET', path: '/search/tail' });

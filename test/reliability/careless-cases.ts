@@ -10,6 +10,7 @@ import { attachRetry, createDiscardedBodyCap } from '@jitterbug/axios';
 import {
   createHedging,
   createPacer,
+  createRequestEdits,
   createResume,
   createRetryPolicy,
   type RetryOptions,
@@ -383,6 +384,11 @@ const factoryRefusals: Refusal[] = (
       () => (createDiscardedBodyCap as (o: unknown) => unknown)({ maxBytes: 1024 }),
       'createDiscardedBodyCap() has no settings',
     ],
+    [
+      'createRequestEdits',
+      () => (createRequestEdits as (o: unknown) => unknown)({ headers: true }),
+      'createRequestEdits() has no settings',
+    ],
   ] as const
 ).map(
   ([factory, call, fix]): Refusal => ({
@@ -496,8 +502,34 @@ const routeRefusals: Refusal[] = [
   ),
 ];
 
+/**
+ * A request edit ported from a peer (axios-retry's `onRetry` changing the config, fetch-retry's
+ * `input(attempt)`) as `beforeRetry`, without the factory that applies what it sets.
+ */
+const refreshHook = async (next: { headers: Headers }): Promise<void> => {
+  next.headers.set('authorization', 'Bearer fresh');
+};
+const editRefusals: Refusal[] = (
+  [
+    ['withRetry', (o: unknown) => withRetry(fetch, o as RetryOptions)],
+    ['kyRetry', (o: unknown) => kyRetry(o as RetryOptions)],
+    ['attachRetry', (o: unknown) => attachRetry(api(), o as RetryOptions)],
+    ['createRetryPolicy', policy],
+  ] as const
+).map(
+  ([entry, make]): Refusal => ({
+    kind: 'a request edit ported from a peer',
+    written: `${entry}({ beforeRetry }) without requestEdits`,
+    call: () => make({ ...quick, beforeRetry: refreshHook }),
+    option: 'beforeRetry',
+    fix: 'requestEdits: createRequestEdits()',
+    short: 'jitterbug: option "beforeRetry" must be given with requestEdits: createRequestEdits()',
+  }),
+);
+
 /** Every refusal of the table. */
 export const refusals = (): Refusal[] => [
+  ...editRefusals,
   ...clientRefusals,
   ...answerRefusals,
   ...policyRefusals(),
@@ -559,6 +591,20 @@ export const rights = (): Right[] => [
       ],
     ] as const
   ).flatMap(([client, send]): Right[] => [
+    {
+      kind: 'a request edit ported from a peer',
+      written: `${client}: beforeRetry setting a token, with requestEdits: createRequestEdits(), a 401`,
+      path: `/token-${client}`,
+      statuses: [401, 200],
+      send: (s) =>
+        send(s, `/token-${client}`, {
+          ...quick,
+          shouldRetry: ({ status }) => (status === 401 ? true : undefined),
+          requestEdits: createRequestEdits(),
+          beforeRetry: refreshHook,
+        }),
+      sent: 2,
+    },
     {
       kind: 'a hook ported from a peer',
       written: `${client}: shouldRetry: () => true, a 200`,

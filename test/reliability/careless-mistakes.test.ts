@@ -112,6 +112,7 @@ describe.each([
       [
         "a client's own option in the options",
         'a policy where options go',
+        'a request edit ported from a peer',
         'a request field in the options',
         "another library's option",
         'an opt-in factory given options it does not take',

@@ -1,32 +1,24 @@
 /**
  * What changes in a request between its attempts: a generated idempotency key (from the first
- * attempt on), the attempt headers (on every attempt, as `createAttemptHeaders()` sets them), and what the features (a refreshed
- * credential) and then `beforeRetry` set (before each retry, hedged copy and resume). The core
- * decides what to set; the adapter applies it to its client's request through an
- * {@link EditableRequest}.
+ * attempt on), the attempt headers (on every attempt, as `createAttemptHeaders()` sets them), and
+ * what the features (a refreshed credential) and then `beforeRetry` set (before each retry, hedged
+ * copy and resume). The core decides what to set; the adapter applies it to its client's request
+ * through an {@link EditableRequest}. A bundle carries this file only through the factories whose
+ * features edit a request ({@link requestEditing}: `createRequestEdits()`, the attempt headers,
+ * generated keys, a credential refresh), or a client whose own hooks edit by default (ky's).
  */
 import type { NextAttempt } from './events.ts';
-import type { AttemptHeaders } from './features/attempt-headers.ts';
 import { after } from './maybe-promise.ts';
-import type { RunOptions } from './run-options.ts';
-import type { AttemptEditor, EditableRequest, RunView } from './types.ts';
+import type {
+  AttemptEditor,
+  AttemptKind,
+  EditableRequest,
+  EditedRun,
+  EditingOptions,
+  RequestEditing,
+} from './types.ts';
 
-export type { EditableRequest } from './types.ts';
-
-/** The options the edits read: the run's, with the features that edit (`ResolvedOptions` has them). */
-export type EditingOptions = RunOptions & {
-  readonly editing: readonly AttemptEditor[];
-  readonly feature: { readonly attemptHeaders?: AttemptHeaders | undefined };
-};
-
-/** What is about to be sent: the first attempt, a retry, a hedged copy or a request for the rest of a body. */
-export type AttemptKind = 'first' | NextAttempt['kind'];
-
-/** What the edits read of a run. */
-export interface EditedRun extends RunView {
-  readonly options: EditingOptions;
-  readonly idempotencyKey: string | undefined;
-}
+export type { AttemptKind, EditableRequest, EditedRun, EditingOptions } from './types.ts';
 
 const URL_SCHEME = /^https?:\/\//i;
 
@@ -144,3 +136,9 @@ export const applyEdits = (run: EditedRun, request: EditableRequest, kind: Attem
   if (!hook) return request.edit(request.requestUrl(), headers);
   return editedAfter(hook, request, nextAttempt(run, request, kind, headers));
 };
+
+/**
+ * The edits, as the factories whose features edit a request bring them (`RequestEditing`): the
+ * options of a run that has one of them carry it, and the attempt sequence applies it.
+ */
+export const requestEditing: RequestEditing = { apply: applyEdits, hooked: hasAttemptHook };

@@ -63,6 +63,7 @@ export {
   type Pacer,
   PacerError,
 } from './features/pacer.ts';
+export { createRequestEdits, type RequestEdits } from './features/request-edits.ts';
 export { createResume } from './features/resumable-response.ts';
 export { type Resume, ResumeError } from './features/resume.ts';
 export {

@@ -15,6 +15,7 @@ import type {
 } from './features/table.ts';
 import type { RetryAfterOptions, RunOptions } from './run-options.ts';
 import type { Sleep } from './sleep.ts';
+import type { RequestEditing } from './types.ts';
 
 export type {
   AttemptInfo,
@@ -192,6 +193,12 @@ export interface ResolvedOptions extends RunOptions {
   readonly finishing: readonly RunFeature[];
   /** Those of them that may set something on a retry, a hedged copy or a resume (`edit`). */
   readonly editing: readonly RunFeature[];
+  /**
+   * What applies the attempts' edits, brought by the factory of a feature that edits a request
+   * (`createRequestEdits()`, the attempt headers, generated keys, a credential refresh); `undefined`
+   * when none is in force: nothing is then set on any attempt.
+   */
+  readonly edits: RequestEditing | undefined;
 }
 
 /** The defaults, as documented. */

@@ -4,7 +4,6 @@
  * the send, once or as the copies a feature races.
  */
 import { channels, observed } from '#diagnostics';
-import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from './attempt-edits.ts';
 import { isThenable } from './maybe-promise.ts';
 import type { ResolvedOptions, StopReason } from './options.ts';
 import { decideResult, stop } from './sequence-decide.ts';
@@ -12,7 +11,7 @@ import { ask, end, fail, hookFailed } from './sequence-end.ts';
 import { EDIT, EDIT_HOOK, FAIL, HOLD, PREPARE_FAILED, QUIET, SEND, WAIT } from './sequence-stages.ts';
 import { type SequenceState, spare } from './sequence-state.ts';
 import type { Step } from './steps.ts';
-import type { Turn } from './types.ts';
+import type { AttemptKind, EditableRequest, RequestEditing, Turn } from './types.ts';
 
 /** After the work before the first attempt: the wait it begins with, if any, or the attempt. */
 export const prepared = (s: SequenceState): Step => (s.delayMs < 0 ? attempt(s) : ask(s, WAIT, 'wait'));
@@ -47,11 +46,13 @@ export const attempt = (s: SequenceState): Step => {
   if (observed && channels.attemptStart.hasSubscribers) {
     channels.attemptStart.publish({ run: s, attempt: s.attempts + 1 });
   }
-  // Nearly every first attempt carries nothing (no generated key, no attempt headers).
+  // Nearly every first attempt carries nothing (no generated key, no attempt headers), and no attempt
+  // does without a feature that edits (no edits then, nothing to apply).
   if (s.attempts === 0 && s.idempotencyKey === undefined && s.options.feature.attemptHeaders === undefined) {
     return send(s);
   }
-  return carried(s);
+  const edits = editsOf(s);
+  return edits === undefined ? send(s) : carried(s, edits);
 };
 
 /** The caller cancelled before the attempt was sent: the run ends as aborted, and the request fails. */
@@ -68,10 +69,10 @@ const held = (s: SequenceState, holdMs: number): Step => {
 };
 
 /** What the attempt carries (`beforeRetry`, a generated key, the attempt headers), then the send. */
-const carried = (s: SequenceState): Step => {
+const carried = (s: SequenceState, edits: RequestEditing): Step => {
   const port = s.port;
   const kind: AttemptKind = port?.resuming ? 'resume' : s.attempts > 0 ? 'retry' : 'first';
-  const hooked = hasAttemptHook(s.options, port, kind);
+  const hooked = edits.hooked(s.options, port, kind);
   const status = s.lastOutcome?.status;
   let editing: unknown;
   try {
@@ -108,11 +109,17 @@ const admissionBy = (s: SequenceState, admitting: ResolvedOptions['admitting']):
 };
 
 /**
+ * What applies the edits of `s`'s attempts: the options' (a feature's factory brought it), else the
+ * client's own for its hooks (ky's), else none.
+ */
+export const editsOf = (s: SequenceState): RequestEditing | undefined => s.options.edits ?? s.port?.edits;
+
+/**
  * Applies what the attempt about to be sent carries to the driver's request (`attempt-edits.ts`):
  * `undefined`, or a promise while that is prepared. Throws what a hook throws.
  */
 export const edit = (s: SequenceState, kind: AttemptKind): unknown =>
-  applyEdits(s, s.port as EditableRequest, kind);
+  editsOf(s)?.apply(s, s.port as EditableRequest, kind);
 
 /** Sends the attempt: once, or as the copies a feature races (hedging wraps the send so). */
 export const send = (s: SequenceState): Step => {

@@ -19,7 +19,6 @@
 
 import { channels, observed } from '#diagnostics';
 import { offline } from '#offline';
-import { hasAttemptHook } from './attempt-edits.ts';
 import { type EitherResult, looksFine, outcomeOf } from './attempt-outcome.ts';
 import { type BackoffState, initialBackoffState } from './backoff.ts';
 import type { BodyKind } from './body.ts';
@@ -27,7 +26,15 @@ import type { AttemptOutcome, Decision } from './decide.ts';
 import type { ResolvedOptions, RetryInfo, RetryReason } from './options.ts';
 import type { HeaderGetter } from './retry-after.ts';
 import type { Aside } from './sequence-aside.ts';
-import { attempt, edit, prepared, prepareFailed, send, admission as turnOf } from './sequence-attempt.ts';
+import {
+  attempt,
+  edit,
+  editsOf,
+  prepared,
+  prepareFailed,
+  send,
+  admission as turnOf,
+} from './sequence-attempt.ts';
 import { decideOutcome, decideResult, retry, settleByStatus } from './sequence-decide.ts';
 import { ask, end, ended, fail, failNow, hookFailed } from './sequence-end.ts';
 import {
@@ -431,7 +438,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
   /** The edits of a copy failed with `error` (the race is over): the request fails with it. */
   raceFailed(error: unknown): Step {
     this.stage = IDLE;
-    return hasAttemptHook(this.options, this.port, 'hedge')
+    return editsOf(this)?.hooked(this.options, this.port, 'hedge')
       ? hookFailed(this, error, this.lastOutcome?.status)
       : fail(this, error);
   }

@@ -96,6 +96,45 @@ export interface EditableRequest {
    * (ky's `beforeRetry` hooks); they fail the request as the policy's hook does.
    */
   readonly beforeRetry?: ((next: NextAttempt) => unknown) | undefined;
+  /**
+   * What applies the edits of those hooks (`beforeRetry` above) when the options bring none: a
+   * client whose own hooks change a retry by default (ky's) sets it, as the options'
+   * `requestEdits: createRequestEdits()` would.
+   */
+  readonly edits?: RequestEditing | undefined;
+}
+
+/** What is about to be sent: the first attempt, a retry, a hedged copy or a request for the rest of a body. */
+export type AttemptKind = 'first' | NextAttempt['kind'];
+
+/** The options the edits read: the run's, with the features that edit. */
+export type EditingOptions = RunOptions & {
+  readonly editing: readonly AttemptEditor[];
+  readonly feature: { readonly attemptHeaders?: { set(headers: Headers, run: RunView): void } | undefined };
+  /** What applies the edits, when a factory brought it (`ResolvedOptions.edits`). */
+  readonly edits?: RequestEditing | undefined;
+};
+
+/** What the edits read of a run. */
+export interface EditedRun extends RunView {
+  readonly options: EditingOptions;
+  readonly idempotencyKey: string | undefined;
+}
+
+/**
+ * What applies an attempt's edits to the driver's request (`attempt-edits.ts`): brought by the
+ * factories whose features edit a request (`createRequestEdits()`, the attempt headers, generated
+ * keys, a credential refresh), so that a bundle that imports none of them carries none of it.
+ */
+export interface RequestEditing {
+  /**
+   * Applies what the attempt of `kind` about to be sent carries to `request`: `undefined` when
+   * nothing is to be set, or a promise while that is prepared. Throws (or rejects with) what a
+   * hook throws.
+   */
+  apply(run: EditedRun, request: EditableRequest, kind: AttemptKind): unknown;
+  /** Whether an attempt of `kind` is edited by a hook or a feature (its failure is the hook's). */
+  hooked(options: EditingOptions, request: Partial<EditableRequest> | undefined, kind: AttemptKind): boolean;
 }
 
 /** A feature as the attempt edits see it: what it sets on a retry, a hedged copy or a resume. */

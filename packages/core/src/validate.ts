@@ -7,6 +7,7 @@
 import { backoffStrategies } from './backoff.ts';
 import { isFeature } from './features/feature.ts';
 import type { IdempotencyKeys } from './features/idempotency-keys.ts';
+import type { RequestEdits } from './features/request-edits.ts';
 import {
   checkFeature,
   defaultFeatures,
@@ -171,6 +172,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   admittingFirst: [],
   finishing: [],
   editing: [],
+  edits: undefined,
   observing: false,
   random: Math.random,
   sleep,
@@ -221,5 +223,19 @@ export const resolveOptions = (
   resolved.finishing = features.filter((feature) => feature.finish !== undefined);
   resolved.editing = features.filter((feature) => feature.edit !== undefined);
   resolved.observing = features.some((feature) => feature.observe !== undefined);
+  // What applies the edits comes with the factory of a feature that edits (its `edits`); beforeRetry's
+  // own need `requestEdits`, so that a bundle that changes no request carries none of the edits.
+  const editor = Object.values(feature).find(
+    (value) => (value as Partial<RequestEdits> | undefined)?.edits !== undefined,
+  ) as RequestEdits | undefined;
+  resolved.edits = editor?.edits;
+  if (resolved.beforeRetry && !feature.requestEdits) {
+    fail(
+      `${path}beforeRetry`,
+      'given with requestEdits: createRequestEdits()',
+      resolved.beforeRetry,
+      'beforeRetry',
+    );
+  }
   return resolved as unknown as ResolvedOptions;
 };

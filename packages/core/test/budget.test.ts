@@ -1,4 +1,10 @@
-import { createRetryBudget, createRetryPolicy, DEFAULT_BUDGET, type RetryPolicy } from '@jitterbug/core';
+import {
+  createRequestEdits,
+  createRetryBudget,
+  createRetryPolicy,
+  DEFAULT_BUDGET,
+  type RetryPolicy,
+} from '@jitterbug/core';
 import { isRetryBudget } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -102,6 +108,7 @@ describe('retries free of the budget', () => {
       budget,
       shouldRetry: ({ status }) => (status === 401 ? true : undefined),
       beforeRetry: () => {},
+      requestEdits: createRequestEdits(),
     });
     const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
     expect(decided(decideOn(run, { status: 401 }))).toMatchObject({ retry: true, reason: 'forced' });
@@ -138,7 +145,12 @@ describe('retries free of the budget', () => {
       retry: false,
       reason: 'budget-exhausted',
     });
-    const hooked = createRetryPolicy({ budget: empty(), shouldRetry: forced, beforeRetry: () => {} });
+    const hooked = createRetryPolicy({
+      budget: empty(),
+      shouldRetry: forced,
+      beforeRetry: () => {},
+      requestEdits: createRequestEdits(),
+    });
     expect(
       decided(decideOn(hooked.begin({ method: 'GET', url: 'https://a.example/' }), { status: 501 })),
     ).toMatchObject({
@@ -146,7 +158,12 @@ describe('retries free of the budget', () => {
       reason: 'budget-exhausted',
     });
     // A 2xx the caller calls a failure (isFailure) is not a request that was wrong either.
-    const ok = createRetryPolicy({ budget: empty(), isFailure: forced, beforeRetry: () => {} });
+    const ok = createRetryPolicy({
+      budget: empty(),
+      isFailure: forced,
+      beforeRetry: () => {},
+      requestEdits: createRequestEdits(),
+    });
     expect(
       decided(decideOn(ok.begin({ method: 'GET', url: 'https://a.example/' }), { status: 200 })),
     ).toMatchObject({
@@ -160,6 +177,7 @@ describe('retries free of the budget', () => {
       budget: false,
       shouldRetry: ({ status }) => (status === 401 ? true : undefined),
       beforeRetry: () => {},
+      requestEdits: createRequestEdits(),
     });
     const run = policy.begin({ method: 'GET', url: 'https://api.example.com/' });
     while (decided(decideOn(run, { status: 401 })).retry) {}

@@ -6,7 +6,7 @@
  * own `beforeRetry` hooks run for jitterbug's retries (ky 2; `retry-hooks.ts`), and ky's `timeout`
  * is the run's deadline (`ky-timeout.ts`).
  */
-import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import { createRequestEdits, type RequestEdits, type RetryPolicyOrOptions } from '@jitterbug/core';
 import { asRetryLayer, checkOptions, fail, isRetryLayer, type RetryRun } from '@jitterbug/core/adapter';
 import { type Answer, Call, execute, type FetchFunction, type FetchInit } from '@jitterbug/fetch/engine';
 import type { Options } from 'ky';
@@ -57,6 +57,8 @@ const ADAPTER_OPTIONS = {
 class KyCall extends Call {
   /** What the call's own URL was written under (its `baseUrl`, then its `prefix`), for route rules. */
   declare base: readonly unknown[] | undefined;
+  /** The edits of the user's own `beforeRetry` hooks, which work without the policy's `requestEdits`. */
+  declare edits: RequestEdits['edits'] | undefined;
 
   override deliver(answer: Answer): Response {
     try {
@@ -94,7 +96,7 @@ export const kyRetry = (
    * A call with `beforeRetry` hooks of the user's: each attempt's input and response are kept (with
    * a copy of a failed response's body, for `HTTPError.data`), and the hooks run before each retry.
    */
-  const withUserHooks = (state: CallState, call: Call, run: RetryRun): Promise<Response> => {
+  const withUserHooks = (state: CallState, call: KyCall, run: RetryRun): Promise<Response> => {
     const keeping: FetchFunction = (input, init) =>
       send(input, init).then(
         (response) => {
@@ -107,6 +109,7 @@ export const kyRetry = (
         },
       );
     call.beforeRetry = (next) => runUserRetryHooks(state, next, call);
+    call.edits = createRequestEdits().edits;
     return execute(isRetryLayer(send) ? asRetryLayer(keeping) : keeping, call, run).finally(() =>
       state.dropCopy(),
     );

@@ -5,7 +5,7 @@
  * a call's hooks (it has no `init` hook): there your `beforeRetry` hooks see no retry of jitterbug's
  * (the last test; the policy's `beforeRetry` is the way there).
  */
-import { createRetryPolicy, type RetryInfo } from '@jitterbug/core';
+import { createRequestEdits, createRetryPolicy, type RetryInfo } from '@jitterbug/core';
 import ky, {
   type BeforeRetryHook,
   HTTPError,
@@ -368,6 +368,7 @@ describe('ky 2 under kyRetry, with the policy’s beforeRetry too', () => {
       maxAttempts: 3,
       methods: ['POST'],
       sleep: recordingSleep().sleep,
+      requestEdits: createRequestEdits(),
       beforeRetry: (next) => {
         next.url = url('/moved');
         next.headers.set('x-policy', 'set');

@@ -5,8 +5,9 @@
  * tells its upstreams), so that a server can shed retries first and log them as such. A factory, so
  * that a program that never sends them does not carry them.
  */
+import { requestEditing } from '../attempt-edits.ts';
 import { checkFields, fail, isHeaderName } from '../option-error.ts';
-import type { RunView } from '../types.ts';
+import type { RequestEditing, RunView } from '../types.ts';
 import { branded, isFeature } from './feature.ts';
 
 /** The names `createAttemptHeaders(names)` sends: each header's name, or `false` for none. */
@@ -25,6 +26,8 @@ export interface AttemptHeaders {
   readonly deadline: string | false;
   /** Sets the headers of the attempt of `run` about to be sent. */
   set(headers: Headers, run: RunView): void;
+  /** The edits that set them on a request (brought by this factory: see `createRequestEdits`). */
+  readonly edits: RequestEditing;
 }
 
 /** The names `createAttemptHeaders()` sends. */
@@ -47,6 +50,7 @@ export const createAttemptHeaders = (names?: AttemptHeadersOptions): AttemptHead
     {
       attempt,
       deadline,
+      edits: requestEditing,
       set(headers: Headers, run: RunView) {
         const o = run.options;
         if (attempt) headers.set(attempt, `attempt=${run.attempts + 1}; max=${o.maxAttempts}`);

@@ -14,10 +14,11 @@
  * everything costs each request two attempts. A `refresh()` that throws or rejects fails the
  * requests waiting for it with its error (`hook-failed`); the next request refused tries again.
  */
+import { requestEditing } from '../attempt-edits.ts';
 import type { StopDecision } from '../decide.ts';
 import { after } from '../maybe-promise.ts';
 import { fail, fieldsOf, given } from '../option-error.ts';
-import type { RunView } from '../types.ts';
+import type { RequestEditing, RunView } from '../types.ts';
 import { branded, isFeature, perRun, type RunFeature } from './feature.ts';
 
 /** Options of {@link createCredentialRefresh}. */
@@ -39,6 +40,8 @@ export interface CredentialRefreshOptions {
 export interface CredentialRefresh extends RunFeature {
   /** The credential the last refresh made; `undefined` before the first. */
   readonly current: string | undefined;
+  /** The edits that set the fresh credential on a retry (brought by this factory: see `createRequestEdits`). */
+  readonly edits: RequestEditing;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -106,6 +109,7 @@ export const createCredentialRefresh = (options: CredentialRefreshOptions): Cred
     get current() {
       return current;
     },
+    edits: requestEditing,
 
     review(run, outcome, decision) {
       const { status } = outcome;

@@ -11,7 +11,7 @@
  * {@link sendCopies} sends the copies the sequence asks for. Reached through the `Hedging` that
  * `createHedging` returns, so that a program that never hedges does not carry it.
  */
-import { applyEdits, type EditableRequest, type EditedRun } from '../attempt-edits.ts';
+import type { EditableRequest, EditedRun } from '../attempt-edits.ts';
 import { isThenable } from '../maybe-promise.ts';
 import type { AttemptResult, Copies, DrivenSequence, Raced, RacedSend, RaceHost, Step } from '../steps.ts';
 import type { RunView } from '../types.ts';
@@ -232,12 +232,13 @@ export const editedCopies = <A>(
   copies: HedgedCopies<A>,
   request: EditableRequest,
 ): HedgedCopies<A> => {
-  if (!run.options.beforeRetry && !run.options.feature.attemptHeaders) return copies;
+  const { edits } = run.options;
+  if (!edits || (!run.options.beforeRetry && !run.options.feature.attemptHeaders)) return copies;
   let sent = 0;
   return {
     send: async (cancel) => {
       if (sent++ > 0) {
-        const editing = applyEdits(run, request, 'hedge');
+        const editing = edits.apply(run, request, 'hedge');
         if (editing) await editing;
       }
       return copies.send(cancel);

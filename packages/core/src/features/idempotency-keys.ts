@@ -5,9 +5,11 @@
  * resume: such a request is then retried safely with no code of yours. A key the caller set is
  * never replaced. A factory, so that a program that never generates keys does not carry it.
  */
+import { requestEditing } from '../attempt-edits.ts';
 import { checkFields, fail, isHeaderName } from '../option-error.ts';
 import type { HeaderGetter } from '../retry-after.ts';
 import type { RunOptions } from '../run-options.ts';
+import type { RequestEditing } from '../types.ts';
 import { branded, isFeature } from './feature.ts';
 
 /** The options of `createIdempotencyKeys(options)`. */
@@ -34,6 +36,8 @@ export interface IdempotencyKeys {
    * @throws TypeError naming `generate` when the generator gives no usable value.
    */
   key(options: Pick<RunOptions, 'methods'>, upperMethod: string, headers: HeaderGetter): string | undefined;
+  /** The edits that set the key on a request (brought by this factory: see `createRequestEdits`). */
+  readonly edits: RequestEditing;
 }
 
 const NAME = 'createIdempotencyKeys(options)';
@@ -58,6 +62,7 @@ export const createIdempotencyKeys = (options: IdempotencyKeyOptions = {}): Idem
   return branded(
     {
       header,
+      edits: requestEditing,
       key(o: Pick<RunOptions, 'methods'>, upperMethod: string, headers: HeaderGetter) {
         if (o.methods.has(upperMethod) || headers(header)?.trim()) return undefined;
         const key = generate();

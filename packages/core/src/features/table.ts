@@ -36,6 +36,7 @@ import type { HedgeOption } from './hedging.ts';
 import { createHerdLine, type HerdOption } from './herd.ts';
 import type { IdempotencyKeyOption, IdempotencyKeys } from './idempotency-keys.ts';
 import type { PacerOption } from './pacer.ts';
+import type { RequestEditsOption } from './request-edits.ts';
 import type { ResumeOption } from './resume.ts';
 import type { ThrottleOption } from './throttle.ts';
 
@@ -122,6 +123,8 @@ export const FEATURES = [
     summary: 'hedge',
   },
   { option: 'resume', factory: 'createResume()' as Factory<ResumeOption>, data: true },
+  // What beforeRetry sets on a request: the edits that apply it, which beforeRetry needs.
+  { option: 'requestEdits', factory: 'createRequestEdits()' as Factory<RequestEditsOption>, data: true },
   {
     option: 'attemptHeaders',
     factory: 'createAttemptHeaders()' as Factory<AttemptHeadersOption>,

@@ -297,6 +297,11 @@ export const VALUE_HINTS: Readonly<Record<string, Hint>> = {
     "createForcedRetries() has no settings: ky.retry() from an afterResponse hook is a forced retry, within the policy's maxAttempts, deadline and budget",
   createDiscardedBodyCap:
     "createDiscardedBodyCap() has no settings: the bytes read of a response that is retried are the policy's discardBodyMaxBytes",
+  createRequestEdits:
+    'createRequestEdits() has no settings: what beforeRetry sets on next.headers and next.url is what the next attempts send',
+  // beforeRetry without the factory that applies what it sets.
+  beforeRetry:
+    'what beforeRetry sets on a retry is applied by requestEdits: createRequestEdits() (import it from your jitterbug adapter or @jitterbug/core), a factory so that a program that never changes a request does not carry it',
   // An opt-in feature's option given a plain value where its factory's object goes.
   idempotencyKey: (value) =>
     typeof value === 'object' && value !== null
