@@ -10,7 +10,9 @@ const SLASH = 47;
 export const requestUrl = (config: InternalAxiosRequestConfig): string => {
   if (config.params != null) return axios.getUri(config);
   // axios also takes a URL object (without a base URL).
-  const url = typeof config.url === 'string' ? config.url : String(config.url ?? '');
+  // Each field read once: axios' config is a dictionary-mode object, where every read is a lookup.
+  const given = config.url;
+  const url = typeof given === 'string' ? given : String(given ?? '');
   const { baseURL } = config;
   if (!baseURL) return url;
   // The common case without a regular expression (each one measured ~0.5 µs on the success path):

@@ -187,6 +187,8 @@ export interface ResolvedOptions extends RunOptions {
   readonly racer: RunFeature | undefined;
   /** Those of them that may hold or refuse an attempt (`admit`). */
   readonly admitting: readonly RunFeature[];
+  /** Of those, the ones asked about a first attempt too (not `retriesOnly`). */
+  readonly admittingFirst: readonly RunFeature[];
   /** Those of them that see a run's summary (`finish`). */
   readonly finishing: readonly RunFeature[];
   /** Those of them that may set something on a retry, a hedged copy or a resume (`edit`). */

@@ -46,8 +46,12 @@ export interface RetryPolicy {
   begin(request: RetryRequest, overrides?: CallOverrides | false): RetryRun;
 }
 
-/** The method in upper case; the common `GET` without a call to `toUpperCase`. */
-export const upperMethod = (method: string): string => (method === 'GET' ? method : method.toUpperCase());
+/**
+ * The method in upper case; the common `GET` without a call to `toUpperCase`, and axios' `get` too
+ * (axios gives its methods in lower case, and `toUpperCase` costs a call into the runtime).
+ */
+export const upperMethod = (method: string): string =>
+  method === 'GET' ? method : method === 'get' ? 'GET' : method.toUpperCase();
 
 /**
  * Creates a policy from options without per-route rules: what adapters do with the options they are

@@ -5,7 +5,7 @@
  */
 import { channels, observed } from '#diagnostics';
 import { isThenable } from './maybe-promise.ts';
-import type { StopReason } from './options.ts';
+import type { ResolvedOptions, StopReason } from './options.ts';
 import { decideResult, stop } from './sequence-decide.ts';
 import { ask, end, fail, hookFailed } from './sequence-end.ts';
 import { EDIT, EDIT_HOOK, FAIL, HOLD, PREPARE_FAILED, QUIET, SEND, WAIT } from './sequence-stages.ts';
@@ -30,24 +30,19 @@ export const prepareFailed = (s: SequenceState, error: unknown): Step => {
   return decideResult(s, { error });
 };
 
-/** The next attempt: the caller, the features' turn, what the attempt carries, then the send. */
+/**
+ * The next attempt: the caller, the features' turn, what the attempt carries, then the send. Its
+ * rare turns are functions of their own, so that this one stays small enough for V8 to inline into
+ * the driver's step: nearly every request's first attempt goes straight to the send.
+ */
 export const attempt = (s: SequenceState): Step => {
   // An attempt the caller gave up on before it was sent is not counted.
   const cancelled = s.port?.cancellation?.();
-  if (cancelled !== undefined) {
-    s.error = cancelled;
-    s.afterEnd = FAIL;
-    return end(s, 'aborted', undefined, cancelled, false, QUIET);
-  }
+  if (cancelled !== undefined) return cancelledBefore(s, cancelled);
   // A feature may hold the attempt (and is asked again after the hold), or refuse it.
-  const turn = s.options.admitting.length === 0 ? undefined : admission(s);
-  if (turn) {
-    if ('holdMs' in turn) {
-      s.delayMs = turn.holdMs;
-      return ask(s, HOLD, 'hold');
-    }
-    return refused(s, turn);
-  }
+  const admitting = admitters(s);
+  const turn = admitting.length === 0 ? undefined : admissionBy(s, admitting);
+  if (turn) return 'holdMs' in turn ? held(s, turn.holdMs) : refused(s, turn);
   if (observed && channels.attemptStart.hasSubscribers) {
     channels.attemptStart.publish({ run: s, attempt: s.attempts + 1 });
   }
@@ -57,7 +52,24 @@ export const attempt = (s: SequenceState): Step => {
     return send(s);
   }
   const edits = editsOf(s);
-  if (edits === undefined) return send(s);
+  return edits === undefined ? send(s) : carried(s, edits);
+};
+
+/** The caller cancelled before the attempt was sent: the run ends as aborted, and the request fails. */
+const cancelledBefore = (s: SequenceState, cancelled: unknown): Step => {
+  s.error = cancelled;
+  s.afterEnd = FAIL;
+  return end(s, 'aborted', undefined, cancelled, false, QUIET);
+};
+
+/** A feature holds the attempt for `holdMs`; it is asked again after. */
+const held = (s: SequenceState, holdMs: number): Step => {
+  s.delayMs = holdMs;
+  return ask(s, HOLD, 'hold');
+};
+
+/** What the attempt carries (`beforeRetry`, a generated key, the attempt headers), then the send. */
+const carried = (s: SequenceState, edits: RequestEditing): Step => {
   const port = s.port;
   const kind: AttemptKind = port?.resuming ? 'resume' : s.attempts > 0 ? 'retry' : 'first';
   const hooked = edits.hooked(s.options, port, kind);
@@ -82,8 +94,13 @@ export const refused = (s: SequenceState, turn: Extract<Turn, { readonly refuse:
 };
 
 /** What the features say about the attempt about to be sent, outermost first: `undefined` lets it go. */
-export const admission = (s: SequenceState): Turn | undefined => {
-  const { admitting } = s.options;
+export const admission = (s: SequenceState): Turn | undefined => admissionBy(s, admitters(s));
+
+/** The features asked about the attempt about to be sent: of a first one, not those that hold retries only. */
+const admitters = (s: SequenceState): ResolvedOptions['admitting'] =>
+  s.attempts === 0 ? s.options.admittingFirst : s.options.admitting;
+
+const admissionBy = (s: SequenceState, admitting: ResolvedOptions['admitting']): Turn | undefined => {
   for (let i = 0; i < admitting.length; i++) {
     const turn = admitting[i]!.admit!(s);
     if (turn) return turn;

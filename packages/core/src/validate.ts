@@ -169,6 +169,7 @@ const DEFAULT_OPTIONS: ResolvedOptions = {
   features: [],
   racer: undefined,
   admitting: [],
+  admittingFirst: [],
   finishing: [],
   editing: [],
   edits: undefined,
@@ -216,7 +217,9 @@ export const resolveOptions = (
   resolved.features = features;
   resolved.racer = features.find((feature) => feature.wrapSend !== undefined);
   // Asked before every attempt and at every run's end: only the features that have something to say.
-  resolved.admitting = features.filter((feature) => feature.admit !== undefined);
+  const admitting = features.filter((feature) => feature.admit !== undefined);
+  resolved.admitting = admitting;
+  resolved.admittingFirst = admitting.filter((feature) => feature.retriesOnly !== true);
   resolved.finishing = features.filter((feature) => feature.finish !== undefined);
   resolved.editing = features.filter((feature) => feature.edit !== undefined);
   resolved.observing = features.some((feature) => feature.observe !== undefined);

@@ -127,6 +127,8 @@ describe('the herd line', () => {
     const { policy } = setup();
     expect(policy.options.observing).toBe(false);
     expect(policy.options.admitting).toHaveLength(1);
+    // Nor is it asked about a first attempt: it holds retries only.
+    expect(policy.options.admittingFirst).toHaveLength(0);
     const run = policy.begin({ method: 'GET', url: URL_A });
     expect(settleOn(run, 200)).toMatchObject({ retry: false, reason: 'success' });
   });

@@ -54,6 +54,12 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
    * they change of the call is what the next attempts send. Set by the client, when it has some.
    */
   declare beforeRetry?: ((next: NextAttempt) => unknown) | undefined;
+  /**
+   * The last response `send` checked, and its status: read once per answer (a `Response`'s `status`
+   * is a getter that checks its receiver's brand on every read).
+   */
+  declare private checked: Response | undefined;
+  declare private checkedStatus: number;
 
   signal(): AbortSignal | undefined {
     return this.callerSignal;
@@ -126,9 +132,11 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
           ? asLayer(() => send(input, init))
           : send(input, init));
       // A function that is not a fetch (undici's request(), got) answers without a status to read.
-      return typeof answer?.status === 'number'
-        ? answer
-        : fail('fetch', 'a fetch function', answer, 'fetchAnswer');
+      const status: unknown = answer?.status;
+      if (typeof status !== 'number') return fail('fetch', 'a fetch function', answer, 'fetchAnswer');
+      this.checked = answer;
+      this.checkedStatus = status;
+      return answer;
     } catch (error) {
       return new Failed(error, networkCode(error));
     } finally {
@@ -141,6 +149,7 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
   }
 
   status(answer: Answer): number | undefined {
+    if (answer === this.checked) return this.checkedStatus;
     return answer instanceof Failed ? undefined : answer.status;
   }
 

@@ -26,6 +26,11 @@ export interface RunFeature {
   /** An attempt of `run` is about to be sent: `undefined` lets it go. */
   admit?(run: RunView): Turn | undefined;
   /**
+   * `admit` holds retries only, never a request's first attempt (the herd line): a first attempt
+   * then makes no call to it.
+   */
+  readonly retriesOnly?: boolean;
+  /**
    * An attempt ended, before it is decided. A feature that observes sees every answer: the run then
    * never settles one by its status alone.
    */

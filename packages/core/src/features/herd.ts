@@ -89,6 +89,7 @@ export const createHerdLine = (): RunFeature => {
   const places = new WeakMap<RunView, Place>();
 
   return {
+    retriesOnly: true,
     admit(run) {
       if (lines.size === 0) return undefined;
       const place = places.get(run);
