@@ -63,6 +63,8 @@ export interface AttemptOwner {
 export interface HedgeOwner extends AttemptOwner {
   /** Inside undici's dispatch call. */
   readonly sending: boolean;
+  /** Its attempts ask for the rest of a body that broke (no problem body is read then). */
+  readonly resuming: boolean;
   /** Tells the request's sequence a copy's event (`event` tells it), one at a time. */
   raceEvent(event: () => Step): void;
 }

@@ -3,17 +3,20 @@
  * the send in the core (`HedgedSend`), whose race rules say when another copy goes (`due`, after the
  * hedge delay with no answer), which answer wins (`won`) and which is dropped (`drop`); the promise
  * driver sends the same steps with `sendCopies`. This file turns them into undici's dispatches and
- * callbacks: each copy's head or failure is told as its answer, the winning copy becomes the
- * request's current attempt, the copies still waiting are aborted, and those already answering
- * drained within `discardBodyMaxBytes` (to keep their connections).
+ * callbacks: each copy's head or failure is told as its answer (a failure's problem body read first,
+ * as an attempt's is: its type decides too), the winning copy becomes the request's current
+ * attempt, the copies still waiting are aborted, and those already answering drained within
+ * `discardBodyMaxBytes` (to keep their connections).
  */
 import type { AttemptTimeoutError } from '@jitterbug/core';
 import { type AttemptResult, lost } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
 import type { HedgeOwner } from './attempt-owner.ts';
 import { Drain, type DrainOwner } from './drain.ts';
+import type { HeldFor } from './held-body.ts';
+import { ProblemBody, readsProblem } from './problem-body.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
-import type { Controller, HeaderRecord } from './types.ts';
+import type { BodySink, Controller, HeaderRecord } from './types.ts';
 import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
 /**
@@ -32,13 +35,15 @@ export interface Head {
   readonly statusCode: number;
   readonly headers: HeaderRecord;
   readonly statusMessage: string | undefined;
+  /** The type of a hedged copy's problem body, read before its answer was told. */
+  readonly problemType?: string | undefined;
 }
 
 // A module-level callback: no closure per hedged attempt.
 const onHedgeDue = (attempt: HedgedAttempt): void => attempt.hedgeDue();
 
 /** The handler of one copy. */
-class HedgeCopy extends Attempt implements DrainOwner {
+class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
   declare private readonly attempt: HedgedAttempt;
   /** Its number in the race, from 1. */
   declare readonly copy: number;
@@ -47,6 +52,8 @@ class HedgeCopy extends Attempt implements DrainOwner {
   declare answer: Head | Failure | undefined;
   /** Its answer's body, while it is dropped. */
   declare private drain: Drain | undefined;
+  /** Its failed answer's problem body, read (and held) before the answer is told. */
+  declare private problem: ProblemBody | undefined;
 
   constructor(attempt: HedgedAttempt, request: HedgeOwner, copy: number) {
     super(request);
@@ -55,8 +62,20 @@ class HedgeCopy extends Attempt implements DrainOwner {
     this.phase = 'out';
     this.answer = undefined;
     this.drain = undefined;
+    this.problem = undefined;
     // Its own `attemptTimeoutMs`, which goes on bounding the attempt (and its drain) when it wins.
     this.time(request.run.options.attemptTimeoutMs);
+  }
+
+  /** Where its body goes: the request's, once it won; its drain; else its problem body, while held. */
+  get sink(): BodySink | undefined {
+    if (this.phase === 'won') return this.request.sink;
+    if (this.phase === 'draining') return this.drain;
+    return this.phase === 'answered' ? this.problem : undefined;
+  }
+
+  get outer(): HeldFor['outer'] {
+    return this.request.outer;
   }
 
   /** Nothing more is wanted of this copy: abort it (at once, or as soon as undici starts it). */
@@ -110,17 +129,37 @@ class HedgeCopy extends Attempt implements DrainOwner {
     this.answer = { controller, statusCode, headers, statusMessage };
     this.phase = 'answered';
     const request = this.request as HedgeOwner;
+    const { options } = request.run;
+    const maxBytes = options.discardBodyMaxBytes;
+    // A failure's problem body is read before its answer is told, for its type (`problem-body.ts`);
+    // the race is settled on the status alone, and the winner's type goes into the decision.
+    if (options.retry && !request.resuming && readsProblem(statusCode, headers, maxBytes)) {
+      this.problem = new ProblemBody(this, controller, maxBytes, (problemType) =>
+        this.problemRead(problemType),
+      );
+      return;
+    }
     request.raceEvent(() => request.run.answered(this.copy, statusCode));
+  }
+
+  /** Its problem body is read (`problemType`: its type, if it gave one): its answer is told. */
+  private problemRead(problemType: string | undefined): void {
+    const answer = this.answer;
+    if (this.phase !== 'answered' || answer === undefined || 'error' in answer || 'problemType' in answer)
+      return;
+    this.answer = { ...answer, problemType };
+    const request = this.request as HedgeOwner;
+    request.raceEvent(() => request.run.answered(this.copy, answer.statusCode));
   }
 
   override onResponseData(controller: Controller, chunk: Buffer): void {
     if (this.phase === 'won') super.onResponseData(controller, chunk);
-    else if (this.phase === 'draining') this.drain?.data(chunk);
+    else this.sink?.data(chunk);
   }
 
   override onResponseEnd(controller: Controller, trailers: HeaderRecord): void {
     if (this.phase === 'won') super.onResponseEnd(controller, trailers);
-    else if (this.phase === 'draining') this.drain?.end();
+    else this.sink?.end(controller, trailers);
   }
 
   override onResponseError(controller: Controller | null, error: Error): void {
@@ -130,8 +169,13 @@ class HedgeCopy extends Attempt implements DrainOwner {
       return;
     }
     const wasOut = this.phase === 'out';
-    this.phase = 'over';
     this.untime();
+    // A problem body being read holds the failure for where the answer goes.
+    if (this.phase === 'answered' && this.problem !== undefined) {
+      this.problem.error(error);
+      return;
+    }
+    this.phase = 'over';
     if (wasOut) {
       const request = this.request as HedgeOwner;
       this.failed(error, provesUnprocessed(this.controller !== null, request.sending, error));

@@ -16,8 +16,14 @@
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
-import type { AttemptTimeoutError } from '@jitterbug/core';
-import { type EditableRequest, finishRun, type RetryRun, type Step } from '@jitterbug/core/adapter';
+import type { AttemptTimeoutError, HeaderGetter } from '@jitterbug/core';
+import {
+  type AttemptResult,
+  type EditableRequest,
+  finishRun,
+  type RetryRun,
+  type Step,
+} from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
 import type { AttemptOwner, HedgeOwner, SentAttempt } from './attempt-owner.ts';
 import type { BodyReader } from './body.ts';
@@ -31,6 +37,10 @@ import { editedOpts, headersObject, responseHeaderGetter } from './request-info.
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
+
+/** A head in the core's terms, with its problem type when its body gave one. */
+const headResult = (status: number, headers: HeaderGetter, problemType: string | undefined): AttemptResult =>
+  problemType === undefined ? { status, headers } : { status, headers, problemType };
 
 type State =
   | 'preparing' // reading a stream body before the first attempt
@@ -321,23 +331,20 @@ export class RetryingRequest
   /** `result`: the answer in the core's terms; `idle` while a failure's problem body is read for its type. */
   private result(): Step {
     const run = this.run;
-    // A racing copy's answer is told as it came (its body is not the request's yet).
+    // A racing copy's answer is told as it came, its problem body read already (`hedged-attempt.ts`).
     const answer = this.hedge ? this.hedge.answerOf(run.copy)! : this.answer!;
     if ('error' in answer) return run.done(answer);
     const { controller, statusCode: status, headers } = answer;
     const maxBytes = run.options.discardBodyMaxBytes;
     const getter = responseHeaderGetter(headers);
+    if (this.hedge) return run.done(headResult(status, getter, answer.problemType));
     // A failure's problem body is read first: its type decides too (`problem-body.ts`).
-    if (!run.options.retry || this.rest || this.hedge || !readsProblem(status, headers, maxBytes)) {
+    if (!run.options.retry || this.rest || !readsProblem(status, headers, maxBytes)) {
       return run.done({ status, headers: getter });
     }
     this.current?.untime();
     this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
-      this.resume(() =>
-        run.done(
-          problemType === undefined ? { status, headers: getter } : { status, headers: getter, problemType },
-        ),
-      ),
+      this.resume(() => run.done(headResult(status, getter, problemType))),
     );
     return 'idle';
   }
