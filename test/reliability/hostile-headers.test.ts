@@ -8,7 +8,6 @@
 import { createRetryPolicy, type RetryEvent } from '@jitterbug/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../../packages/core/src/decision-methods.ts';
 import {
   MAX_SERVER_DELAY_MS,
   parseHttpDate,
@@ -16,6 +15,7 @@ import {
   parseRetryAfter,
   serverDelay,
 } from '../../packages/core/src/retry-after.ts';
+import { decideOn } from '../../packages/core/test/decisions.ts';
 import { decided } from '../support/decided.ts';
 
 const NOW_MIN = -8.64e15;

@@ -5,7 +5,7 @@
  * process ends, which rules matched nothing.
  */
 import { createRetryPolicy } from '@jitterbug/core';
-import { finishRun } from '../../packages/core/src/decision-methods.ts';
+import { finishRun } from '../../packages/core/src/sequence-end.ts';
 
 const policy = createRetryPolicy({
   routes: [{ match: '/reports/*' }, { match: 'GET /health', name: 'health' }, { match: 'POST /reprots' }],

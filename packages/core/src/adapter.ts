@@ -7,24 +7,16 @@
  */
 
 export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
-export type { AttemptKind, EditableRequest } from './attempt-edits.ts';
+export type { EditableRequest } from './attempt-edits.ts';
 export { type AttemptTimer, attemptTimer, startTimer } from './attempt-timer.ts';
 export { backoffStrategies } from './backoff.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';
 export { checkOptions, policyFor } from './check-options.ts';
-export type { Decision, StopDecision } from './decide.ts';
-export {
-  beforeAttempt,
-  decideOn,
-  editAttempt,
-  finishRun,
-  settleOn,
-  waitBetween,
-} from './decision-methods.ts';
+export type { Decision } from './decide.ts';
 export { runAttempts, type Transport } from './drive/promise.ts';
 export { describeError, errorCode } from './errors.ts';
 export { isRetryBudget } from './features/budget.ts';
-export { HedgeRace, lost } from './features/hedge-race.ts';
+export { lost } from './features/hedge-race.ts';
 export { checkResumed, resumeHeaders, resumeValidator } from './features/resume.ts';
 export { resumeDecision } from './features/resume-decision.ts';
 export { forceRetry } from './force.ts';
@@ -37,4 +29,6 @@ export { type PrivateSlot, privateSlot } from './private-slot.ts';
 export { isProblemJson, problemType } from './problem-details.ts';
 export { setRetryInfo } from './retry-info.ts';
 export { type AttemptResult, RetryRun } from './run.ts';
+export { waitBetween } from './sequence-conclude.ts';
+export { finishRun } from './sequence-end.ts';
 export type { SequencePort, Step } from './steps.ts';

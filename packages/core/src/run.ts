@@ -1,7 +1,6 @@
 /**
- * `RetryRun`: a request's run, as adapters name it. It is the attempt sequence (`sequence.ts`); a
- * driver that takes decisions rather than steps (undici's, until it drives the steps) uses the
- * functions of `decision-methods.ts`.
+ * `RetryRun`: a request's run, as adapters name it. It is the attempt sequence (`sequence.ts`),
+ * which every driver drives by its steps (`steps.ts`).
  */
 
 export { NO_HEADERS } from './attempt-outcome.ts';

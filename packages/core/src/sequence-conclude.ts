@@ -5,7 +5,9 @@
  * (`force.ts`, `features/resume-decision.ts`) import this, never a driver's functions.
  */
 import type { AttemptOutcome, Decision } from './decide.ts';
+import { quietly } from './maybe-promise.ts';
 import { decideOutcome } from './sequence-decide.ts';
+import { finishRun } from './sequence-end.ts';
 import { DECISION } from './sequence-stages.ts';
 import type { SequenceState } from './sequence-state.ts';
 import type { Step } from './steps.ts';
@@ -41,4 +43,21 @@ export const decisionOf = (s: SequenceState, step: Step): Decision | Promise<Dec
     if (step !== 'drop') return s.decision!;
     step = s.proceed();
   }
+};
+
+/**
+ * Waits `ms` with the policy's sleep. When `signal` aborts, rejects with its reason at once and
+ * finishes the run as `aborted`; also when an injected sleep ignored the signal and resolved after
+ * it fired, so that no adapter starts an attempt the caller has already given up on.
+ */
+export const waitBetween = async (s: SequenceState, ms: number, signal?: AbortSignal): Promise<void> => {
+  try {
+    await s.options.sleep(ms, signal);
+    if (signal?.aborted) throw signal.reason;
+  } catch (error) {
+    // The run is over with the abort; an onFinish that rejects does not replace the reason.
+    void quietly(finishRun(s, 'aborted', undefined, error, false));
+    throw error;
+  }
+  s.totalDelayMs += ms;
 };

@@ -1,7 +1,7 @@
 /**
  * How the attempt sequence ends a run: once, with its summary and `onFinish` (waited for or not),
  * then the answer handed over, the request's failure, or the decision (for a decision taken after
- * the answer was handed over, `sequence-conclude.ts`, and undici's `decision-methods.ts`).
+ * the answer was handed over, `sequence-conclude.ts`).
  */
 import { channels, observed } from '#diagnostics';
 import { isThenable, nothing } from './maybe-promise.ts';
@@ -129,4 +129,19 @@ export const close = (
   s.summary = summary;
   if (observed && channels.runEnd.hasSubscribers) channels.runEnd.publish({ run: s, info: summary });
   return o.onFinish ? o.onFinish(summary) : undefined;
+};
+
+/**
+ * Finishes the run (once; later calls do nothing): its summary, `jitterbug:run:end`, `onFinish`,
+ * whose promise it returns if it returned one (its rejection is the caller's to handle or drop).
+ */
+export const finishRun = (
+  s: SequenceState,
+  reason: StopReason,
+  status: number | undefined,
+  error: unknown,
+  success: boolean,
+): void | Promise<void> => {
+  const told = close(s, reason, status, error, success);
+  return isThenable(told) ? Promise.resolve(told).then(nothing) : undefined;
 };

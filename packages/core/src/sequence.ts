@@ -65,8 +65,7 @@ import type { Turn } from './types.ts';
 
 /**
  * One request's run and the sequence of its attempts (`steps.ts` is the protocol). Made by
- * `RetryPolicy.begin`, as the `RetryRun` adapters name (the decisions a driver that acts on them
- * itself takes are functions of it: `decision-methods.ts`).
+ * `RetryPolicy.begin`, as the `RetryRun` adapters name.
  * Its state fields are written by its steps only; a driver reads what its step needs.
  */
 export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState {

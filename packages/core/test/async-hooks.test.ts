@@ -6,7 +6,7 @@
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { forceRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { decideOn, settleOn, waitBetween } from '../src/decision-methods.ts';
+import { decideOn, settleOn, waitBetween } from './decisions.ts';
 import { decided, fixed, recordingSleep } from './helpers.ts';
 
 const begin = (options: RetryOptions, method = 'GET') =>

@@ -8,7 +8,7 @@ import {
 import { isRetryBudget } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../src/decision-methods.ts';
+import { decideOn } from './decisions.ts';
 import { decided, fixed } from './helpers.ts';
 
 /** One request that fails with 503 until `maxAttempts`; returns the attempts it made. */

@@ -1,8 +1,8 @@
 /** A call's own overrides (`policy.begin(request, overrides)`): what every adapter's per-call field is. */
 import { createRetryPolicy } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../src/decision-methods.ts';
 import { createPolicy } from '../src/policy.ts';
+import { decideOn } from './decisions.ts';
 import { decided, fixed } from './helpers.ts';
 
 const request = { method: 'GET', url: 'https://api.example.com/reports/1' };

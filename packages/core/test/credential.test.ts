@@ -5,9 +5,10 @@
  * counted in `maxAttempts`; refused again, the request ends.
  */
 import { createCredentialRefresh, createRetryPolicy, type GiveUpEvent } from '@jitterbug/core';
-import { type EditableRequest, editAttempt, type RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../src/decision-methods.ts';
+import type { EditableRequest } from '../src/attempt-edits.ts';
+import type { RetryRun } from '../src/run.ts';
+import { decideOn, editAttempt } from './decisions.ts';
 import { decided, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/me';

@@ -3,7 +3,7 @@ import { backoffStrategies } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide, UNREAD_429_MS } from '../src/decide.ts';
-import { decideOn } from '../src/decision-methods.ts';
+import { decideOn } from './decisions.ts';
 import { decided, headers, outcome } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;

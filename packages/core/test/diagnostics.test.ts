@@ -3,7 +3,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createRetryPolicy } from '@jitterbug/core';
 import { CHANNELS } from '@jitterbug/core/diagnostics';
 import { afterEach, describe, expect, it } from 'vitest';
-import { beforeAttempt, decideOn, waitBetween } from '../src/decision-methods.ts';
+import { beforeAttempt, decideOn, waitBetween } from './decisions.ts';
 import { decided, fixed } from './helpers.ts';
 
 const seen: [string, Record<string, unknown>][] = [];

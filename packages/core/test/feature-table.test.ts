@@ -14,9 +14,9 @@ import {
 } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import { ROUTE_KEYS } from '../src/create-retry-policy.ts';
-import { decideOn } from '../src/decision-methods.ts';
 import { type FeatureRow, FEATURES as ROWS } from '../src/features/table.ts';
 import { CALL_KEYS, POLICY_KEYS } from '../src/validate.ts';
+import { decideOn } from './decisions.ts';
 
 // The rows as validation reads them (each row's literal type has only the fields it sets).
 const FEATURES: readonly FeatureRow[] = ROWS;

@@ -5,8 +5,8 @@
 import { createHedging, createRetryPolicy } from '@jitterbug/core';
 import type { AttemptResult, RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { settleOn } from '../src/decision-methods.ts';
 import type { HedgedCopies } from '../src/features/hedge-race.ts';
+import { settleOn } from './decisions.ts';
 
 interface Copy {
   readonly copy: number;

@@ -7,7 +7,7 @@
 import { createPacer, createRetryPolicy, type RetryPolicyOptions } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { decideOn, settleOn } from '../src/decision-methods.ts';
+import { decideOn, settleOn } from './decisions.ts';
 import { decided, fixed, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/items';

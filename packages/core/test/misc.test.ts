@@ -2,7 +2,7 @@ import { createRetryPolicy, getRetryInfo, type RetryInfo, seededRandom } from '@
 import { privateSlot, setRetryInfo } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../src/decision-methods.ts';
+import { decideOn } from './decisions.ts';
 import { decided } from './helpers.ts';
 
 describe('seededRandom', () => {

@@ -7,8 +7,8 @@
 import { createPacer, createRetryPolicy, type Pacer, PacerError, type RetryOptions } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { beforeAttempt, decideOn } from '../src/decision-methods.ts';
 import { isPacer } from '../src/features/pacer.ts';
+import { beforeAttempt, decideOn } from './decisions.ts';
 import { clock, decided, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/items';

@@ -2,8 +2,8 @@
 import { createResume, createRetryPolicy, ResumeError } from '@jitterbug/core';
 import { checkResumed, resumeDecision, resumeHeaders, resumeValidator } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { settleOn } from '../src/decision-methods.ts';
 import { isResume } from '../src/features/resume.ts';
+import { settleOn } from './decisions.ts';
 import { decided, fetchFailed, fixed, headers } from './helpers.ts';
 
 describe('resumeValidator', () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { bodyKind } from '../src/adapter.ts';
-import { decideOn } from '../src/decision-methods.ts';
 import { createRetryPolicy, exponential } from '../src/index.ts';
 import { sleep } from '../src/sleep.ts';
+import { decideOn } from './decisions.ts';
 import { decided } from './helpers.ts';
 
 describe('route rules override only the fields they name', () => {

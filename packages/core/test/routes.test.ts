@@ -1,6 +1,6 @@
 import { createRetryBudget, createRetryPolicy, type RetryEvent } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../src/decision-methods.ts';
+import { decideOn } from './decisions.ts';
 import { decided, fixed } from './helpers.ts';
 
 const url = (path: string) => `https://api.example.com${path}`;

@@ -7,7 +7,7 @@ import {
 } from '@jitterbug/core';
 import type { AttemptResult } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
-import { decideOn, finishRun, waitBetween } from '../src/decision-methods.ts';
+import { decideOn, finishRun, waitBetween } from './decisions.ts';
 import { clock, decided, fetchFailed, fixed, headers, recordingSleep } from './helpers.ts';
 
 const URL_ = 'https://api.example.com/items?page=2';

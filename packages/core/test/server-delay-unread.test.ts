@@ -6,7 +6,7 @@
 import { createRetryPolicy, type RetryEvent, type RetryInfo } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import { decide, UNREAD_429_MS } from '../src/decide.ts';
-import { decideOn, waitBetween } from '../src/decision-methods.ts';
+import { decideOn, waitBetween } from './decisions.ts';
 import { decided, fixed, headers, outcome, recordingSleep, resolved } from './helpers.ts';
 
 const retried = (d: ReturnType<typeof decide>) => {

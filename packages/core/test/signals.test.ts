@@ -13,8 +13,8 @@ import {
 } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
 import { decide, defaultRetry } from '../src/decide.ts';
-import { decideOn } from '../src/decision-methods.ts';
 import { budgetFeature } from '../src/features/budget.ts';
+import { decideOn } from './decisions.ts';
 import { decided, fetchFailed, fixed, headers, outcome, resolved } from './helpers.ts';
 
 const NOW = 1_700_000_000_000;

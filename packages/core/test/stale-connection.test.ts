@@ -6,7 +6,7 @@
  */
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../src/decision-methods.ts';
+import { decideOn } from './decisions.ts';
 import { decided, fetchFailed, fixed } from './helpers.ts';
 
 const URL = 'https://api.example.com/items';

@@ -6,7 +6,7 @@ import {
   ThrottledError,
 } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
-import { beforeAttempt, decideOn } from '../src/decision-methods.ts';
+import { beforeAttempt, decideOn } from './decisions.ts';
 import { clock, decided } from './helpers.ts';
 
 const setup = (options: RetryOptions = {}, draw = 0) => {

@@ -4,8 +4,8 @@
  */
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
 import { describe, expect, it } from 'vitest';
-import { decideOn } from '../src/decision-methods.ts';
 import { UNPROCESSED_ERROR_CODES } from '../src/errors.ts';
+import { decideOn } from './decisions.ts';
 import { decided, fetchFailed, fixed } from './helpers.ts';
 
 const begin = (options: RetryOptions = {}, method = 'POST') =>

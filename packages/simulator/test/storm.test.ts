@@ -18,7 +18,7 @@ type PacerTurn =
   | { readonly kind: 'refuse'; readonly reason: string };
 
 import { describe, expect, it } from 'vitest';
-import { beforeAttempt, decideOn } from '../../core/src/decision-methods.ts';
+import { beforeAttempt, decideOn } from '../../core/test/decisions.ts';
 import {
   createStormPolicy,
   createWarmThrottle,

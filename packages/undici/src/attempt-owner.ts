@@ -5,7 +5,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import type { EditableRequest, RetryRun } from '@jitterbug/core/adapter';
+import type { RetryRun, Step } from '@jitterbug/core/adapter';
 import type { CallerSide } from './caller-side.ts';
 import type { BodySink, Controller, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
@@ -53,25 +53,18 @@ export interface AttemptOwner {
     headers: HeaderRecord,
     statusMessage?: string,
   ): void;
-  /** The current attempt failed; `unprocessed`: whether that proves the server never had it. */
-  responseError(error: Error, unprocessed?: boolean): void;
+  /** The current attempt failed. */
+  responseError(error: Error): void;
   /** The attempt was upgraded (the caller takes the socket). */
   requestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void;
 }
 
 /** What the copies of a hedged attempt need of their request, besides an attempt's. */
-export interface HedgeOwner extends AttemptOwner, EditableRequest {
-  current: SentAttempt | undefined;
-  /** The copies in flight, while none has won. */
-  hedge: object | undefined;
+export interface HedgeOwner extends AttemptOwner {
   /** Inside undici's dispatch call. */
   readonly sending: boolean;
-  /** Sends `attempt`, now the current one, with its `attemptTimeoutMs` timer. */
-  sendAttempt(attempt: SentAttempt): boolean;
-  /** The request fails with `error`; `open`: its attempt is aborted. */
-  responseFailed(error: Error, open: boolean): void;
-  /** An attempt failed before any response reached the caller: the run decides. */
-  decideOnError(error: Error, unprocessed?: boolean): void;
-  /** The caller aborted while no attempt was in flight. */
-  abortRun(reason: Error): void;
+  /** Its attempts ask for the rest of a body that broke (no problem body is read then). */
+  readonly resuming: boolean;
+  /** Tells the request's sequence a copy's event (`event` tells it), one at a time. */
+  raceEvent(event: () => Step): void;
 }

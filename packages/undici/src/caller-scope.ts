@@ -7,7 +7,7 @@
  * needed, as by then the caller's context is gone. Decisions after a failure are made in it too.
  */
 import { AsyncResource } from 'node:async_hooks';
-import type { Decision, RetryRun } from '@jitterbug/core/adapter';
+import type { RetryRun } from '@jitterbug/core/adapter';
 
 /** The caller's context, captured now; `undefined` when the request cannot be retried at all. */
 export const callerScope = (run: RetryRun): AsyncResource | undefined =>
@@ -16,25 +16,3 @@ export const callerScope = (run: RetryRun): AsyncResource | undefined =>
 /** `f()` in the caller's context. */
 export const inScope = <T>(scope: AsyncResource | undefined, f: () => T): T =>
   scope ? scope.runInAsyncScope(f) : f();
-
-/**
- * Asks the run for a decision (`ask`) in the caller's context and hands it to `decided` there; a hook
- * of the caller's that throws or rejects goes to `failed` instead (the run has finished with it).
- */
-export const decideInScope = (
-  scope: AsyncResource | undefined,
-  ask: () => Decision | Promise<Decision>,
-  decided: (decision: Decision) => void,
-  failed: (hookError: Error) => void,
-): void =>
-  inScope(scope, () => {
-    let pending: Decision | Promise<Decision>;
-    try {
-      pending = ask();
-    } catch (hookError) {
-      failed(hookError as Error);
-      return;
-    }
-    if (pending instanceof Promise) pending.then(decided, failed);
-    else decided(pending);
-  });

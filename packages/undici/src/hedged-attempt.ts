@@ -1,86 +1,81 @@
 /**
- * One attempt sent as hedged copies (the core's `hedge` option), by the core's race rules: its
- * `HedgeRace` says when another copy goes (`due`: the hedge delay passed, the hedge budget has a
- * token), which answer wins and which is dropped (`answer`), and feeds the percentile the request's
- * time to its first answer; the promise racer of the fetch engine and axios drives the same race.
- * This file only turns undici's callbacks into the race's calls: the winning copy becomes the
- * request's current attempt; the copies still waiting are aborted, and those already answering
- * drained within `discardBodyMaxBytes` (to keep their connections).
+ * One attempt sent as hedged copies (the core's `hedge` option): the sequence's `race`. Hedging wraps
+ * the send in the core (`HedgedSend`), whose race rules say when another copy goes (`due`, after the
+ * hedge delay with no answer), which answer wins (`won`) and which is dropped (`drop`); the promise
+ * driver sends the same steps with `sendCopies`. This file turns them into undici's dispatches and
+ * callbacks: each copy's head or failure is told as its answer (a failure's problem body read first,
+ * as an attempt's is: its type decides too), the winning copy becomes the request's current
+ * attempt, the copies still waiting are aborted, and those already answering drained within
+ * `discardBodyMaxBytes` (to keep their connections).
  */
-import type { AttemptTimeoutError, Hedging } from '@jitterbug/core';
-import { editAttempt, type HedgeRace, lost } from '@jitterbug/core/adapter';
+import type { AttemptTimeoutError } from '@jitterbug/core';
+import { type AttemptResult, lost } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
 import type { HedgeOwner } from './attempt-owner.ts';
 import { Drain, type DrainOwner } from './drain.ts';
+import type { HeldFor } from './held-body.ts';
+import { ProblemBody, readsProblem } from './problem-body.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
-import type { Controller, HeaderRecord } from './types.ts';
+import type { BodySink, Controller, HeaderRecord } from './types.ts';
 import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
 /**
- * `out`: sent, no head yet; `draining`: its answer is not wanted and is read and dropped; `over`:
- * nothing more is wanted of it; `won`: the request's current attempt (events go the usual way).
+ * `out`: sent, no answer yet; `answered`: its answer is told, not yet won or dropped; `draining`: its
+ * answer is not wanted and is read and dropped; `over`: nothing more is wanted of it; `won`: the
+ * request's current attempt (events go the usual way).
  */
-type Phase = 'out' | 'draining' | 'over' | 'won';
+type Phase = 'out' | 'answered' | 'draining' | 'over' | 'won';
+
+/** An attempt that failed with no response, in the core's terms. */
+export type Failure = Extract<AttemptResult, { readonly error: unknown }>;
+
+/** A response's head, held while the sequence decides on it. */
+export interface Head {
+  readonly controller: Controller;
+  readonly statusCode: number;
+  readonly headers: HeaderRecord;
+  readonly statusMessage: string | undefined;
+  /** The type of a hedged copy's problem body, read before its answer was told. */
+  readonly problemType?: string | undefined;
+}
 
 // A module-level callback: no closure per hedged attempt.
 const onHedgeDue = (attempt: HedgedAttempt): void => attempt.hedgeDue();
 
-/**
- * Sends the request's attempt by `hedging`'s race: as hedged copies when the race has a hedge delay,
- * else once, as an ordinary attempt whose answer the race times (a percentile delay learns from the
- * attempts that were not hedged too, or it would never have the latencies it needs to start).
- */
-export const sendHedged = (request: HedgeOwner, hedging: Hedging): boolean => {
-  const race = hedging.startRace(request.run);
-  race.launch();
-  const hedgeMs = race.nextDelay();
-  if (hedgeMs === undefined) return request.sendAttempt(new TimedAttempt(request, race));
-  const hedged = new HedgedAttempt(request, race);
-  request.hedge = hedged;
-  return hedged.start(hedgeMs);
-};
-
-/** An attempt sent once while `hedge` is on: its race times its answer. */
-class TimedAttempt extends Attempt {
-  declare private race: HedgeRace | undefined;
-
-  constructor(request: HedgeOwner, race: HedgeRace) {
-    super(request);
-    this.race = race;
-  }
-
-  override onResponseStart(
-    controller: Controller,
-    statusCode: number,
-    headers: HeaderRecord,
-    statusMessage?: string,
-  ): void {
-    const race = this.race;
-    if (race && statusCode >= 200 && this.request.current === this) {
-      this.race = undefined;
-      race.answer(1, { status: statusCode }, false);
-    }
-    super.onResponseStart(controller, statusCode, headers, statusMessage);
-  }
-}
-
 /** The handler of one copy. */
-class HedgeCopy extends Attempt implements DrainOwner {
+class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
   declare private readonly attempt: HedgedAttempt;
   /** Its number in the race, from 1. */
   declare readonly copy: number;
   declare phase: Phase;
+  /** Its answer, once told. */
+  declare answer: Head | Failure | undefined;
   /** Its answer's body, while it is dropped. */
   declare private drain: Drain | undefined;
+  /** Its failed answer's problem body, read (and held) before the answer is told. */
+  declare private problem: ProblemBody | undefined;
 
   constructor(attempt: HedgedAttempt, request: HedgeOwner, copy: number) {
     super(request);
     this.attempt = attempt;
     this.copy = copy;
     this.phase = 'out';
+    this.answer = undefined;
     this.drain = undefined;
+    this.problem = undefined;
     // Its own `attemptTimeoutMs`, which goes on bounding the attempt (and its drain) when it wins.
     this.time(request.run.options.attemptTimeoutMs);
+  }
+
+  /** Where its body goes: the request's, once it won; its drain; else its problem body, while held. */
+  get sink(): BodySink | undefined {
+    if (this.phase === 'won') return this.request.sink;
+    if (this.phase === 'draining') return this.drain;
+    return this.phase === 'answered' ? this.problem : undefined;
+  }
+
+  get outer(): HeldFor['outer'] {
+    return this.request.outer;
   }
 
   /** Nothing more is wanted of this copy: abort it (at once, or as soon as undici starts it). */
@@ -94,9 +89,20 @@ class HedgeCopy extends Attempt implements DrainOwner {
     if (this.phase === 'won') super.timedOut(error);
     else if (this.phase === 'draining') this.drop(error);
     else if (this.phase === 'out') {
+      const unprocessed = this.controller === null;
       this.drop(error);
-      this.attempt.failed(this, error);
+      this.failed(error, unprocessed);
     }
+  }
+
+  /** It failed before its head: told as its answer (the caller's abort, when they aborted). */
+  failed(error: Error, unprocessed: boolean): void {
+    const request = this.request as HedgeOwner;
+    this.answer = request.outer.aborted
+      ? { error, aborted: true }
+      : (failedAttempt(error, unprocessed) as Failure);
+    this.phase = 'answered';
+    request.raceEvent(() => request.run.answered(this.copy, undefined));
   }
 
   override onRequestStart(controller: Controller, context: unknown): void {
@@ -115,19 +121,45 @@ class HedgeCopy extends Attempt implements DrainOwner {
     headers: HeaderRecord,
     statusMessage?: string,
   ): void {
-    if (this.phase === 'won') super.onResponseStart(controller, statusCode, headers, statusMessage);
-    else if (this.phase === 'out' && statusCode >= 200)
-      this.attempt.answered(this, controller, statusCode, headers, statusMessage);
+    if (this.phase === 'won') {
+      super.onResponseStart(controller, statusCode, headers, statusMessage);
+      return;
+    }
+    if (this.phase !== 'out' || statusCode < 200) return;
+    this.answer = { controller, statusCode, headers, statusMessage };
+    this.phase = 'answered';
+    const request = this.request as HedgeOwner;
+    const { options } = request.run;
+    const maxBytes = options.discardBodyMaxBytes;
+    // A failure's problem body is read before its answer is told, for its type (`problem-body.ts`);
+    // the race is settled on the status alone, and the winner's type goes into the decision.
+    if (options.retry && !request.resuming && readsProblem(statusCode, headers, maxBytes)) {
+      this.problem = new ProblemBody(this, controller, maxBytes, (problemType) =>
+        this.problemRead(problemType),
+      );
+      return;
+    }
+    request.raceEvent(() => request.run.answered(this.copy, statusCode));
+  }
+
+  /** Its problem body is read (`problemType`: its type, if it gave one): its answer is told. */
+  private problemRead(problemType: string | undefined): void {
+    const answer = this.answer;
+    if (this.phase !== 'answered' || answer === undefined || 'error' in answer || 'problemType' in answer)
+      return;
+    this.answer = { ...answer, problemType };
+    const request = this.request as HedgeOwner;
+    request.raceEvent(() => request.run.answered(this.copy, answer.statusCode));
   }
 
   override onResponseData(controller: Controller, chunk: Buffer): void {
     if (this.phase === 'won') super.onResponseData(controller, chunk);
-    else if (this.phase === 'draining') this.drain?.data(chunk);
+    else this.sink?.data(chunk);
   }
 
   override onResponseEnd(controller: Controller, trailers: HeaderRecord): void {
     if (this.phase === 'won') super.onResponseEnd(controller, trailers);
-    else if (this.phase === 'draining') this.drain?.end();
+    else this.sink?.end(controller, trailers);
   }
 
   override onResponseError(controller: Controller | null, error: Error): void {
@@ -137,9 +169,17 @@ class HedgeCopy extends Attempt implements DrainOwner {
       return;
     }
     const wasOut = this.phase === 'out';
-    this.phase = 'over';
     this.untime();
-    if (wasOut) this.attempt.failed(this, error);
+    // A problem body being read holds the failure for where the answer goes.
+    if (this.phase === 'answered' && this.problem !== undefined) {
+      this.problem.error(error);
+      return;
+    }
+    this.phase = 'over';
+    if (wasOut) {
+      const request = this.request as HedgeOwner;
+      this.failed(error, provesUnprocessed(this.controller !== null, request.sending, error));
+    }
   }
 
   // The caller sent one request as far as it knows: the first copy's progress is what it sees.
@@ -151,12 +191,17 @@ class HedgeCopy extends Attempt implements DrainOwner {
     if (this.phase === 'won' || this.copy === 1) this.request.caller.onBodySent?.(chunk);
   }
 
-  /** Starts dropping this copy's answer: read within the limit, then its connection is closed. */
-  discard(headers: HeaderRecord): void {
+  /** Drops this copy's answer: a body is read within `maxBytes`, then its connection is closed. */
+  discard(maxBytes: number): void {
+    const answer = this.answer;
+    this.answer = undefined;
+    if (answer === undefined || 'error' in answer) {
+      this.phase = 'over';
+      return;
+    }
     this.phase = 'draining';
-    const run = this.request.run;
-    this.drain = new Drain(this, run.options.discardBodyMaxBytes, 'dropped the answer of a hedged copy');
-    this.drain.start(run.method, headers);
+    this.drain = new Drain(this, maxBytes, 'dropped the answer of a hedged copy');
+    this.drain.start(this.request.run.method, answer.headers);
   }
 
   /** Its answer is gone: drained in full (its connection goes back to the pool), or closed past the limit. */
@@ -171,133 +216,117 @@ class HedgeCopy extends Attempt implements DrainOwner {
   }
 }
 
-/** The copies of one attempt, until one of them wins. */
+/** The copies of one attempt, as the sequence's race sends them, until one of them wins. */
 export class HedgedAttempt {
   declare private readonly request: HedgeOwner;
-  declare private readonly race: HedgeRace;
   declare private readonly copies: HedgeCopy[];
   declare private timer: ReturnType<typeof setTimeout> | undefined;
+  /** A copy won, or the request ended: every later answer is dropped. */
+  declare private over: boolean;
 
-  /** `race`: the attempt's race, its first copy launched. */
-  constructor(request: HedgeOwner, race: HedgeRace) {
+  constructor(request: HedgeOwner) {
     this.request = request;
-    this.race = race;
     this.copies = [];
     this.timer = undefined;
-  }
-
-  /** Dispatches the first copy; returns what undici's dispatch did. */
-  start(hedgeMs: number): boolean {
-    return this.send(hedgeMs);
-  }
-
-  /** Dispatches the copy the race just launched; the next is due after `hedgeMs` with no answer. */
-  private send(hedgeMs: number | undefined): boolean {
-    const copy = new HedgeCopy(this, this.request, this.race.sent);
-    this.copies.push(copy);
-    if (hedgeMs !== undefined) this.timer = setTimeout(onHedgeDue, hedgeMs, this);
-    return this.request.dispatch(copy);
+    this.over = false;
   }
 
   /**
-   * The hedge delay passed with no answer: another copy, if the race sends one, with what
-   * `beforeRetry` sets for it (a rejection fails the request, as for any attempt).
+   * `race`, or a copy's `send`: dispatches copy `copy`, after `pending` (its edits) when that is
+   * set, whose rejection is told as the send's failure; `due()` follows after `hedgeMs`.
    */
+  launch(copy: number, pending: PromiseLike<unknown> | undefined, hedgeMs: number | undefined): boolean {
+    const request = this.request;
+    const sent = new HedgeCopy(this, request, copy);
+    this.copies[copy - 1] = sent;
+    if (hedgeMs !== undefined) this.timer = setTimeout(onHedgeDue, hedgeMs, this);
+    if (pending === undefined) return request.dispatch(sent);
+    pending.then(
+      () => {
+        if (!this.over) request.dispatch(sent);
+      },
+      (error: unknown) => {
+        sent.phase = 'over';
+        request.raceEvent(() => request.run.failed(error));
+      },
+    );
+    return true;
+  }
+
+  /** The hedge delay passed with no answer. */
   hedgeDue(): void {
     this.timer = undefined;
-    const race = this.race;
-    if (!race.due(this.request.outer.aborted)) return;
-    race.launch();
-    const editing = editAttempt(this.request.run, this.request, 'hedge');
-    if (!editing) {
-      this.send(race.nextDelay());
-      return;
-    }
-    editing.then(
-      () => {
-        if (!race.over) this.send(race.nextDelay());
-      },
-      (hookError: unknown) => this.abandon(hookError as Error),
-    );
+    const request = this.request;
+    if (!this.over) request.raceEvent(() => request.run.due());
   }
 
-  /**
-   * A `beforeRetry` for a copy failed, or the request is refused (`the request's `refuse``): every
-   * copy goes, and the request fails with its error.
-   */
-  abandon(error: Error): void {
-    if (this.race.over) return;
-    this.race.over = true;
-    this.close();
-    for (const copy of this.copies) if (copy.phase !== 'over') copy.drop(error);
-    this.request.hedge = undefined;
-    this.request.responseFailed(error, false);
+  /** A copy's answer, for `result`. */
+  answerOf(copy: number): HedgeCopy['answer'] {
+    return this.copies[copy - 1]?.answer;
   }
 
   /** A copy started: the caller gets its `onRequestStart` with the first one. */
   started(controller: Controller, context: unknown): void {
-    if (this.race.over) controller.abort(lost());
+    if (this.over) controller.abort(lost());
     else this.request.startCaller(context, controller);
   }
 
-  /** A copy's head arrived: the request's response if it wins, else drained (a retried status). */
-  answered(
-    copy: HedgeCopy,
-    controller: Controller,
-    statusCode: number,
-    headers: HeaderRecord,
-    statusMessage?: string,
-  ): void {
-    if (this.race.answer(copy.copy, { status: statusCode }, this.request.outer.aborted)) {
-      this.won(copy);
-      this.request.responseStart(controller, statusCode, headers, statusMessage);
-    } else {
-      // Its timer still bounds the drain.
-      copy.discard(headers);
-    }
-  }
-
-  /** A copy failed before its head: the attempt fails with it if it wins the race, else it is dropped. */
-  failed(copy: HedgeCopy, error: Error): void {
-    const request = this.request;
-    const race = this.race;
-    const unprocessed = provesUnprocessed(copy.controller !== null, request.sending, error);
-    const result = failedAttempt(error, unprocessed);
-    if (!race.answer(copy.copy, result, request.outer.aborted, unprocessed)) return;
-    this.won(copy);
-    // Unprocessed only if every copy was: none is left out that the server may have taken on.
-    request.responseError(error, race.out === 0 && !race.processed);
+  /** `drop`: copy `copy`'s answer is not wanted: drained within `maxBytes`. */
+  drop(copy: number, maxBytes: number): void {
+    this.copies[copy - 1]?.discard(maxBytes);
   }
 
   /**
-   * The caller aborted: every copy goes. The attempt counts if any of them had started (not when the
-   * caller aborts from its onRequestStart, called as the first copy starts: nothing was written).
+   * `won`: copy `copy` answers the attempt, and is returned: the others still out are aborted, those
+   * answering drained within `maxBytes`, as the sequence hears of none of them again.
    */
-  cancel(reason: Error): void {
+  won(copy: number, maxBytes: number): HedgeCopy {
     this.close();
+    const winner = this.copies[copy - 1]!;
+    for (const other of this.copies) {
+      if (other === undefined || other === winner) continue;
+      if (other.phase === 'out') other.drop(lost());
+      else if (other.phase === 'answered') other.discard(maxBytes);
+    }
+    winner.phase = 'won';
+    return winner;
+  }
+
+  /**
+   * The caller aborted: the copies that started are aborted, and the first of them to report its
+   * failure answers the attempt (it counts); the others go unheard. `false` when none had started (or
+   * the caller aborted from its onRequestStart, called as the first copy starts: nothing was
+   * written): every copy goes, and the attempt does not count.
+   */
+  cancel(reason: Error, starting: boolean): boolean {
     let started = false;
     for (const copy of this.copies) {
-      if (copy.controller) started = true;
-      if (copy.phase !== 'over') copy.drop(reason);
+      if (copy === undefined || copy.phase !== 'out') continue;
+      if (copy.controller && !starting) {
+        started = true;
+        copy.abandon(reason);
+      } else {
+        copy.drop(reason);
+      }
     }
-    const request = this.request;
-    if (request.outer.starting) started = false;
-    queueMicrotask(() => (started ? request.decideOnError(reason) : request.abortRun(reason)));
+    if (!started) this.end(reason);
+    else this.close();
+    return started;
   }
 
-  /** Nothing more is sent: a copy won (the race is over), or the caller gave up. */
+  /** The request ended (it failed, or the caller gave up): every copy goes. */
+  end(reason: Error): void {
+    this.close();
+    for (const copy of this.copies) {
+      if (copy === undefined) continue;
+      if (copy.phase === 'out' || copy.phase === 'answered') copy.drop(reason);
+    }
+  }
+
+  /** Nothing more is sent. */
   private close(): void {
+    this.over = true;
     clearTimeout(this.timer);
     this.timer = undefined;
-  }
-
-  /** `copy` answers the attempt: the others still out are aborted; those answering drain on. */
-  private won(copy: HedgeCopy): void {
-    this.close();
-    for (const other of this.copies) if (other !== copy && other.phase === 'out') other.drop(lost());
-    copy.phase = 'won';
-    // The current attempt from now on, with its timer (which still bounds a retried answer's drain).
-    this.request.hedge = undefined;
-    this.request.current = copy;
   }
 }

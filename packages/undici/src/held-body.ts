@@ -3,7 +3,6 @@
  * that returns a promise): the attempt is paused and what still comes is held, then replayed to
  * wherever the decision sends the response (the caller, or a drain).
  */
-import type { Decision } from '@jitterbug/core/adapter';
 import type { BodySink, Controller, HeaderRecord } from './types.ts';
 
 type HeldEvent = Buffer | { readonly end: HeaderRecord } | { readonly error: Error };
@@ -24,23 +23,23 @@ export class HeldBody implements BodySink {
   }
 
   /**
-   * Holds the response of `controller` until `pending` settles: then `decided` acts on the decision
+   * Holds the response of `controller` until `pending` settles: then `decided` acts on its value
    * and what was held follows the body, or a hook's rejection goes to `failed`. Nothing happens when
    * the request has given up on the response meanwhile (the caller aborted).
    */
   static until(
     request: HeldFor,
     controller: Controller,
-    pending: Promise<Decision>,
-    decided: (decision: Decision) => void,
+    pending: PromiseLike<unknown>,
+    decided: (value: unknown) => void,
     failed: (hookError: Error) => void,
   ): HeldBody {
     const held = new HeldBody();
     controller.pause();
     pending.then(
-      (decision) => {
+      (value) => {
         if (request.sink !== held) return;
-        decided(decision);
+        decided(value);
         held.replay(request, controller);
         if (!request.outer.paused) controller.resume();
       },

@@ -6,8 +6,8 @@
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { ResumeError } from '@jitterbug/core';
-import type { Decision, RetryRun } from '@jitterbug/core/adapter';
-import { checkResumed, decideOn, resumeHeaders, settleOn } from '@jitterbug/core/adapter';
+import type { RetryRun } from '@jitterbug/core/adapter';
+import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
 import type { RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { type RestAnswers, RetryingRequest } from './retrying-request.ts';
@@ -65,17 +65,14 @@ class RestCheck implements RestAnswers {
   }
 
   /**
-   * An answer that continues the body, or a status the run may retry (a 503), is reported as its
-   * status; a 2xx that does not continue it as a failed attempt (the summary then says so).
+   * Why an answer cannot continue the body, if it cannot: a 2xx that does not is reported as a failed
+   * attempt (the summary then says so); an answer that does, or a status the run may retry (a 503),
+   * as its status.
    */
-  report(run: RetryRun, status: number, headers: HeaderRecord): Decision | Promise<Decision> {
-    const getter = responseHeaderGetter(headers);
+  check(status: number, headers: HeaderRecord): ResumeError | undefined {
     const length = this.length === -1 ? undefined : this.length;
-    const refused = checkResumed(status, getter, this.from, this.validator, length);
-    this.refused = refused;
-    return refused && status < 400
-      ? decideOn(run, { error: refused })
-      : (settleOn(run, status) ?? decideOn(run, { status, headers: getter }));
+    this.refused = checkResumed(status, responseHeaderGetter(headers), this.from, this.validator, length);
+    return this.refused;
   }
 
   refusal(): ResumeError | undefined {

@@ -10,9 +10,9 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
 import type { Decision, RetryRun } from '@jitterbug/core/adapter';
-import { finishRun, resumeDecision, resumeValidator, setRetryInfo } from '@jitterbug/core/adapter';
+import { resumeDecision, resumeValidator, setRetryInfo } from '@jitterbug/core/adapter';
 import { rangeEnd, ranLong } from './body-length.ts';
-import { callerScope, decideInScope } from './caller-scope.ts';
+import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { sendRest } from './rest-request.ts';
@@ -140,12 +140,21 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
     }
     // The delivered body broke: the run decides whether to ask for the rest.
     this.phase = 'deciding';
-    decideInScope(
-      this.scope,
-      () => resumeDecision(this.run, error),
-      (decision) => this.decided(error, decision),
-      (hookError) => this.fail(hookError),
-    );
+    inScope(this.scope, () => {
+      let decision: Decision | Promise<Decision>;
+      try {
+        decision = resumeDecision(this.run, error);
+      } catch (hookError) {
+        this.fail(hookError as Error);
+        return;
+      }
+      if (!(decision instanceof Promise)) this.decided(error, decision);
+      else
+        decision.then(
+          (d) => this.decided(error, d),
+          (hookError: Error) => this.fail(hookError),
+        );
+    });
   }
 
   private decided(error: Error, decision: Decision): void {
@@ -185,9 +194,10 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
       this.inner?.abort(reason);
       return;
     }
-    // Nothing is in flight while the run decides whether to resume.
+    // Nothing is in flight while the run decides whether to resume: it ends as aborted, and the
+    // decision then comes unheard.
     queueMicrotask(() => {
-      Promise.resolve(finishRun(this.run, 'aborted', undefined, reason, false)).catch(() => undefined);
+      this.run.cancel(reason);
       this.fail(reason);
     });
   }

@@ -1,57 +1,54 @@
 /**
- * One request under retries: the steps of the core's attempt loop (`runAttempts`, in
- * `@jitterbug/core/adapter`), in its order and with its names, as a state machine of undici's
+ * One request under retries: a callback driver of the core's attempt sequence (`RetryRun`, whose
+ * protocol is the core's `steps.ts`; `runAttempts` is the promise driver this one mirrors). The
+ * sequence says what to do next and is told what happened; this does each step with undici's
  * callbacks, which cannot await:
  *
- * 1. check the caller: an attempt the caller gave up on before it was sent is not counted;
- * 2. take the attempt's turn (`beforeAttempt`): a feature may hold it; then what it carries
- *    (`editAttempt`: the attempt headers, a generated idempotency key, `beforeRetry`'s changes);
- * 3. send (`outgoing-request.ts`): one dispatch (`attempt.ts`), or hedged copies
- *    (`hedged-attempt.ts`);
- * 4. let the run decide, on the response's head (`responseStart`) or the failure (`decideOnError`);
- * 5. hand over (`decided`): the body streams straight to the caller (`caller-side.ts`); or
- * 6. discard (`drain.ts`) and wait, then step 1 again.
+ * - `send`: one dispatch (`attempt.ts`), or the copies of a `race` (`hedged-attempt.ts`); a head is
+ *   told as `answered`, a failure with its result at once;
+ * - `result`: the head in the core's terms (a failure's problem body read first, `problem-body.ts`);
+ * - `await`: a hook's promise, the answer's body held meanwhile (`held-body.ts`);
+ * - `discard`: drain the answer to keep its connection (`drain.ts`); `wait`, `hold`: sleep;
+ * - `deliver`: the body streams straight to the caller (`caller-side.ts`); `fail`: its error.
  *
  * The caller sees one request: one `onRequestStart`, at most one final `onResponseStart`, then data
  * and one end or error. A delivered body that breaks is the resume handler's (`resume-handler.ts`).
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { Duplex } from 'node:stream';
-import type { AttemptTimeoutError } from '@jitterbug/core';
+import type { AttemptTimeoutError, HeaderGetter } from '@jitterbug/core';
 import {
-  type AttemptKind,
-  beforeAttempt,
-  type Decision,
-  decideOn,
-  editAttempt,
+  type AttemptResult,
+  type EditableRequest,
   finishRun,
   type RetryRun,
-  type StopDecision,
-  settleOn,
-  waitBetween,
+  type Step,
 } from '@jitterbug/core/adapter';
 import { Attempt } from './attempt.ts';
-import type { AttemptOwner, HedgeOwner } from './attempt-owner.ts';
+import type { AttemptOwner, HedgeOwner, SentAttempt } from './attempt-owner.ts';
 import type { BodyReader } from './body.ts';
-import { callerScope, decideInScope, inScope } from './caller-scope.ts';
+import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { Drain, type DrainOwner } from './drain.ts';
-import { type HedgedAttempt, sendHedged } from './hedged-attempt.ts';
+import { type Failure, type Head, HedgedAttempt } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
-import { OutgoingRequest } from './outgoing-request.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
-import { responseHeaderGetter } from './request-info.ts';
+import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
 import { failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
+/** A head in the core's terms, with its problem type when its body gave one. */
+const headResult = (status: number, headers: HeaderGetter, problemType: string | undefined): AttemptResult =>
+  problemType === undefined ? { status, headers } : { status, headers, problemType };
+
 type State =
   | 'preparing' // reading a stream body before the first attempt
-  | 'attempt' // step 3: an attempt is in flight, no response yet
-  | 'deciding' // step 4: a hook of the caller's is deciding a response (its body is held)
-  | 'discard' // step 6: draining a response that will be retried
-  | 'wait' // step 6 (or 2): backing off, or held by a feature
-  | 'delivered' // step 5: the caller has the response
+  | 'attempt' // an attempt (or a race's copies) in flight, no answer yet
+  | 'deciding' // the sequence decides on the answer (its body held while a hook's promise is out)
+  | 'discard' // draining an answer that will be retried (or that the request fails after)
+  | 'wait' // backing off, held by a feature, or the attempt's edits under way
+  | 'delivered' // the caller has the response
   | 'done';
 
 /**
@@ -59,33 +56,41 @@ type State =
  * by having it, not by a class of its own.
  */
 export interface RestAnswers {
-  /** Reports a response's head to the run, checked first (a 2xx that does not continue the body fails). */
-  report(run: RetryRun, status: number, headers: HeaderRecord): Decision | Promise<Decision>;
+  /** Checks a response's head first: why it cannot continue the body, if it cannot. */
+  check(status: number, headers: HeaderRecord): Error | undefined;
   /** Why the last answer cannot continue the body (the request fails with it once it is drained). */
   refusal(): Error | undefined;
 }
 
 /**
- * The state machine of one request; each attempt is an {@link Attempt} whose events reach it while
- * that attempt is its current one. Its fields, and its base's, are assigned in the constructor in
- * one order, not `#private` with initialisers: with a real client's cold caches those cost about
- * 0.6 µs more per request (`bench/NOTES.md`). `tagHeaders`: `false` for a legacy caller, handed raw
- * headers instead of the headers object a summary goes on; `scope`: the caller's context, when
- * captured already; `rest`: set for a request for the rest of a body.
+ * The driver of one request's sequence, and the port the sequence reads it through (its edits, the
+ * caller's abort); each attempt is an {@link Attempt} whose events reach it while that attempt is
+ * its current one. Its fields are assigned in the constructor in one order, not `#private` with
+ * initialisers: with a real client's cold caches those cost about 0.6 µs more per request
+ * (`bench/NOTES.md`). `tagHeaders`: `false` for a legacy caller, handed raw headers instead of the
+ * headers object a summary goes on; `scope`: the caller's context, when captured already; `rest`:
+ * set for a request for the rest of a body.
  */
 export class RetryingRequest
-  extends OutgoingRequest
-  implements AttemptOwner, HedgeOwner, CallerSideOwner, DrainOwner, HeldFor
+  implements AttemptOwner, HedgeOwner, CallerSideOwner, DrainOwner, HeldFor, EditableRequest
 {
   /** The caller's handler, in the current API (the resume handler, when `resume` is on). */
   declare readonly caller: NewHandler;
   declare readonly run: RetryRun;
   /** What the caller sees, and the controller it holds. */
   declare readonly outer: CallerSide;
+  /** The options every attempt is dispatched with, once known (after a stream body was read ahead). */
+  declare opts: DispatchOpts | undefined;
+  /** Inside undici's dispatch call: a failure reported now is the request's, not a connection's. */
+  declare sending: boolean;
+  /** Where attempts are dispatched (the next dispatch, told to pass on when undici's retry is there). */
+  declare readonly downstream: Downstream;
+  /** The current attempt (`undefined` between attempts, and while copies race). */
+  declare current: SentAttempt | undefined;
   /** Where the current answer's body goes: the caller, a drain, or a hold while a hook decides. */
   declare sink: BodySink | undefined;
-  /** The copies of the attempt in flight, while it is hedged and none has won. */
-  declare hedge: HedgedAttempt | undefined;
+  /** The copies of the attempt in flight, while they race and none has won. */
+  declare private hedge: HedgedAttempt | undefined;
   declare private readonly scope: AsyncResource | undefined;
   declare private state: State;
   /** What a request for the rest of a body checks of its answers. */
@@ -93,8 +98,15 @@ export class RetryingRequest
   declare private callerAbort: Error | undefined;
   /** Ends the read-ahead of the body, a hold or the backoff wait, whichever is in progress. */
   declare private pendingAbort: AbortController | undefined;
-  /** What follows a discarded answer: the wait before the next attempt, or the error the request fails with. */
-  declare private next: number | Error;
+  /** The answer the sequence decides on: a response's head, or how the attempt failed. */
+  declare private answer: Head | Failure | undefined;
+  /** What the request fails with once the answer being drained is gone (else the wait follows). */
+  declare private refused: Error | undefined;
+  /** A race's events not yet told (one at a time), and whether one is being told. */
+  declare private queue: (() => Step)[] | undefined;
+  declare private busy: boolean;
+  /** Where the attempts go once `beforeRetry` sent them elsewhere (else the run's URL). */
+  declare private url: string | undefined;
 
   constructor(
     downstream: Downstream,
@@ -105,31 +117,64 @@ export class RetryingRequest
     scope?: AsyncResource,
     rest?: RestAnswers,
   ) {
-    super();
     this.caller = caller;
     this.run = run;
     this.outer = new CallerSide(this, caller, settings, tagHeaders);
-    this.current = undefined;
-    this.sink = undefined;
-    this.hedge = undefined;
     this.opts = undefined;
     this.sending = false;
     this.downstream = downstream;
+    this.current = undefined;
+    this.sink = undefined;
+    this.hedge = undefined;
     this.scope = scope ?? callerScope(run);
     this.state = 'preparing';
     this.rest = rest;
     this.callerAbort = undefined;
     this.pendingAbort = undefined;
-    this.next = 0;
+    this.answer = undefined;
+    this.refused = undefined;
+    this.queue = undefined;
+    this.busy = false;
     this.url = undefined;
   }
+
+  // --- The port: what the sequence reads of the request --------------------------------------
+
+  /** The caller's abort, once they aborted. */
+  cancellation(): unknown {
+    return this.callerAbort;
+  }
+
+  /** Its attempts ask for the rest of a body that broke. */
+  get resuming(): boolean {
+    return this.rest !== undefined;
+  }
+
+  requestHeaders(): Headers {
+    return headersObject(this.opts!.headers);
+  }
+
+  requestUrl(): string {
+    return this.url ?? this.run.url;
+  }
+
+  edit(url: string, headers: Headers): void {
+    this.url = url;
+    this.opts = editedOpts(this.opts!, url, headers);
+  }
+
+  // --- The steps -----------------------------------------------------------------------------
 
   /** Starts with these options (every attempt sends them); after `waitFirstMs` when a retry was decided already. */
   start(opts: DispatchOpts, waitFirstMs?: number): boolean {
     this.opts = opts;
-    if (waitFirstMs === undefined) return this.attempt();
-    this.wait(waitFirstMs);
-    return true;
+    let step: Step;
+    try {
+      step = this.run.start(this, false, waitFirstMs);
+    } catch (error) {
+      step = this.run.failed(error);
+    }
+    return this.go(step);
   }
 
   /**
@@ -137,75 +182,265 @@ export class RetryingRequest
    * caller's abort only to that controller, and a stalled source must not hold the caller.
    */
   prepare(read: BodyReader): boolean {
-    this.pendingAbort = new AbortController();
+    const run = this.run;
+    const abort = new AbortController();
+    this.pendingAbort = abort;
     this.startCaller(undefined);
-    read(this.pendingAbort.signal).then(
-      (ready) => this.start(ready),
-      // Nothing was sent: the run ends with this error (the core's rule), or with the caller's abort.
-      (error: unknown) =>
-        this.callerAbort ? this.abortRun(this.callerAbort) : this.decideOnError(error as Error),
+    const step = this.tell(() => run.start(this, true));
+    if (step !== 'prepare') return this.go(step);
+    read(abort.signal).then(
+      (ready) => {
+        this.opts = ready;
+        this.resume(() => run.done());
+      },
+      // Nothing was sent: the run ends with this error (the core's rule), or as the caller's abort.
+      (error: unknown) => this.resume(() => run.failed(error)),
     );
     return true;
   }
 
-  private attempt(): boolean {
-    // 1. An attempt the caller gave up on before it was sent is not counted.
-    if (this.callerAbort) {
-      this.abortRun(this.callerAbort);
-      return true;
+  /** Tells the sequence an event; what it throws (a feature's error) is the request's failure. */
+  private tell(event: () => Step): Step {
+    try {
+      return event();
+    } catch (error) {
+      return this.run.failed(error);
     }
-    // 2. The attempt's turn: a feature may hold it (the pacer), and is asked again after.
-    const held = beforeAttempt(this.run, this);
-    if (held) {
-      this.state = 'wait';
-      this.startCaller(undefined);
-      this.after(held);
-      return true;
-    }
-    // What this attempt carries (the attempt headers, a generated key, beforeRetry's changes).
-    const editing = this.run.edits() ? editAttempt(this.run, this, this.kind()) : undefined;
-    if (editing) {
-      this.state = 'wait';
-      this.startCaller(undefined);
-      editing.then(
-        () => (this.state === 'wait' ? inScope(this.scope, () => this.send()) : undefined),
-        (hookError: unknown) => this.fail(hookError as Error),
-      );
-      return true;
-    }
-    return this.send();
   }
 
-  /** 3. Send the attempt (hedged copies, when hedging is on), unless the caller gave up. */
-  private send(): boolean {
-    if (this.callerAbort) {
-      this.abortRun(this.callerAbort);
-      return true;
+  /** Tells an event that came later (a promise settled, a body was read), in the caller's context. */
+  private resume(event: () => Step): void {
+    if (this.state !== 'done') inScope(this.scope, () => this.go(this.tell(event)));
+  }
+
+  /** Does the steps the sequence asks for, up to one that waits for an event; returns what undici's dispatch did. */
+  private go(first: Step): boolean {
+    const run = this.run;
+    let step = first;
+    for (;;) {
+      try {
+        switch (step) {
+          case 'race':
+          case 'send':
+            // An attempt the caller gave up on (during its edits) is not sent, nor counted.
+            if (this.callerAbort) step = run.cancel(this.callerAbort);
+            else return this.send(step);
+            break;
+          case 'won': {
+            // The winning copy is the request's attempt from now on, its answer the one decided on.
+            const winner = this.hedge!.won(run.copy, run.maxBytes);
+            this.hedge = undefined;
+            this.current = winner;
+            this.answer = winner.answer;
+            step = run.proceed();
+            break;
+          }
+          case 'result':
+            step = this.result();
+            if (step === 'idle') return true;
+            break;
+          case 'await':
+            this.await(run.pending!);
+            return true;
+          case 'hold':
+          case 'wait':
+            this.wait();
+            return true;
+          case 'discard':
+            if (this.discard(undefined)) return true;
+            step = run.done();
+            break;
+          case 'drop':
+            // A copy that lost, or a retried failure while another copy is out; else the request
+            // fails with its answer unread: its attempt is aborted, closing its connection.
+            if (this.hedge) this.hedge.drop(run.copy, run.maxBytes);
+            else if (this.answer !== undefined && !('error' in this.answer)) this.release(run.error as Error);
+            this.answer = undefined;
+            step = run.proceed();
+            break;
+          case 'deliver':
+            this.deliver();
+            return true;
+          case 'fail':
+            this.fail(run.error as Error);
+            return true;
+          case 'prepare':
+          case 'idle':
+            return true;
+          default:
+            throw new Error(`jitterbug: the attempt sequence asked undici for '${step}'`);
+        }
+      } catch (error) {
+        step = run.failed(error);
+      }
     }
+  }
+
+  /** `send`: the attempt, or a copy of a racing one; `race`: its first copy. */
+  private send(step: Step): boolean {
     this.state = 'attempt';
-    const hedging = this.run.options.feature.hedge;
-    if (hedging) return sendHedged(this, hedging);
-    return this.sendAttempt(new Attempt(this));
+    this.answer = undefined;
+    if (step === 'race') this.hedge = new HedgedAttempt(this);
+    const run = this.run;
+    if (this.hedge) return this.hedge.launch(run.copy, run.pending, run.hedgeMs);
+    const attempt = new Attempt(this);
+    this.current = attempt;
+    attempt.time(run.options.attemptTimeoutMs);
+    return this.dispatch(attempt);
   }
 
-  /** What the attempt about to be sent is (a request for the rest is a resume). */
-  private kind(): AttemptKind {
-    return this.rest ? 'resume' : this.run.attempts > 0 ? 'retry' : 'first';
+  /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
+  dispatch(attempt: SentAttempt): boolean {
+    this.sending = true;
+    try {
+      return this.downstream.send(this.opts!, attempt);
+    } catch (error) {
+      attempt.onResponseError(null, error as Error);
+      return true;
+    } finally {
+      this.sending = false;
+    }
   }
 
-  /** The signal a feature's hold listens to (asked for by the run only when an attempt is held). */
-  signal(): AbortSignal {
-    this.pendingAbort = new AbortController();
-    return this.pendingAbort.signal;
+  /** The current attempt's controller, once undici started it (the caller's pause and resume go there). */
+  get inner(): Controller | null {
+    return this.current?.controller ?? null;
   }
 
-  /** After a hold or a wait (which the caller's abort ends: `pendingAbort`), the next attempt. */
-  private after(waited: Promise<void>): void {
-    waited.then(
-      () => (this.state === 'wait' ? inScope(this.scope, () => this.attempt()) : undefined),
-      (reason: unknown) => this.fail(reason as Error),
+  /** Tells a racing copy's event (its answer, the hedge delay), once the one being told is done. */
+  raceEvent(event: () => Step): void {
+    if (this.state === 'done') return;
+    this.queue ??= [];
+    this.queue.push(event);
+    if (!this.busy) this.flush();
+  }
+
+  private flush(): void {
+    const queue = this.queue!;
+    this.busy = true;
+    try {
+      for (let event = queue.shift(); event !== undefined; event = queue.shift()) {
+        const told = event;
+        if (this.state !== 'done') inScope(this.scope, () => this.go(this.tell(told)));
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** `result`: the answer in the core's terms; `idle` while a failure's problem body is read for its type. */
+  private result(): Step {
+    const run = this.run;
+    // A racing copy's answer is told as it came, its problem body read already (`hedged-attempt.ts`).
+    const answer = this.hedge ? this.hedge.answerOf(run.copy)! : this.answer!;
+    if ('error' in answer) return run.done(answer);
+    const { controller, statusCode: status, headers } = answer;
+    const maxBytes = run.options.discardBodyMaxBytes;
+    const getter = responseHeaderGetter(headers);
+    if (this.hedge) return run.done(headResult(status, getter, answer.problemType));
+    // A failure's problem body is read first: its type decides too (`problem-body.ts`).
+    if (!run.options.retry || this.rest || !readsProblem(status, headers, maxBytes)) {
+      return run.done({ status, headers: getter });
+    }
+    this.current?.untime();
+    this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
+      this.resume(() => run.done(headResult(status, getter, problemType))),
+    );
+    return 'idle';
+  }
+
+  /** `await`: the sequence goes on when `pending` settles; an answer's body is held meanwhile. */
+  private await(pending: PromiseLike<unknown>): void {
+    const run = this.run;
+    const answer = this.answer;
+    const settled = (value: unknown): void => this.resume(() => run.done(value));
+    const failed = (error: unknown): void => this.resume(() => run.failed(error));
+    if (this.state === 'deciding' && answer !== undefined && !('error' in answer)) {
+      // The attempt is over as far as its timeout goes: its headers came.
+      this.current?.untime();
+      this.sink = HeldBody.until(this, answer.controller, pending, settled, failed);
+      return;
+    }
+    if (this.state === 'wait' || this.state === 'preparing') {
+      // The attempt's edits (`beforeRetry`): the caller aborts through the controller it holds.
+      this.state = 'wait';
+      this.startCaller(undefined);
+    }
+    pending.then(settled, failed);
+  }
+
+  /** `wait`, `hold`: the policy's sleep, which the caller's abort ends. */
+  private wait(): void {
+    const run = this.run;
+    this.state = 'wait';
+    // The caller aborts through the controller it got at onRequestStart: give it one before waiting
+    // (a first attempt refused before connecting never started the caller).
+    this.startCaller(undefined);
+    const aborted = this.callerAbort;
+    if (aborted) {
+      this.go(this.tell(() => run.failed(aborted)));
+      return;
+    }
+    const abort = new AbortController();
+    this.pendingAbort = abort;
+    const { signal } = abort;
+    run.options.sleep(run.delayMs, signal).then(
+      // An injected sleep may ignore the signal: the abort still ends the wait.
+      () => this.resume(() => (signal.aborted ? run.failed(signal.reason) : run.done())),
+      (reason: unknown) => this.resume(() => run.failed(reason)),
     );
   }
+
+  /**
+   * Drains the answer (to keep its connection), then the wait, or the request's failure with
+   * `refused`; `false` when there is no body to drain (the attempt failed).
+   */
+  private discard(refused: Error | undefined): boolean {
+    const answer = this.answer;
+    this.answer = undefined;
+    if (answer === undefined || 'error' in answer) return false;
+    this.state = 'discard';
+    this.refused = refused;
+    const drain = new Drain(this, this.run.options.discardBodyMaxBytes, 'discarded a response to retry');
+    this.sink = drain;
+    drain.start(this.run.method, answer.headers);
+    return true;
+  }
+
+  /** `deliver`: hands the answer over, or drains it and fails with the error that replaces it. */
+  private deliver(): void {
+    const answer = this.answer;
+    if (answer === undefined || 'error' in answer) {
+      this.fail((answer?.error ?? this.run.error) as Error);
+      return;
+    }
+    const refusal = this.refusal(answer.statusCode, answer.headers);
+    if (refusal) this.discard(refusal);
+    else this.respond(answer.controller, answer.statusCode, answer.headers, answer.statusMessage);
+  }
+
+  /** The error the request fails with instead of handing a final answer over, once it is drained. */
+  private refusal(status: number, headers: HeaderRecord): Error | undefined {
+    if (this.rest) return this.rest.refusal();
+    const decision = this.run.decision;
+    const gaveUp = decision !== undefined && !decision.retry && decision.gaveUp;
+    return this.outer.refusal(gaveUp, status, headers, this.run.attempts);
+  }
+
+  private respond(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage: string | undefined,
+  ): void {
+    this.current?.untime();
+    this.state = 'delivered';
+    this.answer = undefined;
+    this.sink = this.outer;
+    this.outer.respond(controller, statusCode, headers, statusMessage, this.run);
+  }
+
+  // --- An attempt's events -------------------------------------------------------------------
 
   /** The caller's `onRequestStart`, once: as an attempt (or a hedged copy) starts, with undici's `context`. */
   startCaller(context: unknown, controller?: Controller): void {
@@ -219,10 +454,9 @@ export class RetryingRequest
       // Not started yet (still connecting, or queued): undici aborts it as it starts it, unwritten.
       const unprocessed = this.inner === null;
       this.release(error);
-      this.decideOnError(error, unprocessed);
+      this.attemptFailed(error, unprocessed);
     } else if (this.state === 'discard') {
-      this.release(error);
-      this.waitNext();
+      this.drained(error);
     }
   }
 
@@ -241,7 +475,7 @@ export class RetryingRequest
     this.outer.upgrade(controller, statusCode, headers, socket);
   }
 
-  /** 4. A final response's head: the run decides; a hook's promise holds the body until it settles. */
+  /** A final response's head: the sequence decides on it. */
   responseStart(
     controller: Controller,
     statusCode: number,
@@ -249,102 +483,40 @@ export class RetryingRequest
     statusMessage?: string,
   ): void {
     const run = this.run;
-    const maxBytes = run.options.discardBodyMaxBytes;
-    // A failure's problem body is read first: its type decides too (`problem-body.ts`).
-    if (run.options.retry && readsProblem(statusCode, headers, maxBytes)) {
-      this.current?.untime();
+    // A request for the rest reports a 2xx that does not continue the body as a failed attempt.
+    const refused = this.rest?.check(statusCode, headers);
+    // A first answer that settles the request by itself (a success) with no onFinish to tell is
+    // handed over where undici delivers it, with nothing held: the success path switches no context.
+    if (refused === undefined && run.attempts === 0 && run.options.onFinish === undefined) {
+      let step: Step;
+      try {
+        step = run.answered(1, statusCode);
+      } catch (error) {
+        step = run.failed(error);
+      }
+      if (step === 'deliver' && this.refusal(statusCode, headers) === undefined) {
+        this.respond(controller, statusCode, headers, statusMessage);
+        return;
+      }
       this.state = 'deciding';
-      this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
-        this.decideHead(controller, statusCode, headers, statusMessage, problemType),
-      );
+      this.answer = { controller, statusCode, headers, statusMessage };
+      inScope(this.scope, () => this.go(step));
       return;
     }
-    this.decideHead(controller, statusCode, headers, statusMessage, undefined);
-  }
-
-  /** 4. The run decides on a response's head (and its problem type, when its body was read for it). */
-  private decideHead(
-    controller: Controller,
-    statusCode: number,
-    headers: HeaderRecord,
-    statusMessage: string | undefined,
-    problemType: string | undefined,
-  ): void {
-    const run = this.run;
-    let pending: Decision | Promise<Decision>;
-    try {
-      // A first answer that settles the request by itself (a success) with no onFinish to tell is
-      // decided where undici delivers it: the success path switches no context.
-      const settled =
-        run.attempts === 0 && run.options.onFinish === undefined ? settleOn(run, statusCode) : undefined;
-      pending = settled ?? inScope(this.scope, () => this.report(statusCode, headers, problemType));
-    } catch (hookError) {
-      this.responseFailed(hookError as Error, true);
-      return;
-    }
-    if (!(pending instanceof Promise)) {
-      this.decided(pending, controller, statusCode, headers, statusMessage);
-      return;
-    }
-    // The attempt is over as far as its timeout goes: its headers came.
-    this.current?.untime();
     this.state = 'deciding';
-    this.sink = HeldBody.until(
-      this,
-      controller,
-      pending,
-      (decision) => this.decided(decision, controller, statusCode, headers, statusMessage),
-      (hookError) => this.responseFailed(hookError, true),
+    this.answer = { controller, statusCode, headers, statusMessage };
+    const refusedHead = refused !== undefined && statusCode < 400;
+    inScope(this.scope, () =>
+      this.go(this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode)))),
     );
   }
 
-  /** Reports a response's head to the run (a request for the rest of a body checks it first). */
-  private report(status: number, headers: HeaderRecord, problemType?: string): Decision | Promise<Decision> {
-    const run = this.run;
-    if (this.rest) return this.rest.report(run, status, headers);
-    const getter = responseHeaderGetter(headers);
-    return (
-      settleOn(run, status) ??
-      decideOn(
-        run,
-        problemType === undefined ? { status, headers: getter } : { status, headers: getter, problemType },
-      )
-    );
-  }
-
-  /** The error the request fails with instead of handing a final answer over, once it is drained. */
-  private refusal(decision: StopDecision, status: number, headers: HeaderRecord): Error | undefined {
-    if (this.rest) return this.rest.refusal();
-    return this.outer.refusal(decision.gaveUp, status, headers, this.run.attempts);
-  }
-
-  /** 5 or 6: hands the response over, or drains it (to keep its connection) before what comes next. */
-  private decided(
-    decision: Decision,
-    controller: Controller,
-    statusCode: number,
-    headers: HeaderRecord,
-    statusMessage?: string,
-  ): void {
-    const next = decision.retry ? decision.delayMs : this.refusal(decision, statusCode, headers);
-    if (next === undefined) {
-      this.current?.untime();
-      this.state = 'delivered';
-      this.sink = this.outer;
-      this.outer.respond(controller, statusCode, headers, statusMessage, this.run);
-      return;
-    }
-    this.next = next;
-    this.state = 'discard';
-    const drain = new Drain(this, this.run.options.discardBodyMaxBytes, 'discarded a response to retry');
-    this.sink = drain;
-    drain.start(this.run.method, headers);
-  }
-
-  /** 6. The discarded response is gone: drained in full (or failed), or stopped past the limit. */
+  /** The discarded answer is gone: drained in full (or failed), or stopped past the limit; then what follows. */
   drained(closeWith: Error | undefined): void {
     this.release(closeWith);
-    this.waitNext();
+    const refused = this.refused;
+    if (refused === undefined) this.resume(() => this.run.done());
+    else this.fail(refused);
   }
 
   responseEnded(): void {
@@ -358,52 +530,28 @@ export class RetryingRequest
     this.fail(error);
   }
 
-  /** The current attempt failed; `unprocessed`: whether that proves the server never had it (a hedge says). */
-  responseError(error: Error, unprocessed?: boolean): void {
+  /** The current attempt failed (before its head: the run decides; after it: its body's sink is told). */
+  responseError(error: Error): void {
     const sink = this.sink;
     if (sink) {
       sink.error(error);
       return;
     }
-    if (this.state === 'attempt') unprocessed ??= provesUnprocessed(this.inner !== null, this.sending, error);
+    const unprocessed =
+      this.state === 'attempt' && provesUnprocessed(this.inner !== null, this.sending, error);
     this.release();
-    this.decideOnError(error, unprocessed === true);
+    this.attemptFailed(error, unprocessed);
   }
 
-  /** 4. An attempt failed before any response reached the caller: the run decides, in the caller's context. */
-  decideOnError(error: Error, unprocessed = false): void {
-    const aborted = this.callerAbort !== undefined;
-    decideInScope(
-      this.scope,
-      () => decideOn(this.run, aborted ? { error, aborted } : failedAttempt(error, unprocessed)),
-      (decision) => {
-        if (this.state === 'done') return;
-        if (decision.retry) this.wait(decision.delayMs);
-        else this.fail(error);
-      },
-      (hookError) => this.fail(hookError),
-    );
-  }
-
-  /** 6. What follows a discarded answer: the wait before the next attempt, or the request's failure. */
-  private waitNext(): void {
-    const next = this.next;
-    if (typeof next === 'number') this.wait(next);
-    else this.fail(next);
-  }
-
-  /** 6. The wait before the next attempt; the caller's abort ends it. */
-  private wait(delayMs: number): void {
-    this.state = 'wait';
-    // The caller aborts through the controller it got at onRequestStart: give it one before waiting
-    // (a first attempt refused before connecting never started the caller).
-    this.startCaller(undefined);
-    if (this.callerAbort) {
-      this.abortRun(this.callerAbort);
-      return;
-    }
-    this.pendingAbort = new AbortController();
-    this.after(waitBetween(this.run, delayMs, this.pendingAbort.signal));
+  /** An attempt failed before any response reached the caller: its result, told at once, in the caller's context. */
+  private attemptFailed(error: Error, unprocessed: boolean): void {
+    const failure: Failure =
+      this.callerAbort !== undefined
+        ? { error, aborted: true }
+        : (failedAttempt(error, unprocessed) as Failure);
+    this.state = 'deciding';
+    this.answer = failure;
+    inScope(this.scope, () => this.go(this.tell(() => this.run.done(failure))));
   }
 
   /** The caller aborted (its signal, fetch's termination, a destroyed body, …). */
@@ -414,12 +562,18 @@ export class RetryingRequest
     if (state === 'preparing' || state === 'wait') {
       this.pendingAbort?.abort(reason);
     } else if (state === 'discard' || state === 'deciding') {
+      // The sequence hears nothing more of this answer (nor of a hook's promise out for it).
       this.release(reason);
-      Promise.resolve(finishRun(this.run, 'aborted', undefined, reason, false)).catch(() => undefined);
-      queueMicrotask(() => this.fail(reason));
+      this.answer = undefined;
+      const step = this.tell(() => this.run.cancel(reason));
+      queueMicrotask(() => this.go(step));
     } else if (this.hedge) {
-      this.hedge.cancel(reason);
-      this.hedge = undefined;
+      // Each copy that started reports its abort as its answer, and the first decides: told once
+      // this is done (the caller may abort from its own callbacks).
+      this.busy = true;
+      const started = this.hedge.cancel(reason, this.outer.starting);
+      this.busy = false;
+      queueMicrotask(() => (started ? this.flush() : this.go(this.tell(() => this.run.cancel(reason)))));
     } else if (this.inner && !(state === 'attempt' && this.outer.starting)) {
       // undici reports the abort back through the attempt's onResponseError, as without jitterbug.
       this.inner.abort(reason);
@@ -428,7 +582,7 @@ export class RetryingRequest
       // the request): this attempt wrote nothing and is not counted. Detached, it is aborted as soon
       // as undici starts it, and undici's report of that is ignored.
       this.release(reason);
-      queueMicrotask(() => this.abortRun(reason));
+      queueMicrotask(() => this.go(this.tell(() => this.run.cancel(reason))));
     }
   }
 
@@ -437,26 +591,22 @@ export class RetryingRequest
    * fails with `error`, its attempt aborted before anything was written.
    */
   refuse(error: TypeError): void {
+    // Nothing was written: the run ends as the error's, uncounted (its onFinish not waited for).
     Promise.resolve(finishRun(this.run, 'error-not-retryable', undefined, error, false)).catch(
       () => undefined,
     );
-    const hedge = this.hedge;
-    if (hedge) hedge.abandon(error);
-    else this.responseFailed(error, true);
-  }
-
-  /** The caller aborted while no attempt was in flight: the run ends as aborted with its reason. */
-  abortRun(reason: Error): void {
-    // The caller's reason is what it gets, even when its onFinish rejects.
-    Promise.resolve(finishRun(this.run, 'aborted', undefined, reason, false)).catch(() => undefined);
-    this.fail(reason);
+    if (!this.hedge) this.release(error);
+    this.go(this.tell(() => this.run.cancel(error)));
   }
 
   private fail(error: Error): void {
     if (this.state === 'done') return;
     this.state = 'done';
+    this.hedge?.end(error);
+    this.hedge = undefined;
     this.current?.untime();
     this.sink = undefined;
+    this.answer = undefined;
     this.outer.fail(error, this.run.summary);
   }
 }

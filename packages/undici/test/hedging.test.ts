@@ -15,6 +15,7 @@ import { sleep as realSleep } from '../../core/src/sleep.ts';
 import { retryInterceptor } from '../src/index.ts';
 
 let server: ScriptedServer;
+const PROBLEM = 'https://iana.org/assignments/http-problem-types#';
 const agents: undici8.Agent[] = [];
 let finished: RetryInfo[] = [];
 const dispatcherFor = (options: RetryPolicyOptions) => {
@@ -113,5 +114,36 @@ describe('hedged requests through undici handlers', () => {
       unsubscribe('jitterbug:attempt:start', listener);
     }
     expect(starts).toEqual([{ attempt: 1 }, { attempt: 1, copy: 2 }, { attempt: 1 }, { attempt: 2 }]);
+  });
+
+  // The winning copy's problem type decides, as an attempt's does (undici reads the body of a copy's
+  // failed answer before telling its result; a race itself is settled on the status alone).
+  it('a hedged copy’s 429 of problem type quota-exceeded stops the request, its body handed over', async () => {
+    const body = JSON.stringify({ type: `${PROBLEM}quota-exceeded`, title: 'Quota exceeded' });
+    server.route('/quota', [
+      { status: 429, headers: { 'content-type': 'application/problem+json' }, body },
+      { status: 200, body: 'ok' },
+    ]);
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 1_000 }) });
+    const response = await undici8.request(`${server.url}/quota`, { dispatcher });
+    expect(response.statusCode).toBe(429);
+    expect(await response.body.text()).toBe(body);
+    expect(server.seen('/quota')).toHaveLength(1);
+    expect(finished).toMatchObject([{ attempts: 1, reason: 'quota-exceeded', outcome: 'failure' }]);
+  });
+
+  it('a second copy’s 400 of problem type temporary-reduced-capacity wins, and is retried', async () => {
+    const body = JSON.stringify({ type: `${PROBLEM}temporary-reduced-capacity`, title: 'Reduced capacity' });
+    server.route('/capacity', [
+      { status: 200, body: 'slow', held: true },
+      { status: 400, headers: { 'content-type': 'application/problem+json' }, body },
+      { status: 200, body: 'ok' },
+    ]);
+    const dispatcher = dispatcherFor({ hedge: createHedging({ delayMs: 30 }) });
+    const response = await undici8.request(`${server.url}/capacity`, { dispatcher });
+    expect(response.statusCode).toBe(200);
+    expect(await response.body.text()).toBe('ok');
+    expect(server.seen('/capacity')).toHaveLength(3);
+    expect(finished).toMatchObject([{ attempts: 2, retries: ['reduced-capacity'], outcome: 'success' }]);
   });
 });

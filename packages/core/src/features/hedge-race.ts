@@ -6,8 +6,8 @@
  * another copy is still out.
  *
  * The rules are {@link HedgeRace}, a small state the attempt sequence keeps for a hedged attempt
- * (hedging wraps the send: the sequence asks for copies, and every driver sends them the same way),
- * and that undici's callbacks still drive themselves (`hedged-attempt.ts`). For a promise driver,
+ * (hedging wraps the send, {@link HedgedSend}: the sequence asks for copies, and every driver sends
+ * them the same way, undici's callbacks too, `hedged-attempt.ts`). For a promise driver,
  * {@link sendCopies} sends the copies the sequence asks for. Reached through the `Hedging` that
  * `createHedging` returns, so that a program that never hedges does not carry it.
  */

@@ -64,10 +64,10 @@ export interface Hedging extends RunFeature, HedgeRules {
    * {@link Hedging.delayFor} gives no delay) and resolves with the winning copy's answer. With
    * `request` (the adapter's request), each copy after the first is sent with what `beforeRetry` and
    * the attempt headers set for it. For a hand-written loop: the attempt sequence races the copies of
-   * its own attempts (`startRace`, `sendCopies`).
+   * its own attempts (`wrapSend`, `sendCopies`).
    */
   race<A>(run: HedgingRun, copies: HedgedCopies<A>, request?: EditableRequest): Promise<A>;
-  /** The rules of one attempt's race: the attempt sequence's, or a driver's of its own (undici's callbacks). */
+  /** The rules of one attempt's race, for a loop of its own (the attempt sequence keeps its own, `wrapSend`). */
   startRace(run: HedgingRun): HedgeRace;
 }
 

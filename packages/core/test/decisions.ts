@@ -1,26 +1,24 @@
 /**
- * Decisions of a run, rather than its next step: functions of the attempt sequence for the driver
- * that still takes a decision and acts on it itself (undici's state machine, until it drives the
- * sequence's steps; ky's hooks share its wait and its end of a run). Each runs the sequence's own
- * steps (`sequence-*.ts`) to their decision, so the order and the rules stay the sequence's. They
- * return plain values when no hook returns a promise, and a promise otherwise; an adapter awaits only
- * an actual `Promise`. Functions, not methods of the run: a bundle carries only those it imports
- * (withRetry, ky and axios none of the undici ones). A decision taken after the answer was handed
- * over (a forced retry, a resume) is `sequence-conclude.ts`'s.
+ * The run's decisions as functions, for the core's tests: each runs the attempt sequence's own steps
+ * (`sequence-*.ts`) to the decision they end in, rather than to a step for a driver, so that a test
+ * can tell a run one result after another and read what was decided. Every client drives the steps
+ * (`steps.ts`); these were undici's until it did. They return plain values when no hook returns a
+ * promise, and a promise otherwise.
  */
 import { channels, observed } from '#diagnostics';
-import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from './attempt-edits.ts';
-import type { Decision, StopDecision } from './decide.ts';
-import { isThenable, nothing, quietly } from './maybe-promise.ts';
-import type { StopReason } from './options.ts';
-import { admission, refused } from './sequence-attempt.ts';
-import { decisionOf, forDecision } from './sequence-conclude.ts';
-import { decideResult, settleByStatus } from './sequence-decide.ts';
-import { close } from './sequence-end.ts';
-import { DECISION } from './sequence-stages.ts';
-import type { SequenceState } from './sequence-state.ts';
-import type { AttemptResult } from './steps.ts';
-import type { HoldSignal } from './types.ts';
+import { type AttemptKind, applyEdits, type EditableRequest, hasAttemptHook } from '../src/attempt-edits.ts';
+import type { Decision, StopDecision } from '../src/decide.ts';
+import { isThenable, quietly } from '../src/maybe-promise.ts';
+import { admission, refused } from '../src/sequence-attempt.ts';
+import { decisionOf, forDecision, waitBetween } from '../src/sequence-conclude.ts';
+import { decideResult, settleByStatus } from '../src/sequence-decide.ts';
+import { finishRun } from '../src/sequence-end.ts';
+import { DECISION } from '../src/sequence-stages.ts';
+import type { SequenceState } from '../src/sequence-state.ts';
+import type { AttemptResult } from '../src/steps.ts';
+import type { HoldSignal } from '../src/types.ts';
+
+export { finishRun, waitBetween };
 
 /**
  * Called by the adapter immediately before it sends each attempt of `s`. `undefined`: send it now
@@ -95,38 +93,6 @@ const hook = <A, T>(s: SequenceState, status: number | undefined, call: (arg: A)
     return failed(error);
   }
   return isThenable(result) ? (Promise.resolve(result).catch(failed) as T) : result;
-};
-
-/**
- * Waits `ms` with the policy's sleep. When `signal` aborts, rejects with its reason at once and
- * finishes the run as `aborted`; also when an injected sleep ignored the signal and resolved after
- * it fired, so that no adapter starts an attempt the caller has already given up on.
- */
-export const waitBetween = async (s: SequenceState, ms: number, signal?: AbortSignal): Promise<void> => {
-  try {
-    await s.options.sleep(ms, signal);
-    if (signal?.aborted) throw signal.reason;
-  } catch (error) {
-    // The run is over with the abort; an onFinish that rejects does not replace the reason.
-    void quietly(finishRun(s, 'aborted', undefined, error, false));
-    throw error;
-  }
-  s.totalDelayMs += ms;
-};
-
-/**
- * Finishes the run (once; later calls do nothing): its summary, `jitterbug:run:end`, `onFinish`,
- * whose promise it returns if it returned one (its rejection is the caller's to handle or drop).
- */
-export const finishRun = (
-  s: SequenceState,
-  reason: StopReason,
-  status: number | undefined,
-  error: unknown,
-  success: boolean,
-): void | Promise<void> => {
-  const told = close(s, reason, status, error, success);
-  return isThenable(told) ? Promise.resolve(told).then(nothing) : undefined;
 };
 
 /**
