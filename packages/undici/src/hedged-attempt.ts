@@ -133,7 +133,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     const maxBytes = options.discardBodyMaxBytes;
     // A failure's problem body is read before its answer is told, for its type (`problem-body.ts`);
     // the race is settled on the status alone, and the winner's type goes into the decision.
-    if (options.retry && !request.resuming && readsProblem(statusCode, headers, maxBytes)) {
+    if (readsProblem(options, request.resuming, statusCode, headers)) {
       this.problem = new ProblemBody(this, controller, maxBytes, (problemType) =>
         this.problemRead(problemType),
       );

@@ -9,9 +9,19 @@ import { isProblemJson, problemType } from '@jitterbug/core/adapter';
 import { HeldBody, type HeldFor } from './held-body.ts';
 import type { Controller, HeaderRecord } from './types.ts';
 
-/** Whether an answer's body is read for its problem type: a failure, of that type, within the limit. */
-export const readsProblem = (status: number, headers: HeaderRecord, maxBytes: number): boolean => {
-  if (status < 400 || maxBytes <= 0) return false;
+/**
+ * Whether an answer's body is read for its problem type: a retrying request's failure (not one for the
+ * rest of a body, which is delivered or refused as it is), of that type, within the limit. The request
+ * and its hedged copies both ask this.
+ */
+export const readsProblem = (
+  options: { readonly retry: boolean; readonly discardBodyMaxBytes: number },
+  resuming: boolean,
+  status: number,
+  headers: HeaderRecord,
+): boolean => {
+  const maxBytes = options.discardBodyMaxBytes;
+  if (!options.retry || resuming || status < 400 || maxBytes <= 0) return false;
   const type = headers['content-type'];
   return (
     isProblemJson(Array.isArray(type) ? type[0] : type) && !(Number(headers['content-length']) > maxBytes)

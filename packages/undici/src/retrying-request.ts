@@ -339,7 +339,7 @@ export class RetryingRequest
     const getter = responseHeaderGetter(headers);
     if (this.hedge) return run.done(headResult(status, getter, answer.problemType));
     // A failure's problem body is read first: its type decides too (`problem-body.ts`).
-    if (!run.options.retry || this.rest || !readsProblem(status, headers, maxBytes)) {
+    if (!readsProblem(run.options, this.rest !== undefined, status, headers)) {
       return run.done({ status, headers: getter });
     }
     this.current?.untime();
