@@ -6,16 +6,6 @@
  * look at what it read, and never throw on what a server sends.
  */
 
-/** The problem types of draft-ietf-httpapi-ratelimit-headers (section "Problem Types"). */
-export const RATELIMIT_PROBLEM_TYPES = Object.freeze({
-  /** The requests exceed a quota policy: nothing goes through before the quota is reset (a 429). */
-  quotaExceeded: 'https://iana.org/assignments/http-problem-types#quota-exceeded',
-  /** The server's capacity is reduced for a while: try again at its time (a 503). */
-  temporaryReducedCapacity: 'https://iana.org/assignments/http-problem-types#temporary-reduced-capacity',
-  /** The server saw a pattern of requests it takes as unintended or malicious (a 429). */
-  abnormalUsageDetected: 'https://iana.org/assignments/http-problem-types#abnormal-usage-detected',
-} as const);
-
 // `application/problem+json`, any case, then parameters or nothing (RFC 9110 §8.3.1).
 const PROBLEM_JSON = /^[\t ]*application\/problem\+json[\t ]*(?:;|$)/i;
 

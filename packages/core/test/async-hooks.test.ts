@@ -4,8 +4,8 @@
  * hook keeps the decision synchronous.
  */
 import { createRetryPolicy, type RetryOptions } from '@jitterbug/core';
-import { forceRetry } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
+import { forceRetry } from '../src/force.ts';
 import { decideOn, settleOn, waitBetween } from './decisions.ts';
 import { decided, fixed, recordingSleep } from './helpers.ts';
 

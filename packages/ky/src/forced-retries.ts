@@ -2,7 +2,7 @@
  * Forced retries: `ky.retry()` from an `afterResponse` hook, decided by the call's run. Opt-in, and
  * an export rather than a flag, so that a program that does not force retries carries none of this.
  */
-import { forceRetry, noOptions, setRetryInfo, waitBetween } from '@jitterbug/core/adapter';
+import { noOptions, runForcedRetry, setRetryInfo } from '@jitterbug/core/adapter';
 import { byRequest, stateOf } from './call-state.ts';
 import { beforeRetryArgs } from './hook-args.ts';
 
@@ -23,23 +23,10 @@ const FORCED_RETRIES: ForcedRetries = {
     const state = stateOf(options);
     const run = state?.run;
     if (!state || !run || !isForcedRetry(error)) throw error;
-    const given = error.customDelay;
-    const pending = forceRetry(run, given);
-    const decision = pending instanceof Promise ? await pending : pending;
-    if (!decision.retry) {
+    // ky waited the delay `ky.retry({ delay })` gave before it called this hook.
+    if (!(await runForcedRetry(run, error.customDelay, options.signal ?? undefined))) {
       if (run.summary) setRetryInfo(error, run.summary);
       throw error;
-    }
-    if (given === undefined) {
-      try {
-        await waitBetween(run, decision.delayMs, options.signal ?? undefined);
-      } catch (reason) {
-        if (run.summary) setRetryInfo(reason, run.summary);
-        throw reason;
-      }
-    } else {
-      // ky waited the delay `ky.retry({ delay })` gave before it called this hook.
-      run.totalDelayMs += given;
     }
     byRequest.set(request, state);
   },

@@ -1,7 +1,9 @@
 /**
  * ky options that, set again after `kyRetry()`, would undo it: each call is refused with a
- * `TypeError` that says what to write instead, before anything is sent.
+ * `TypeError` that names the option, before anything is sent; development builds say what to write
+ * instead (`#messages`: `messages/full.ts`, else `messages/short.ts`).
  */
+import { fetchSetText, limitSetText, retrySetText } from '#messages';
 import type { KyRetryView } from './hook-args.ts';
 
 /** ky's retry limit when none is given. */
@@ -23,20 +25,10 @@ export const retrySetAgain = (
   if (limit <= 0) return undefined;
   // Methods left out are ky's own (not none).
   if (numeric || retry?.methods === undefined || retry.methods.length > 0) {
-    return new TypeError(
-      'jitterbug: ky\'s "retry" option was set after kyRetry(), so ky would retry on its own what jitterbug already retried; set retries with jitterbug instead (a call\'s `jitterbug: { maxAttempts }`, or the policy)',
-    );
+    return new TypeError(retrySetText);
   }
-  if (!forced) {
-    return new TypeError(
-      'jitterbug: ky\'s "retry" limit was set after kyRetry(); for ky.retry() from a hook use kyRetry(options, { forcedRetries: createForcedRetries() }), whose run decides forced retries',
-    );
-  }
-  return undefined;
+  return forced ? undefined : new TypeError(limitSetText);
 };
 
 /** ky's `fetch` option set after `kyRetry()` (on the instance or on a call): jitterbug's is gone. */
-export const fetchSetAgain = (): TypeError =>
-  new TypeError(
-    'jitterbug: ky\'s "fetch" option was set after kyRetry(), so the call would bypass jitterbug (no retry at all); pass your fetch as kyRetry(options, { fetch }) instead',
-  );
+export const fetchSetAgain = (): TypeError => new TypeError(fetchSetText);
