@@ -10,8 +10,7 @@
  */
 import type { AttemptTimeoutError } from '@jitterbug/core';
 import { type AttemptResult, lost } from '@jitterbug/core/adapter';
-import { Attempt } from './attempt.ts';
-import type { HedgeOwner } from './attempt-owner.ts';
+import { Attempt, type AttemptOwner } from './attempt.ts';
 import { Drain, type DrainOwner } from './drain.ts';
 import type { HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
@@ -55,7 +54,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
   /** Its failed answer's problem body, read (and held) before the answer is told. */
   declare private problem: ProblemBody | undefined;
 
-  constructor(attempt: HedgedAttempt, request: HedgeOwner, copy: number) {
+  constructor(attempt: HedgedAttempt, request: AttemptOwner, copy: number) {
     super(request);
     this.attempt = attempt;
     this.copy = copy;
@@ -97,12 +96,17 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
 
   /** It failed before its head: told as its answer (the caller's abort, when they aborted). */
   failed(error: Error, unprocessed: boolean): void {
-    const request = this.request as HedgeOwner;
-    this.answer = request.outer.aborted
+    this.answer = this.request.outer.aborted
       ? { error, aborted: true }
       : (failedAttempt(error, unprocessed) as Failure);
+    this.told(undefined);
+  }
+
+  /** Its answer (`status`, or `undefined`: it failed) is told to the race. */
+  private told(status: number | undefined): void {
+    const request = this.request;
     this.phase = 'answered';
-    request.raceEvent(() => request.run.answered(this.copy, undefined));
+    request.raceEvent(() => request.run.answered(this.copy, status));
   }
 
   override onRequestStart(controller: Controller, context: unknown): void {
@@ -127,19 +131,17 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     }
     if (this.phase !== 'out' || statusCode < 200) return;
     this.answer = { controller, statusCode, headers, statusMessage };
-    this.phase = 'answered';
-    const request = this.request as HedgeOwner;
-    const { options } = request.run;
-    const maxBytes = options.discardBodyMaxBytes;
+    const { options } = this.request.run;
     // A failure's problem body is read before its answer is told, for its type (`problem-body.ts`);
     // the race is settled on the status alone, and the winner's type goes into the decision.
-    if (readsProblem(options, request.resuming, statusCode, headers)) {
-      this.problem = new ProblemBody(this, controller, maxBytes, (problemType) =>
+    if (readsProblem(options, this.request.resuming, statusCode, headers)) {
+      this.phase = 'answered';
+      this.problem = new ProblemBody(this, controller, options.discardBodyMaxBytes, (problemType) =>
         this.problemRead(problemType),
       );
       return;
     }
-    request.raceEvent(() => request.run.answered(this.copy, statusCode));
+    this.told(statusCode);
   }
 
   /** Its problem body is read (`problemType`: its type, if it gave one): its answer is told. */
@@ -148,8 +150,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     if (this.phase !== 'answered' || answer === undefined || 'error' in answer || 'problemType' in answer)
       return;
     this.answer = { ...answer, problemType };
-    const request = this.request as HedgeOwner;
-    request.raceEvent(() => request.run.answered(this.copy, answer.statusCode));
+    this.told(answer.statusCode);
   }
 
   override onResponseData(controller: Controller, chunk: Buffer): void {
@@ -176,10 +177,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
       return;
     }
     this.phase = 'over';
-    if (wasOut) {
-      const request = this.request as HedgeOwner;
-      this.failed(error, provesUnprocessed(this.controller !== null, request.sending, error));
-    }
+    if (wasOut) this.failed(error, provesUnprocessed(this.controller !== null, this.request.sending, error));
   }
 
   // The caller sent one request as far as it knows: the first copy's progress is what it sees.
@@ -218,13 +216,13 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
 
 /** The copies of one attempt, as the sequence's race sends them, until one of them wins. */
 export class HedgedAttempt {
-  declare private readonly request: HedgeOwner;
+  declare private readonly request: AttemptOwner;
   declare private readonly copies: HedgeCopy[];
   declare private timer: ReturnType<typeof setTimeout> | undefined;
   /** A copy won, or the request ended: every later answer is dropped. */
   declare private over: boolean;
 
-  constructor(request: HedgeOwner) {
+  constructor(request: AttemptOwner) {
     this.request = request;
     this.copies = [];
     this.timer = undefined;

@@ -24,8 +24,7 @@ import {
   type RetryRun,
   type Step,
 } from '@jitterbug/core/adapter';
-import { Attempt } from './attempt.ts';
-import type { AttemptOwner, HedgeOwner, SentAttempt } from './attempt-owner.ts';
+import { Attempt, type AttemptOwner } from './attempt.ts';
 import type { BodyReader } from './body.ts';
 import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
@@ -71,9 +70,7 @@ export interface RestAnswers {
  * headers object a summary goes on; `scope`: the caller's context, when captured already; `rest`:
  * set for a request for the rest of a body.
  */
-export class RetryingRequest
-  implements AttemptOwner, HedgeOwner, CallerSideOwner, DrainOwner, HeldFor, EditableRequest
-{
+export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwner, HeldFor, EditableRequest {
   /** The caller's handler, in the current API (the resume handler, when `resume` is on). */
   declare readonly caller: NewHandler;
   declare readonly run: RetryRun;
@@ -86,7 +83,7 @@ export class RetryingRequest
   /** Where attempts are dispatched (the next dispatch, told to pass on when undici's retry is there). */
   declare readonly downstream: Downstream;
   /** The current attempt (`undefined` between attempts, and while copies race). */
-  declare current: SentAttempt | undefined;
+  declare current: Attempt | undefined;
   /** Where the current answer's body goes: the caller, a drain, or a hold while a hook decides. */
   declare sink: BodySink | undefined;
   /** The copies of the attempt in flight, while they race and none has won. */
@@ -290,7 +287,7 @@ export class RetryingRequest
   }
 
   /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
-  dispatch(attempt: SentAttempt): boolean {
+  dispatch(attempt: Attempt): boolean {
     this.sending = true;
     try {
       return this.downstream.send(this.opts!, attempt);
@@ -487,27 +484,26 @@ export class RetryingRequest
     const refused = this.rest?.check(statusCode, headers);
     // A first answer that settles the request by itself (a success) with no onFinish to tell is
     // handed over where undici delivers it, with nothing held: the success path switches no context.
+    let settled: Step | undefined;
     if (refused === undefined && run.attempts === 0 && run.options.onFinish === undefined) {
-      let step: Step;
       try {
-        step = run.answered(1, statusCode);
+        settled = run.answered(1, statusCode);
       } catch (error) {
-        step = run.failed(error);
+        settled = run.failed(error);
       }
-      if (step === 'deliver' && this.refusal(statusCode, headers) === undefined) {
+      if (settled === 'deliver' && this.refusal(statusCode, headers) === undefined) {
         this.respond(controller, statusCode, headers, statusMessage);
         return;
       }
-      this.state = 'deciding';
-      this.answer = { controller, statusCode, headers, statusMessage };
-      inScope(this.scope, () => this.go(step));
-      return;
     }
     this.state = 'deciding';
     this.answer = { controller, statusCode, headers, statusMessage };
     const refusedHead = refused !== undefined && statusCode < 400;
     inScope(this.scope, () =>
-      this.go(this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode)))),
+      this.go(
+        settled ??
+          this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode))),
+      ),
     );
   }
 
