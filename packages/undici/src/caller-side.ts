@@ -22,6 +22,9 @@ export interface RequestSettings {
   readonly statusError: StatusErrorClass | undefined;
 }
 
+/** Settings that add nothing to the response: for what follows one handed over already (a resume's rests). */
+export const NO_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
+
 /** The request (or the resume handler above requests) behind what the caller sees. */
 export interface CallerSideOwner {
   /** The controller of what is in flight now, if anything is: the caller's pause and resume go there. */

@@ -8,10 +8,10 @@ import type { AsyncResource } from 'node:async_hooks';
 import type { ResumeError } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
-import type { RequestSettings } from './caller-side.ts';
+import { NO_SETTINGS } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { type RestAnswers, RetryingRequest } from './retrying-request.ts';
-import type { DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
+import type { DispatchOpts, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
 /**
@@ -43,43 +43,6 @@ export const withHeaders = (headers: unknown, extra: Readonly<Record<string, str
   return { ...record, ...extra };
 };
 
-/** A rest's answer is not the caller's response: no info headers, and its statuses fail no request. */
-const REST_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
-
-/**
- * What the request for the rest of a body, from byte `from` of the representation `validator` names,
- * checks of its answers; its first answer declared the body `length` bytes long (-1: it did not).
- */
-class RestCheck implements RestAnswers {
-  declare private readonly from: number;
-  declare private readonly validator: string;
-  declare private readonly length: number;
-  /** Why the last answer cannot continue the body (the body ends with it, once it is drained). */
-  declare private refused: ResumeError | undefined;
-
-  constructor(from: number, validator: string, length: number) {
-    this.from = from;
-    this.validator = validator;
-    this.length = length;
-    this.refused = undefined;
-  }
-
-  /**
-   * Why an answer cannot continue the body, if it cannot: a 2xx that does not is reported as a failed
-   * attempt (the summary then says so); an answer that does, or a status the run may retry (a 503),
-   * as its status.
-   */
-  check(status: number, headers: HeaderRecord): ResumeError | undefined {
-    const length = this.length === -1 ? undefined : this.length;
-    this.refused = checkResumed(status, responseHeaderGetter(headers), this.from, this.validator, length);
-    return this.refused;
-  }
-
-  refusal(): ResumeError | undefined {
-    return this.refused;
-  }
-}
-
 /**
  * Sends the request of `opts` for the rest of a body (for `resume`, the caller's handler), from byte
  * `from` of the representation `validator` names, after `delayMs`; `length`: what its first answer
@@ -96,7 +59,16 @@ export const sendRest = (
   validator: string,
   length: number,
 ): void => {
-  const check = new RestCheck(from, validator, length);
-  const request = new RetryingRequest(downstream, resume, run, REST_SETTINGS, false, scope, check);
+  const declared = length === -1 ? undefined : length;
+  let refused: ResumeError | undefined;
+  // A 2xx that does not continue the body is reported as a failed attempt (the summary then says
+  // so); an answer that does, or a status the run may retry (a 503), as its status.
+  const rest: RestAnswers = {
+    check: (status, headers) =>
+      (refused = checkResumed(status, responseHeaderGetter(headers), from, validator, declared)),
+    refusal: () => refused,
+  };
+  // A rest's answer is not the caller's response: no info headers, and its statuses fail no request.
+  const request = new RetryingRequest(downstream, resume, run, NO_SETTINGS, false, scope, rest);
   request.start({ ...opts, headers: withHeaders(opts.headers, resumeHeaders(from, validator)) }, delayMs);
 };

@@ -13,7 +13,7 @@ import type { Decision, RetryRun } from '@jitterbug/core/adapter';
 import { resumeDecision, resumeValidator, setRetryInfo } from '@jitterbug/core/adapter';
 import { rangeEnd, ranLong } from './body-length.ts';
 import { callerScope, inScope } from './caller-scope.ts';
-import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
+import { CallerSide, type CallerSideOwner, NO_SETTINGS, type RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { sendRest } from './rest-request.ts';
 import { RetryingRequest } from './retrying-request.ts';
@@ -26,9 +26,6 @@ import type { Downstream } from './undici-retry.ts';
  * `rest`: a request for the rest is under way, its answers not the caller's.
  */
 type Phase = 'head' | 'body' | 'deciding' | 'rest' | 'done';
-
-/** What the caller sees of the rests: the first response put the summary on what it handed over. */
-const NO_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
 
 /** The caller's handler, with resuming of its response's body around it. */
 export class ResumeHandler implements NewHandler, CallerSideOwner {
