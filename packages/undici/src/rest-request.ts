@@ -9,7 +9,7 @@ import type { ResumeError } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
 import { NO_SETTINGS } from './caller-side.ts';
-import { responseHeaderGetter } from './request-info.ts';
+import { eachHeader, isHeaderRecord, responseHeaderGetter } from './request-info.ts';
 import { type RestAnswers, RetryingRequest } from './retrying-request.ts';
 import type { DispatchOpts, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
@@ -22,25 +22,17 @@ export const withHeaders = (headers: unknown, extra: Readonly<Record<string, str
   const names = Object.keys(extra);
   const replaced = (name: unknown): boolean => names.includes(String(name).toLowerCase());
   if (headers === undefined || headers === null) return { ...extra };
-  if (Array.isArray(headers) || typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    const flat: unknown[] = [];
-    if (Array.isArray(headers)) {
-      for (let i = 0; i + 1 < headers.length; i += 2) {
-        if (!replaced(headers[i])) flat.push(headers[i], headers[i + 1]);
-      }
-    } else {
-      for (const [name, value] of headers as Iterable<readonly [unknown, unknown]>) {
-        if (!replaced(name)) flat.push(name, value);
-      }
-    }
-    for (const name of names) flat.push(name, extra[name]);
-    return flat;
+  if (isHeaderRecord(headers)) {
+    const record: Record<string, unknown> = {};
+    for (const name of Object.keys(headers)) if (!replaced(name)) record[name] = headers[name];
+    return { ...record, ...extra };
   }
-  const record: Record<string, unknown> = {};
-  for (const name of Object.keys(headers)) {
-    if (!replaced(name)) record[name] = (headers as Record<string, unknown>)[name];
-  }
-  return { ...record, ...extra };
+  const flat: unknown[] = [];
+  eachHeader(headers, (name, value) => {
+    if (!replaced(name)) flat.push(name, value);
+  });
+  for (const name of names) flat.push(name, extra[name]);
+  return flat;
 };
 
 /**
