@@ -47,7 +47,7 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
   declare private headers: HeaderRecord | undefined;
 
   constructor(downstream: Downstream, caller: NewHandler, run: RetryRun, tagHeaders: boolean) {
-    this.scope = callerScope(run);
+    this.scope = callerScope(run, caller);
     this.inner = null;
     this.first = undefined;
     this.downstream = downstream;

@@ -123,7 +123,7 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
     this.current = undefined;
     this.sink = undefined;
     this.hedge = undefined;
-    this.scope = scope ?? callerScope(run);
+    this.scope = scope ?? callerScope(run, caller);
     this.state = 'preparing';
     this.rest = rest;
     this.callerAbort = undefined;
