@@ -9,12 +9,12 @@
  * `discardBodyMaxBytes` (to keep their connections).
  */
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import { type AttemptResult, lost } from '@jitterbug/core/adapter';
+import { lost } from '@jitterbug/core/adapter';
 import { Attempt, type AttemptOwner } from './attempt.ts';
 import { Drain, type DrainOwner } from './drain.ts';
 import type { HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
-import { failedAttempt, provesUnprocessed } from './signals.ts';
+import { type Failure, failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, HeaderRecord } from './types.ts';
 import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
@@ -24,9 +24,6 @@ import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
  * request's current attempt (events go the usual way).
  */
 type Phase = 'out' | 'answered' | 'draining' | 'over' | 'won';
-
-/** An attempt that failed with no response, in the core's terms. */
-export type Failure = Extract<AttemptResult, { readonly error: unknown }>;
 
 /** A response's head, held while the sequence decides on it. */
 export interface Head {
@@ -96,9 +93,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
 
   /** It failed before its head: told as its answer (the caller's abort, when they aborted). */
   failed(error: Error, unprocessed: boolean): void {
-    this.answer = this.request.outer.aborted
-      ? { error, aborted: true }
-      : (failedAttempt(error, unprocessed) as Failure);
+    this.answer = failedAttempt(error, unprocessed, this.request.outer.aborted);
     this.told(undefined);
   }
 

@@ -5,12 +5,11 @@
  * checked by the core's `checkResumed` before the run decides on it.
  */
 import type { AsyncResource } from 'node:async_hooks';
-import type { ResumeError } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
 import { NO_SETTINGS } from './caller-side.ts';
 import { eachHeader, isHeaderRecord, responseHeaderGetter } from './request-info.ts';
-import { type RestAnswers, RetryingRequest } from './retrying-request.ts';
+import { type RestCheck, RetryingRequest } from './retrying-request.ts';
 import type { DispatchOpts, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
@@ -52,15 +51,11 @@ export const sendRest = (
   length: number,
 ): void => {
   const declared = length === -1 ? undefined : length;
-  let refused: ResumeError | undefined;
   // A 2xx that does not continue the body is reported as a failed attempt (the summary then says
   // so); an answer that does, or a status the run may retry (a 503), as its status.
-  const rest: RestAnswers = {
-    check: (status, headers) =>
-      (refused = checkResumed(status, responseHeaderGetter(headers), from, validator, declared)),
-    refusal: () => refused,
-  };
+  const check: RestCheck = (status, headers) =>
+    checkResumed(status, responseHeaderGetter(headers), from, validator, declared);
   // A rest's answer is not the caller's response: no info headers, and its statuses fail no request.
-  const request = new RetryingRequest(downstream, resume, run, NO_SETTINGS, false, scope, rest);
+  const request = new RetryingRequest(downstream, resume, run, NO_SETTINGS, false, scope, check);
   request.start({ ...opts, headers: withHeaders(opts.headers, resumeHeaders(from, validator)) }, delayMs);
 };

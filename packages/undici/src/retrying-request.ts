@@ -29,11 +29,11 @@ import type { BodyReader } from './body.ts';
 import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { Drain, type DrainOwner } from './drain.ts';
-import { type Failure, type Head, HedgedAttempt } from './hedged-attempt.ts';
+import { type Head, HedgedAttempt } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
 import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
-import { failedAttempt, provesUnprocessed } from './signals.ts';
+import { type Failure, failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
@@ -51,15 +51,10 @@ type State =
   | 'done';
 
 /**
- * What a request for the rest of a body checks of its answers (`rest-request.ts`): a request is one
- * by having it, not by a class of its own.
+ * What a request for the rest of a body checks of each answer's head (`rest-request.ts`): why it
+ * cannot continue the body, if it cannot. A request is one by having it, not by a class of its own.
  */
-export interface RestAnswers {
-  /** Checks a response's head first: why it cannot continue the body, if it cannot. */
-  check(status: number, headers: HeaderRecord): Error | undefined;
-  /** Why the last answer cannot continue the body (the request fails with it once it is drained). */
-  refusal(): Error | undefined;
-}
+export type RestCheck = (status: number, headers: HeaderRecord) => Error | undefined;
 
 /**
  * The driver of one request's sequence, and the port the sequence reads it through (its edits, the
@@ -90,14 +85,16 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
   declare private hedge: HedgedAttempt | undefined;
   declare private readonly scope: AsyncResource | undefined;
   declare private state: State;
-  /** What a request for the rest of a body checks of its answers. */
-  declare private readonly rest: RestAnswers | undefined;
+  declare private readonly rest: RestCheck | undefined;
   declare private callerAbort: Error | undefined;
   /** Ends the read-ahead of the body, a hold or the backoff wait, whichever is in progress. */
   declare private pendingAbort: AbortController | undefined;
   /** The answer the sequence decides on: a response's head, or how the attempt failed. */
   declare private answer: Head | Failure | undefined;
-  /** What the request fails with once the answer being drained is gone (else the wait follows). */
+  /**
+   * Why the answer is refused (a rest's check of it, or the final status's error): the request fails
+   * with it once the answer is drained (else the wait follows).
+   */
   declare private refused: Error | undefined;
   /** A race's events not yet told (one at a time), and whether one is being told. */
   declare private queue: (() => Step)[] | undefined;
@@ -112,7 +109,7 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
     settings: RequestSettings,
     tagHeaders: boolean,
     scope?: AsyncResource,
-    rest?: RestAnswers,
+    rest?: RestCheck,
   ) {
     this.caller = caller;
     this.run = run;
@@ -418,7 +415,7 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
 
   /** The error the request fails with instead of handing a final answer over, once it is drained. */
   private refusal(status: number, headers: HeaderRecord): Error | undefined {
-    if (this.rest) return this.rest.refusal();
+    if (this.rest) return this.refused;
     const decision = this.run.decision;
     const gaveUp = decision !== undefined && !decision.retry && decision.gaveUp;
     return this.outer.refusal(gaveUp, status, headers, this.run.attempts);
@@ -481,7 +478,8 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
   ): void {
     const run = this.run;
     // A request for the rest reports a 2xx that does not continue the body as a failed attempt.
-    const refused = this.rest?.check(statusCode, headers);
+    const refused = this.rest?.(statusCode, headers);
+    this.refused = refused;
     // A first answer that settles the request by itself (a success) with no onFinish to tell is
     // handed over where undici delivers it, with nothing held: the success path switches no context.
     let settled: Step | undefined;
@@ -541,10 +539,7 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
 
   /** An attempt failed before any response reached the caller: its result, told at once, in the caller's context. */
   private attemptFailed(error: Error, unprocessed: boolean): void {
-    const failure: Failure =
-      this.callerAbort !== undefined
-        ? { error, aborted: true }
-        : (failedAttempt(error, unprocessed) as Failure);
+    const failure = failedAttempt(error, unprocessed, this.callerAbort !== undefined);
     this.state = 'deciding';
     this.answer = failure;
     inScope(this.scope, () => this.go(this.tell(() => this.run.done(failure))));

@@ -121,16 +121,20 @@ export const streamErrorCode = (error: unknown): string | undefined => {
 export const provesUnprocessed = (started: boolean, sending: boolean, error: Error): boolean =>
   (!started && !sending && !untrustedCertificate(error)) || refusedUnprocessed(error);
 
+/** An attempt that failed with no response, in the core's terms. */
+export type Failure = Extract<AttemptResult, { readonly error: unknown }>;
+
 /**
- * A failed attempt in the core's terms. A failure that proves nothing may still be a keep-alive
- * race: a `SocketError` for a connection that had answered before (`lostKeptConnection`), reported
- * as `staleConnection`, which the core retries as any reset for a request that may be sent twice,
- * free of the budget while the servers answer fine. A plain `ECONNRESET` carries no socket counts,
- * and reads as any reset.
+ * A failed attempt in the core's terms (`aborted`: by the caller, which is all there is to say). A
+ * failure that proves nothing may still be a keep-alive race: a `SocketError` for a connection that
+ * had answered before (`lostKeptConnection`), reported as `staleConnection`, which the core retries
+ * as any reset for a request that may be sent twice, free of the budget while the servers answer
+ * fine. A plain `ECONNRESET` carries no socket counts, and reads as any reset.
  */
-export const failedAttempt = (error: Error, unprocessed: boolean): AttemptResult => {
+export const failedAttempt = (error: Error, unprocessed: boolean, aborted: boolean): Failure => {
+  if (aborted) return { error, aborted };
   const code = streamErrorCode(error);
-  const result: AttemptResult = code === undefined ? { error } : { error, code };
+  const result: Failure = code === undefined ? { error } : { error, code };
   if (unprocessed) return { ...result, unprocessed };
   return lostKeptConnection(error) ? { ...result, staleConnection: true } : result;
 };
