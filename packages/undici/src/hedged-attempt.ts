@@ -46,10 +46,8 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
   declare phase: Phase;
   /** Its answer, once told. */
   declare answer: Head | Failure | undefined;
-  /** Its answer's body, while it is dropped. */
-  declare private drain: Drain | undefined;
-  /** Its failed answer's problem body, read (and held) before the answer is told. */
-  declare private problem: ProblemBody | undefined;
+  /** Its answer's body, while it is dropped, or (a failure's problem body) held before the answer is told. */
+  declare private body: Drain | ProblemBody | undefined;
 
   constructor(attempt: HedgedAttempt, request: AttemptOwner, copy: number) {
     super(request);
@@ -57,8 +55,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     this.copy = copy;
     this.phase = 'out';
     this.answer = undefined;
-    this.drain = undefined;
-    this.problem = undefined;
+    this.body = undefined;
     // Its own `attemptTimeoutMs`, which goes on bounding the attempt (and its drain) when it wins.
     this.time(request.run.options.attemptTimeoutMs);
   }
@@ -66,8 +63,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
   /** Where its body goes: the request's, once it won; its drain; else its problem body, while held. */
   get sink(): BodySink | undefined {
     if (this.phase === 'won') return this.request.sink;
-    if (this.phase === 'draining') return this.drain;
-    return this.phase === 'answered' ? this.problem : undefined;
+    return this.phase === 'draining' || this.phase === 'answered' ? this.body : undefined;
   }
 
   get outer(): HeldFor['outer'] {
@@ -131,7 +127,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     // the race is settled on the status alone, and the winner's type goes into the decision.
     if (readsProblem(options, this.request.resuming, statusCode, headers)) {
       this.phase = 'answered';
-      this.problem = new ProblemBody(this, controller, options.discardBodyMaxBytes, (problemType) =>
+      this.body = new ProblemBody(this, controller, options.discardBodyMaxBytes, (problemType) =>
         this.problemRead(problemType),
       );
       return;
@@ -167,8 +163,8 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     const wasOut = this.phase === 'out';
     this.untime();
     // A problem body being read holds the failure for where the answer goes.
-    if (this.phase === 'answered' && this.problem !== undefined) {
-      this.problem.error(error);
+    if (this.phase === 'answered' && this.body !== undefined) {
+      this.body.error(error);
       return;
     }
     this.phase = 'over';
@@ -193,13 +189,14 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
       return;
     }
     this.phase = 'draining';
-    this.drain = new Drain(this, maxBytes, 'dropped the answer of a hedged copy');
-    this.drain.start(this.request.run.method, answer.headers);
+    const drain = new Drain(this, maxBytes, 'dropped the answer of a hedged copy');
+    this.body = drain;
+    drain.start(this.request.run.method, answer.headers);
   }
 
   /** Its answer is gone: drained in full (its connection goes back to the pool), or closed past the limit. */
   drained(closeWith: Error | undefined): void {
-    this.drain = undefined;
+    this.body = undefined;
     if (closeWith) {
       this.drop(closeWith);
     } else {

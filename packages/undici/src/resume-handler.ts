@@ -29,10 +29,11 @@ type Phase = 'head' | 'body' | 'deciding' | 'rest' | 'done';
 
 /** The caller's handler, with resuming of its response's body around it. */
 export class ResumeHandler implements NewHandler, CallerSideOwner {
-  declare readonly scope: AsyncResource | undefined;
+  declare private readonly scope: AsyncResource | undefined;
   /** The controller of the request feeding this handler now (the first, then each rest). */
   declare inner: Controller | null;
-  declare first: RetryingRequest | undefined;
+  /** The call's first request, whose caller this handler is. */
+  declare private first: RetryingRequest | undefined;
   declare private readonly downstream: Downstream;
   declare private readonly caller: NewHandler;
   declare private readonly run: RetryRun;
@@ -60,6 +61,12 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
     this.callerAbort = undefined;
     this.validator = undefined;
     this.headers = undefined;
+  }
+
+  /** Makes the call's first request (with `settings`), whose caller this handler is. */
+  request(settings: RequestSettings): RetryingRequest {
+    this.first = new RetryingRequest(this.downstream, this, this.run, settings, this.tagHeaders, this.scope);
+    return this.first;
   }
 
   onRequestStart(controller: Controller, context: unknown): void {
@@ -206,17 +213,3 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
     this.outer.fail(error, this.run.summary);
   }
 }
-
-/** The first request of a call whose body may be resumed: its caller is a {@link ResumeHandler}. */
-export const resumableRequest = (
-  downstream: Downstream,
-  caller: NewHandler,
-  run: RetryRun,
-  settings: RequestSettings,
-  tagHeaders: boolean,
-): RetryingRequest => {
-  const handler = new ResumeHandler(downstream, caller, run, tagHeaders);
-  const first = new RetryingRequest(downstream, handler, run, settings, tagHeaders, handler.scope);
-  handler.first = first;
-  return first;
-};
