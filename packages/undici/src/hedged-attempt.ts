@@ -66,10 +66,6 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     return this.phase === 'draining' || this.phase === 'answered' ? this.body : undefined;
   }
 
-  get outer(): HeldFor['outer'] {
-    return this.request.outer;
-  }
-
   /** Nothing more is wanted of this copy: abort it (at once, or as soon as undici starts it). */
   drop(reason: Error): void {
     this.phase = 'over';

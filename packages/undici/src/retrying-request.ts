@@ -329,15 +329,13 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
     const answer = this.hedge ? this.hedge.answerOf(run.copy)! : this.answer!;
     if ('error' in answer) return run.done(answer);
     const { controller, statusCode: status, headers } = answer;
-    const maxBytes = run.options.discardBodyMaxBytes;
     const getter = responseHeaderGetter(headers);
-    if (this.hedge) return run.done(headResult(status, getter, answer.problemType));
-    // A failure's problem body is read first: its type decides too (`problem-body.ts`).
-    if (!readsProblem(run.options, this.rest !== undefined, status, headers)) {
-      return run.done({ status, headers: getter });
+    // Else a failure's problem body is read first: its type decides too (`problem-body.ts`).
+    if (this.hedge || !readsProblem(run.options, this.rest !== undefined, status, headers)) {
+      return run.done(headResult(status, getter, answer.problemType));
     }
     this.current?.untime();
-    this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
+    this.sink = new ProblemBody(this, controller, run.options.discardBodyMaxBytes, (problemType) =>
       this.resume(() => run.done(headResult(status, getter, problemType))),
     );
     return 'idle';
@@ -415,10 +413,7 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
 
   /** The error the request fails with instead of handing a final answer over, once it is drained. */
   private refusal(status: number, headers: HeaderRecord): Error | undefined {
-    if (this.rest) return this.refused;
-    const decision = this.run.decision;
-    const gaveUp = decision !== undefined && !decision.retry && decision.gaveUp;
-    return this.outer.refusal(gaveUp, status, headers, this.run.attempts);
+    return this.rest ? this.refused : this.outer.refusal(this.run, status, headers);
   }
 
   private respond(
