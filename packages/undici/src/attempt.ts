@@ -18,7 +18,6 @@ export interface AttemptOwner {
   /** The current attempt (`undefined` between attempts): only its events are the request's. */
   readonly current: Attempt | undefined;
   readonly caller: NewHandler;
-  /** What the caller sees. */
   readonly outer: CallerSide;
   /** Where the current answer's body goes. */
   readonly sink: BodySink | undefined;
@@ -34,7 +33,6 @@ export interface AttemptOwner {
   attemptTimedOut(error: AttemptTimeoutError): void;
   /** What is below cannot send the request as composed: it fails with `error`. */
   refuse(error: TypeError): void;
-  /** A final response's head. */
   responseStart(
     controller: Controller,
     statusCode: number,
@@ -50,7 +48,6 @@ export interface AttemptOwner {
 
 /** The handler of one attempt, composed with the request it is for (its owner). */
 export class Attempt implements NewHandler {
-  /** The request these events are for. */
   declare protected readonly request: AttemptOwner;
   /** undici's controller for this attempt, once undici started it. */
   declare controller: Controller | null;

@@ -205,6 +205,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
 /** The copies of one attempt, as the sequence's race sends them, until one of them wins. */
 export class HedgedAttempt {
   declare private readonly request: AttemptOwner;
+  /** Its copies, by number from 1 (the race numbers them as it sends them). */
   declare private readonly copies: HedgeCopy[];
   declare private timer: ReturnType<typeof setTimeout> | undefined;
   /** A copy won, or the request ended: every later answer is dropped. */
@@ -270,7 +271,7 @@ export class HedgedAttempt {
     this.close();
     const winner = this.copies[copy - 1]!;
     for (const other of this.copies) {
-      if (other === undefined || other === winner) continue;
+      if (other === winner) continue;
       if (other.phase === 'out') other.drop(lost());
       else if (other.phase === 'answered') other.discard(maxBytes);
     }
@@ -287,7 +288,7 @@ export class HedgedAttempt {
   cancel(reason: Error, starting: boolean): boolean {
     let started = false;
     for (const copy of this.copies) {
-      if (copy === undefined || copy.phase !== 'out') continue;
+      if (copy.phase !== 'out') continue;
       if (copy.controller && !starting) {
         started = true;
         copy.abandon(reason);
@@ -303,10 +304,7 @@ export class HedgedAttempt {
   /** The request ended (it failed, or the caller gave up): every copy goes. */
   end(reason: Error): void {
     this.close();
-    for (const copy of this.copies) {
-      if (copy === undefined) continue;
-      if (copy.phase === 'out' || copy.phase === 'answered') copy.drop(reason);
-    }
+    for (const copy of this.copies) if (copy.phase === 'out' || copy.phase === 'answered') copy.drop(reason);
   }
 
   /** Nothing more is sent. */
