@@ -202,7 +202,7 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
     }
   }
 
-  /** Tells an event that came later (a promise settled, a body was read), in the caller's context. */
+  /** Tells an event that came later (a promise settled, a body was read, a copy answered), in the caller's context. */
   private resume(event: () => Step): void {
     if (this.state !== 'done') inScope(this.scope, () => this.go(this.tell(event)));
   }
@@ -313,10 +313,7 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
     const queue = this.queue!;
     this.busy = true;
     try {
-      for (let event = queue.shift(); event !== undefined; event = queue.shift()) {
-        const told = event;
-        if (this.state !== 'done') inScope(this.scope, () => this.go(this.tell(told)));
-      }
+      for (let event = queue.shift(); event !== undefined; event = queue.shift()) this.resume(event);
     } finally {
       this.busy = false;
     }
