@@ -2,17 +2,52 @@
  * One attempt of a request (one dispatch, or one hedged copy): undici's handler for it, the
  * controller undici gives it, and its `attemptTimeoutMs` timer. Its events reach the request only
  * while it is the request's current attempt (a detached, timed-out or losing attempt is no one's).
+ * What it needs of that request is an interface ({@link AttemptOwner}), so that it does not import
+ * the request's class (`retrying-request.ts`), which sends it.
  */
 import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import { asRetryLayer, startTimer } from '@jitterbug/core/adapter';
-import type { AttemptOwner, SentAttempt } from './attempt-owner.ts';
-import type { Controller, HeaderRecord } from './types.ts';
-import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
+import { asRetryLayer, type RetryRun, type Step, startTimer } from '@jitterbug/core/adapter';
+import type { CallerSide } from './caller-side.ts';
+import type { BodySink, Controller, HeaderRecord, NewHandler } from './types.ts';
+import { type Downstream, isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
+
+/** What an attempt's (or a hedged copy's) events reach, while it is its request's current attempt. */
+export interface AttemptOwner {
+  readonly run: RetryRun;
+  /** The current attempt (`undefined` between attempts): only its events are the request's. */
+  readonly current: Attempt | undefined;
+  readonly caller: NewHandler;
+  readonly outer: CallerSide;
+  /** Where the current answer's body goes. */
+  readonly sink: BodySink | undefined;
+  readonly downstream: Downstream;
+  /** Inside undici's dispatch call. */
+  readonly sending: boolean;
+  /** Its attempts ask for the rest of a body that broke (no problem body is read then). */
+  readonly resuming: boolean;
+  /** Dispatches `attempt` (again). */
+  dispatch(attempt: Attempt): boolean;
+  /** The caller's `onRequestStart`, once. */
+  startCaller(context: unknown, controller?: Controller): void;
+  attemptTimedOut(error: AttemptTimeoutError): void;
+  /** What is below cannot send the request as composed: it fails with `error`. */
+  refuse(error: TypeError): void;
+  responseStart(
+    controller: Controller,
+    statusCode: number,
+    headers: HeaderRecord,
+    statusMessage?: string,
+  ): void;
+  responseError(error: Error): void;
+  /** The attempt was upgraded (the caller takes the socket). */
+  requestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void;
+  /** Tells the request's sequence a hedged copy's event (`event` tells it), one at a time. */
+  raceEvent(event: () => Step): void;
+}
 
 /** The handler of one attempt, composed with the request it is for (its owner). */
-export class Attempt implements SentAttempt {
-  /** The request these events are for. */
+export class Attempt implements NewHandler {
   declare protected readonly request: AttemptOwner;
   /** undici's controller for this attempt, once undici started it. */
   declare controller: Controller | null;

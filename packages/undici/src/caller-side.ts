@@ -22,6 +22,9 @@ export interface RequestSettings {
   readonly statusError: StatusErrorClass | undefined;
 }
 
+/** Settings that add nothing to the response: for what follows one handed over already (a resume's rests). */
+export const NO_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
+
 /** The request (or the resume handler above requests) behind what the caller sees. */
 export interface CallerSideOwner {
   /** The controller of what is in flight now, if anything is: the caller's pause and resume go there. */
@@ -131,9 +134,12 @@ export class CallerSide implements Controller, BodySink {
    * The error the caller gets instead of a final response, once it is drained: as undici's
    * RetryAgent, after a status whose retries are used up, when `throwOnRetryableStatus` is on.
    */
-  refusal(gaveUp: boolean, status: number, headers: HeaderRecord, attempts: number): Error | undefined {
+  refusal(run: RetryRun, status: number, headers: HeaderRecord): Error | undefined {
     const Class = this.settings.statusError;
-    return Class && gaveUp ? statusError(Class, status, headers, attempts) : undefined;
+    const decision = run.decision;
+    return Class && decision?.retry === false && decision.gaveUp
+      ? statusError(Class, status, headers, run.attempts)
+      : undefined;
   }
 
   /** Hands the final response of `run` over, with the run's summary on it (as the options say). */

@@ -9,13 +9,12 @@
  * `discardBodyMaxBytes` (to keep their connections).
  */
 import type { AttemptTimeoutError } from '@jitterbug/core';
-import { type AttemptResult, lost } from '@jitterbug/core/adapter';
-import { Attempt } from './attempt.ts';
-import type { HedgeOwner } from './attempt-owner.ts';
+import { lost } from '@jitterbug/core/adapter';
+import { Attempt, type AttemptOwner } from './attempt.ts';
 import { Drain, type DrainOwner } from './drain.ts';
 import type { HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
-import { failedAttempt, provesUnprocessed } from './signals.ts';
+import { type Failure, failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, HeaderRecord } from './types.ts';
 import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
@@ -25,9 +24,6 @@ import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
  * request's current attempt (events go the usual way).
  */
 type Phase = 'out' | 'answered' | 'draining' | 'over' | 'won';
-
-/** An attempt that failed with no response, in the core's terms. */
-export type Failure = Extract<AttemptResult, { readonly error: unknown }>;
 
 /** A response's head, held while the sequence decides on it. */
 export interface Head {
@@ -50,19 +46,16 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
   declare phase: Phase;
   /** Its answer, once told. */
   declare answer: Head | Failure | undefined;
-  /** Its answer's body, while it is dropped. */
-  declare private drain: Drain | undefined;
-  /** Its failed answer's problem body, read (and held) before the answer is told. */
-  declare private problem: ProblemBody | undefined;
+  /** Its answer's body, while it is dropped, or (a failure's problem body) held before the answer is told. */
+  declare private body: Drain | ProblemBody | undefined;
 
-  constructor(attempt: HedgedAttempt, request: HedgeOwner, copy: number) {
+  constructor(attempt: HedgedAttempt, request: AttemptOwner, copy: number) {
     super(request);
     this.attempt = attempt;
     this.copy = copy;
     this.phase = 'out';
     this.answer = undefined;
-    this.drain = undefined;
-    this.problem = undefined;
+    this.body = undefined;
     // Its own `attemptTimeoutMs`, which goes on bounding the attempt (and its drain) when it wins.
     this.time(request.run.options.attemptTimeoutMs);
   }
@@ -70,12 +63,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
   /** Where its body goes: the request's, once it won; its drain; else its problem body, while held. */
   get sink(): BodySink | undefined {
     if (this.phase === 'won') return this.request.sink;
-    if (this.phase === 'draining') return this.drain;
-    return this.phase === 'answered' ? this.problem : undefined;
-  }
-
-  get outer(): HeldFor['outer'] {
-    return this.request.outer;
+    return this.phase === 'draining' || this.phase === 'answered' ? this.body : undefined;
   }
 
   /** Nothing more is wanted of this copy: abort it (at once, or as soon as undici starts it). */
@@ -97,12 +85,15 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
 
   /** It failed before its head: told as its answer (the caller's abort, when they aborted). */
   failed(error: Error, unprocessed: boolean): void {
-    const request = this.request as HedgeOwner;
-    this.answer = request.outer.aborted
-      ? { error, aborted: true }
-      : (failedAttempt(error, unprocessed) as Failure);
+    this.answer = failedAttempt(error, unprocessed, this.request.outer.aborted);
+    this.told(undefined);
+  }
+
+  /** Its answer (`status`, or `undefined`: it failed) is told to the race. */
+  private told(status: number | undefined): void {
+    const request = this.request;
     this.phase = 'answered';
-    request.raceEvent(() => request.run.answered(this.copy, undefined));
+    request.raceEvent(() => request.run.answered(this.copy, status));
   }
 
   override onRequestStart(controller: Controller, context: unknown): void {
@@ -127,19 +118,17 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     }
     if (this.phase !== 'out' || statusCode < 200) return;
     this.answer = { controller, statusCode, headers, statusMessage };
-    this.phase = 'answered';
-    const request = this.request as HedgeOwner;
-    const { options } = request.run;
-    const maxBytes = options.discardBodyMaxBytes;
+    const { options } = this.request.run;
     // A failure's problem body is read before its answer is told, for its type (`problem-body.ts`);
     // the race is settled on the status alone, and the winner's type goes into the decision.
-    if (readsProblem(options, request.resuming, statusCode, headers)) {
-      this.problem = new ProblemBody(this, controller, maxBytes, (problemType) =>
+    if (readsProblem(options, this.request.resuming, statusCode, headers)) {
+      this.phase = 'answered';
+      this.body = new ProblemBody(this, controller, options.discardBodyMaxBytes, (problemType) =>
         this.problemRead(problemType),
       );
       return;
     }
-    request.raceEvent(() => request.run.answered(this.copy, statusCode));
+    this.told(statusCode);
   }
 
   /** Its problem body is read (`problemType`: its type, if it gave one): its answer is told. */
@@ -148,8 +137,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     if (this.phase !== 'answered' || answer === undefined || 'error' in answer || 'problemType' in answer)
       return;
     this.answer = { ...answer, problemType };
-    const request = this.request as HedgeOwner;
-    request.raceEvent(() => request.run.answered(this.copy, answer.statusCode));
+    this.told(answer.statusCode);
   }
 
   override onResponseData(controller: Controller, chunk: Buffer): void {
@@ -171,15 +159,12 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
     const wasOut = this.phase === 'out';
     this.untime();
     // A problem body being read holds the failure for where the answer goes.
-    if (this.phase === 'answered' && this.problem !== undefined) {
-      this.problem.error(error);
+    if (this.phase === 'answered' && this.body !== undefined) {
+      this.body.error(error);
       return;
     }
     this.phase = 'over';
-    if (wasOut) {
-      const request = this.request as HedgeOwner;
-      this.failed(error, provesUnprocessed(this.controller !== null, request.sending, error));
-    }
+    if (wasOut) this.failed(error, provesUnprocessed(this.controller !== null, this.request.sending, error));
   }
 
   // The caller sent one request as far as it knows: the first copy's progress is what it sees.
@@ -200,13 +185,14 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
       return;
     }
     this.phase = 'draining';
-    this.drain = new Drain(this, maxBytes, 'dropped the answer of a hedged copy');
-    this.drain.start(this.request.run.method, answer.headers);
+    const drain = new Drain(this, maxBytes, 'dropped the answer of a hedged copy');
+    this.body = drain;
+    drain.start(this.request.run.method, answer.headers);
   }
 
   /** Its answer is gone: drained in full (its connection goes back to the pool), or closed past the limit. */
   drained(closeWith: Error | undefined): void {
-    this.drain = undefined;
+    this.body = undefined;
     if (closeWith) {
       this.drop(closeWith);
     } else {
@@ -218,13 +204,14 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
 
 /** The copies of one attempt, as the sequence's race sends them, until one of them wins. */
 export class HedgedAttempt {
-  declare private readonly request: HedgeOwner;
+  declare private readonly request: AttemptOwner;
+  /** Its copies, by number from 1 (the race numbers them as it sends them). */
   declare private readonly copies: HedgeCopy[];
   declare private timer: ReturnType<typeof setTimeout> | undefined;
   /** A copy won, or the request ended: every later answer is dropped. */
   declare private over: boolean;
 
-  constructor(request: HedgeOwner) {
+  constructor(request: AttemptOwner) {
     this.request = request;
     this.copies = [];
     this.timer = undefined;
@@ -284,7 +271,7 @@ export class HedgedAttempt {
     this.close();
     const winner = this.copies[copy - 1]!;
     for (const other of this.copies) {
-      if (other === undefined || other === winner) continue;
+      if (other === winner) continue;
       if (other.phase === 'out') other.drop(lost());
       else if (other.phase === 'answered') other.discard(maxBytes);
     }
@@ -301,7 +288,7 @@ export class HedgedAttempt {
   cancel(reason: Error, starting: boolean): boolean {
     let started = false;
     for (const copy of this.copies) {
-      if (copy === undefined || copy.phase !== 'out') continue;
+      if (copy.phase !== 'out') continue;
       if (copy.controller && !starting) {
         started = true;
         copy.abandon(reason);
@@ -317,10 +304,7 @@ export class HedgedAttempt {
   /** The request ended (it failed, or the caller gave up): every copy goes. */
   end(reason: Error): void {
     this.close();
-    for (const copy of this.copies) {
-      if (copy === undefined) continue;
-      if (copy.phase === 'out' || copy.phase === 'answered') copy.drop(reason);
-    }
+    for (const copy of this.copies) if (copy.phase === 'out' || copy.phase === 'answered') copy.drop(reason);
   }
 
   /** Nothing more is sent. */

@@ -7,12 +7,10 @@ import type { BodySink, Controller, HeaderRecord } from './types.ts';
 
 type HeldEvent = Buffer | { readonly end: HeaderRecord } | { readonly error: Error };
 
-/** The request whose response is held. */
+/** Whose response is held: a request, or a hedged copy reading its problem body. */
 export interface HeldFor {
   /** Where the response's body goes now: this held body until the decision, then the caller or a drain. */
   readonly sink: BodySink | undefined;
-  /** The caller's controller: whether the caller has paused the body. */
-  readonly outer: { readonly paused: boolean };
 }
 
 export class HeldBody implements BodySink {
@@ -24,11 +22,12 @@ export class HeldBody implements BodySink {
 
   /**
    * Holds the response of `controller` until `pending` settles: then `decided` acts on its value
-   * and what was held follows the body, or a hook's rejection goes to `failed`. Nothing happens when
-   * the request has given up on the response meanwhile (the caller aborted).
+   * and what was held follows the body (paused still if the caller paused it: `outer.paused`), or a
+   * hook's rejection goes to `failed`. Nothing happens when the request has given up on the response
+   * meanwhile (the caller aborted).
    */
   static until(
-    request: HeldFor,
+    request: HeldFor & { readonly outer: { readonly paused: boolean } },
     controller: Controller,
     pending: PromiseLike<unknown>,
     decided: (value: unknown) => void,

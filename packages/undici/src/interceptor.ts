@@ -14,7 +14,7 @@ import { prepareBody } from './body.ts';
 import { toNewHandler } from './legacy.ts';
 import { notADispatcher } from './not-a-dispatcher.ts';
 import { requestBodyKind, requestHeaderGetter, requestUrl } from './request-info.ts';
-import { resumableRequest } from './resume-handler.ts';
+import { ResumeHandler } from './resume-handler.ts';
 import { RetryingRequest } from './retrying-request.ts';
 import type { DispatchOpts, LegacyHandler, NewHandler, NextDispatch, RetryInterceptor } from './types.ts';
 import { Downstream, isUndiciRetryHandler, undiciRetryHandler } from './undici-retry.ts';
@@ -82,7 +82,7 @@ export const retryInterceptor = (
       const tagHeaders = caller === handler;
       // Opt-in: only then does a request pay for a handler that can resume its body.
       const request = run.options.feature.resume
-        ? resumableRequest(downstream, caller, run, settings, tagHeaders)
+        ? new ResumeHandler(downstream, caller, run, tagHeaders).request(settings)
         : new RetryingRequest(downstream, caller, run, settings, tagHeaders);
       if (run.body !== 'stream') return request.start(opts);
       const prepared = prepareBody(opts, run, headers, settings.knownLengthBodyMaxBytes);

@@ -53,8 +53,7 @@ export class LegacyHandlerAdapter implements NewHandler {
     this.#handler.onUpgrade?.(statusCode, toRawHeaders(controller.rawHeaders, headers), socket);
   }
 
-  // Typed from `NewHandler`'s declaration, not spelt out a third time (it was a copy of
-  // `AttemptEvents.onResponseStart`'s list). A legacy handler is Node's global fetch's, where the
+  // Typed from `NewHandler`'s declaration. A legacy handler is Node's global fetch's, where the
   // array of the rest parameter (about 25 ns until V8 optimises this) is lost in fetch's own cost.
   onResponseStart(...head: ResponseStartArgs): void {
     const controller = head[0];

@@ -14,37 +14,49 @@ const joinValue = (value: unknown): string | undefined => {
 };
 
 /**
- * A case-insensitive reader over any header shape undici accepts: a record, a flat
- * `[name, value, …]` array, or an iterable of `[name, value]` pairs (`Headers`, `Map`, …).
+ * Calls `f` with each name and value of `headers`, in any shape undici takes (a record, a flat
+ * `[name, value, …]` array, an iterable of `[name, value]` pairs: `Headers`, `Map`, …), until `f`
+ * returns `true`.
  */
+export const eachHeader = (
+  headers: unknown,
+  f: (name: unknown, value: unknown) => boolean | undefined,
+): void => {
+  if (headers === undefined || headers === null || typeof headers !== 'object') return;
+  if (Array.isArray(headers) && headers.length > 0 && !Array.isArray(headers[0])) {
+    for (let i = 0; i + 1 < headers.length; i += 2) if (f(headers[i], headers[i + 1])) return;
+  } else if (
+    Array.isArray(headers) ||
+    typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function'
+  ) {
+    for (const [name, value] of headers as Iterable<readonly [unknown, unknown]>) if (f(name, value)) return;
+  } else {
+    for (const name of Object.keys(headers)) if (f(name, (headers as Record<string, unknown>)[name])) return;
+  }
+};
+
+/** Whether `headers` is a record of names (not an array, nor an iterable of pairs). */
+export const isHeaderRecord = (headers: unknown): headers is Record<string, unknown> =>
+  typeof headers === 'object' &&
+  headers !== null &&
+  !Array.isArray(headers) &&
+  typeof (headers as Iterable<unknown>)[Symbol.iterator] !== 'function';
+
+/** A case-insensitive reader over any header shape undici accepts (see {@link eachHeader}). */
 export const requestHeaderGetter = (headers: unknown): HeaderGetter => {
   if (headers === undefined || headers === null || typeof headers !== 'object') return NO_HEADERS;
-  if (Array.isArray(headers)) {
-    if (headers.length > 0 && !Array.isArray(headers[0])) {
-      const flat = headers as unknown[];
-      return (name) => {
-        const lower = name.toLowerCase();
-        for (let i = 0; i + 1 < flat.length; i += 2) {
-          if (String(flat[i]).toLowerCase() === lower) return joinValue(flat[i + 1]);
-        }
-        return undefined;
-      };
-    }
-  }
-  if (Array.isArray(headers) || typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    const pairs = headers as Iterable<readonly [unknown, unknown]>;
-    return (name) => {
-      const lower = name.toLowerCase();
-      for (const [key, value] of pairs) if (String(key).toLowerCase() === lower) return joinValue(value);
-      return undefined;
-    };
-  }
-  const record = headers as Record<string, unknown>;
+  const record = isHeaderRecord(headers) ? headers : undefined;
   return (name) => {
     const lower = name.toLowerCase();
-    if (Object.hasOwn(record, lower)) return joinValue(record[lower]);
-    for (const key of Object.keys(record)) if (key.toLowerCase() === lower) return joinValue(record[key]);
-    return undefined;
+    // A record's own lower-case name first: undici's request() and fetch pass them so.
+    if (record && Object.hasOwn(record, lower)) return joinValue(record[lower]);
+    let found: string | undefined;
+    eachHeader(headers, (key, value) => {
+      if (String(key).toLowerCase() !== lower) return false;
+      found = joinValue(value);
+      return true;
+    });
+    return found;
   };
 };
 
@@ -98,21 +110,10 @@ export const declaredLength = (headers: HeaderGetter): number | undefined => {
 /** The request's headers as a `Headers` (for `beforeRetry`), from any shape undici takes. */
 export const headersObject = (headers: unknown): Headers => {
   const result = new Headers();
-  const add = (name: unknown, value: unknown): void => {
+  eachHeader(headers, (name, value) => {
     const joined = joinValue(value);
     if (joined !== undefined) result.append(String(name), joined);
-  };
-  if (headers === undefined || headers === null || typeof headers !== 'object') return result;
-  if (Array.isArray(headers) && headers.length > 0 && !Array.isArray(headers[0])) {
-    for (let i = 0; i + 1 < headers.length; i += 2) add(headers[i], headers[i + 1]);
-  } else if (
-    Array.isArray(headers) ||
-    typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function'
-  ) {
-    for (const [name, value] of headers as Iterable<readonly [unknown, unknown]>) add(name, value);
-  } else {
-    for (const name of Object.keys(headers)) add(name, (headers as Record<string, unknown>)[name]);
-  }
+  });
   return result;
 };
 

@@ -5,13 +5,12 @@
  * checked by the core's `checkResumed` before the run decides on it.
  */
 import type { AsyncResource } from 'node:async_hooks';
-import type { ResumeError } from '@jitterbug/core';
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { checkResumed, resumeHeaders } from '@jitterbug/core/adapter';
-import type { RequestSettings } from './caller-side.ts';
-import { responseHeaderGetter } from './request-info.ts';
-import { type RestAnswers, RetryingRequest } from './retrying-request.ts';
-import type { DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
+import { NO_SETTINGS } from './caller-side.ts';
+import { eachHeader, isHeaderRecord, responseHeaderGetter } from './request-info.ts';
+import { type RestCheck, RetryingRequest } from './retrying-request.ts';
+import type { DispatchOpts, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
 /**
@@ -22,63 +21,18 @@ export const withHeaders = (headers: unknown, extra: Readonly<Record<string, str
   const names = Object.keys(extra);
   const replaced = (name: unknown): boolean => names.includes(String(name).toLowerCase());
   if (headers === undefined || headers === null) return { ...extra };
-  if (Array.isArray(headers) || typeof (headers as Iterable<unknown>)[Symbol.iterator] === 'function') {
-    const flat: unknown[] = [];
-    if (Array.isArray(headers)) {
-      for (let i = 0; i + 1 < headers.length; i += 2) {
-        if (!replaced(headers[i])) flat.push(headers[i], headers[i + 1]);
-      }
-    } else {
-      for (const [name, value] of headers as Iterable<readonly [unknown, unknown]>) {
-        if (!replaced(name)) flat.push(name, value);
-      }
-    }
-    for (const name of names) flat.push(name, extra[name]);
-    return flat;
+  if (isHeaderRecord(headers)) {
+    const record: Record<string, unknown> = {};
+    for (const name of Object.keys(headers)) if (!replaced(name)) record[name] = headers[name];
+    return { ...record, ...extra };
   }
-  const record: Record<string, unknown> = {};
-  for (const name of Object.keys(headers)) {
-    if (!replaced(name)) record[name] = (headers as Record<string, unknown>)[name];
-  }
-  return { ...record, ...extra };
+  const flat: unknown[] = [];
+  eachHeader(headers, (name, value) => {
+    if (!replaced(name)) flat.push(name, value);
+  });
+  for (const name of names) flat.push(name, extra[name]);
+  return flat;
 };
-
-/** A rest's answer is not the caller's response: no info headers, and its statuses fail no request. */
-const REST_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
-
-/**
- * What the request for the rest of a body, from byte `from` of the representation `validator` names,
- * checks of its answers; its first answer declared the body `length` bytes long (-1: it did not).
- */
-class RestCheck implements RestAnswers {
-  declare private readonly from: number;
-  declare private readonly validator: string;
-  declare private readonly length: number;
-  /** Why the last answer cannot continue the body (the body ends with it, once it is drained). */
-  declare private refused: ResumeError | undefined;
-
-  constructor(from: number, validator: string, length: number) {
-    this.from = from;
-    this.validator = validator;
-    this.length = length;
-    this.refused = undefined;
-  }
-
-  /**
-   * Why an answer cannot continue the body, if it cannot: a 2xx that does not is reported as a failed
-   * attempt (the summary then says so); an answer that does, or a status the run may retry (a 503),
-   * as its status.
-   */
-  check(status: number, headers: HeaderRecord): ResumeError | undefined {
-    const length = this.length === -1 ? undefined : this.length;
-    this.refused = checkResumed(status, responseHeaderGetter(headers), this.from, this.validator, length);
-    return this.refused;
-  }
-
-  refusal(): ResumeError | undefined {
-    return this.refused;
-  }
-}
 
 /**
  * Sends the request of `opts` for the rest of a body (for `resume`, the caller's handler), from byte
@@ -96,7 +50,12 @@ export const sendRest = (
   validator: string,
   length: number,
 ): void => {
-  const check = new RestCheck(from, validator, length);
-  const request = new RetryingRequest(downstream, resume, run, REST_SETTINGS, false, scope, check);
+  const declared = length === -1 ? undefined : length;
+  // A 2xx that does not continue the body is reported as a failed attempt (the summary then says
+  // so); an answer that does, or a status the run may retry (a 503), as its status.
+  const check: RestCheck = (status, headers) =>
+    checkResumed(status, responseHeaderGetter(headers), from, validator, declared);
+  // A rest's answer is not the caller's response: no info headers, and its statuses fail no request.
+  const request = new RetryingRequest(downstream, resume, run, NO_SETTINGS, false, scope, check);
   request.start({ ...opts, headers: withHeaders(opts.headers, resumeHeaders(from, validator)) }, delayMs);
 };

@@ -13,7 +13,7 @@ import type { Decision, RetryRun } from '@jitterbug/core/adapter';
 import { resumeDecision, resumeValidator, setRetryInfo } from '@jitterbug/core/adapter';
 import { rangeEnd, ranLong } from './body-length.ts';
 import { callerScope, inScope } from './caller-scope.ts';
-import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
+import { CallerSide, type CallerSideOwner, NO_SETTINGS, type RequestSettings } from './caller-side.ts';
 import { responseHeaderGetter } from './request-info.ts';
 import { sendRest } from './rest-request.ts';
 import { RetryingRequest } from './retrying-request.ts';
@@ -27,15 +27,13 @@ import type { Downstream } from './undici-retry.ts';
  */
 type Phase = 'head' | 'body' | 'deciding' | 'rest' | 'done';
 
-/** What the caller sees of the rests: the first response put the summary on what it handed over. */
-const NO_SETTINGS: RequestSettings = { infoHeaders: false, statusError: undefined };
-
 /** The caller's handler, with resuming of its response's body around it. */
 export class ResumeHandler implements NewHandler, CallerSideOwner {
-  declare readonly scope: AsyncResource | undefined;
+  declare private readonly scope: AsyncResource | undefined;
   /** The controller of the request feeding this handler now (the first, then each rest). */
   declare inner: Controller | null;
-  declare first: RetryingRequest | undefined;
+  /** The call's first request, whose caller this handler is. */
+  declare private first: RetryingRequest | undefined;
   declare private readonly downstream: Downstream;
   declare private readonly caller: NewHandler;
   declare private readonly run: RetryRun;
@@ -50,7 +48,7 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
   declare private headers: HeaderRecord | undefined;
 
   constructor(downstream: Downstream, caller: NewHandler, run: RetryRun, tagHeaders: boolean) {
-    this.scope = callerScope(run);
+    this.scope = callerScope(run, caller);
     this.inner = null;
     this.first = undefined;
     this.downstream = downstream;
@@ -63,6 +61,12 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
     this.callerAbort = undefined;
     this.validator = undefined;
     this.headers = undefined;
+  }
+
+  /** Makes the call's first request (with `settings`), whose caller this handler is. */
+  request(settings: RequestSettings): RetryingRequest {
+    this.first = new RetryingRequest(this.downstream, this, this.run, settings, this.tagHeaders, this.scope);
+    return this.first;
   }
 
   onRequestStart(controller: Controller, context: unknown): void {
@@ -209,17 +213,3 @@ export class ResumeHandler implements NewHandler, CallerSideOwner {
     this.outer.fail(error, this.run.summary);
   }
 }
-
-/** The first request of a call whose body may be resumed: its caller is a {@link ResumeHandler}. */
-export const resumableRequest = (
-  downstream: Downstream,
-  caller: NewHandler,
-  run: RetryRun,
-  settings: RequestSettings,
-  tagHeaders: boolean,
-): RetryingRequest => {
-  const handler = new ResumeHandler(downstream, caller, run, tagHeaders);
-  const first = new RetryingRequest(downstream, handler, run, settings, tagHeaders, handler.scope);
-  handler.first = first;
-  return first;
-};

@@ -24,17 +24,16 @@ import {
   type RetryRun,
   type Step,
 } from '@jitterbug/core/adapter';
-import { Attempt } from './attempt.ts';
-import type { AttemptOwner, HedgeOwner, SentAttempt } from './attempt-owner.ts';
+import { Attempt, type AttemptOwner } from './attempt.ts';
 import type { BodyReader } from './body.ts';
 import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { Drain, type DrainOwner } from './drain.ts';
-import { type Failure, type Head, HedgedAttempt } from './hedged-attempt.ts';
+import { type Head, HedgedAttempt } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
 import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
-import { failedAttempt, provesUnprocessed } from './signals.ts';
+import { type Failure, failedAttempt, provesUnprocessed } from './signals.ts';
 import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
@@ -52,15 +51,10 @@ type State =
   | 'done';
 
 /**
- * What a request for the rest of a body checks of its answers (`rest-request.ts`): a request is one
- * by having it, not by a class of its own.
+ * What a request for the rest of a body checks of each answer's head (`rest-request.ts`): why it
+ * cannot continue the body, if it cannot. A request is one by having it, not by a class of its own.
  */
-export interface RestAnswers {
-  /** Checks a response's head first: why it cannot continue the body, if it cannot. */
-  check(status: number, headers: HeaderRecord): Error | undefined;
-  /** Why the last answer cannot continue the body (the request fails with it once it is drained). */
-  refusal(): Error | undefined;
-}
+export type RestCheck = (status: number, headers: HeaderRecord) => Error | undefined;
 
 /**
  * The driver of one request's sequence, and the port the sequence reads it through (its edits, the
@@ -71,9 +65,7 @@ export interface RestAnswers {
  * headers object a summary goes on; `scope`: the caller's context, when captured already; `rest`:
  * set for a request for the rest of a body.
  */
-export class RetryingRequest
-  implements AttemptOwner, HedgeOwner, CallerSideOwner, DrainOwner, HeldFor, EditableRequest
-{
+export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwner, HeldFor, EditableRequest {
   /** The caller's handler, in the current API (the resume handler, when `resume` is on). */
   declare readonly caller: NewHandler;
   declare readonly run: RetryRun;
@@ -86,21 +78,23 @@ export class RetryingRequest
   /** Where attempts are dispatched (the next dispatch, told to pass on when undici's retry is there). */
   declare readonly downstream: Downstream;
   /** The current attempt (`undefined` between attempts, and while copies race). */
-  declare current: SentAttempt | undefined;
+  declare current: Attempt | undefined;
   /** Where the current answer's body goes: the caller, a drain, or a hold while a hook decides. */
   declare sink: BodySink | undefined;
   /** The copies of the attempt in flight, while they race and none has won. */
   declare private hedge: HedgedAttempt | undefined;
   declare private readonly scope: AsyncResource | undefined;
   declare private state: State;
-  /** What a request for the rest of a body checks of its answers. */
-  declare private readonly rest: RestAnswers | undefined;
+  declare private readonly rest: RestCheck | undefined;
   declare private callerAbort: Error | undefined;
   /** Ends the read-ahead of the body, a hold or the backoff wait, whichever is in progress. */
   declare private pendingAbort: AbortController | undefined;
   /** The answer the sequence decides on: a response's head, or how the attempt failed. */
   declare private answer: Head | Failure | undefined;
-  /** What the request fails with once the answer being drained is gone (else the wait follows). */
+  /**
+   * Why the answer is refused (a rest's check of it, or the final status's error): the request fails
+   * with it once the answer is drained (else the wait follows).
+   */
   declare private refused: Error | undefined;
   /** A race's events not yet told (one at a time), and whether one is being told. */
   declare private queue: (() => Step)[] | undefined;
@@ -115,7 +109,7 @@ export class RetryingRequest
     settings: RequestSettings,
     tagHeaders: boolean,
     scope?: AsyncResource,
-    rest?: RestAnswers,
+    rest?: RestCheck,
   ) {
     this.caller = caller;
     this.run = run;
@@ -126,7 +120,7 @@ export class RetryingRequest
     this.current = undefined;
     this.sink = undefined;
     this.hedge = undefined;
-    this.scope = scope ?? callerScope(run);
+    this.scope = scope ?? callerScope(run, caller);
     this.state = 'preparing';
     this.rest = rest;
     this.callerAbort = undefined;
@@ -208,7 +202,7 @@ export class RetryingRequest
     }
   }
 
-  /** Tells an event that came later (a promise settled, a body was read), in the caller's context. */
+  /** Tells an event that came later (a promise settled, a body was read, a copy answered), in the caller's context. */
   private resume(event: () => Step): void {
     if (this.state !== 'done') inScope(this.scope, () => this.go(this.tell(event)));
   }
@@ -290,7 +284,7 @@ export class RetryingRequest
   }
 
   /** Dispatches one attempt (or hedged copy); a dispatch that throws fails it like any error. */
-  dispatch(attempt: SentAttempt): boolean {
+  dispatch(attempt: Attempt): boolean {
     this.sending = true;
     try {
       return this.downstream.send(this.opts!, attempt);
@@ -319,10 +313,7 @@ export class RetryingRequest
     const queue = this.queue!;
     this.busy = true;
     try {
-      for (let event = queue.shift(); event !== undefined; event = queue.shift()) {
-        const told = event;
-        if (this.state !== 'done') inScope(this.scope, () => this.go(this.tell(told)));
-      }
+      for (let event = queue.shift(); event !== undefined; event = queue.shift()) this.resume(event);
     } finally {
       this.busy = false;
     }
@@ -335,15 +326,13 @@ export class RetryingRequest
     const answer = this.hedge ? this.hedge.answerOf(run.copy)! : this.answer!;
     if ('error' in answer) return run.done(answer);
     const { controller, statusCode: status, headers } = answer;
-    const maxBytes = run.options.discardBodyMaxBytes;
     const getter = responseHeaderGetter(headers);
-    if (this.hedge) return run.done(headResult(status, getter, answer.problemType));
-    // A failure's problem body is read first: its type decides too (`problem-body.ts`).
-    if (!readsProblem(run.options, this.rest !== undefined, status, headers)) {
-      return run.done({ status, headers: getter });
+    // Else a failure's problem body is read first: its type decides too (`problem-body.ts`).
+    if (this.hedge || !readsProblem(run.options, this.rest !== undefined, status, headers)) {
+      return run.done(headResult(status, getter, answer.problemType));
     }
     this.current?.untime();
-    this.sink = new ProblemBody(this, controller, maxBytes, (problemType) =>
+    this.sink = new ProblemBody(this, controller, run.options.discardBodyMaxBytes, (problemType) =>
       this.resume(() => run.done(headResult(status, getter, problemType))),
     );
     return 'idle';
@@ -421,10 +410,7 @@ export class RetryingRequest
 
   /** The error the request fails with instead of handing a final answer over, once it is drained. */
   private refusal(status: number, headers: HeaderRecord): Error | undefined {
-    if (this.rest) return this.rest.refusal();
-    const decision = this.run.decision;
-    const gaveUp = decision !== undefined && !decision.retry && decision.gaveUp;
-    return this.outer.refusal(gaveUp, status, headers, this.run.attempts);
+    return this.rest ? this.refused : this.outer.refusal(this.run, status, headers);
   }
 
   private respond(
@@ -484,30 +470,30 @@ export class RetryingRequest
   ): void {
     const run = this.run;
     // A request for the rest reports a 2xx that does not continue the body as a failed attempt.
-    const refused = this.rest?.check(statusCode, headers);
+    const refused = this.rest?.(statusCode, headers);
+    this.refused = refused;
     // A first answer that settles the request by itself (a success) with no onFinish to tell is
     // handed over where undici delivers it, with nothing held: the success path switches no context.
+    let settled: Step | undefined;
     if (refused === undefined && run.attempts === 0 && run.options.onFinish === undefined) {
-      let step: Step;
       try {
-        step = run.answered(1, statusCode);
+        settled = run.answered(1, statusCode);
       } catch (error) {
-        step = run.failed(error);
+        settled = run.failed(error);
       }
-      if (step === 'deliver' && this.refusal(statusCode, headers) === undefined) {
+      if (settled === 'deliver' && this.refusal(statusCode, headers) === undefined) {
         this.respond(controller, statusCode, headers, statusMessage);
         return;
       }
-      this.state = 'deciding';
-      this.answer = { controller, statusCode, headers, statusMessage };
-      inScope(this.scope, () => this.go(step));
-      return;
     }
     this.state = 'deciding';
     this.answer = { controller, statusCode, headers, statusMessage };
     const refusedHead = refused !== undefined && statusCode < 400;
     inScope(this.scope, () =>
-      this.go(this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode)))),
+      this.go(
+        settled ??
+          this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode))),
+      ),
     );
   }
 
@@ -545,10 +531,7 @@ export class RetryingRequest
 
   /** An attempt failed before any response reached the caller: its result, told at once, in the caller's context. */
   private attemptFailed(error: Error, unprocessed: boolean): void {
-    const failure: Failure =
-      this.callerAbort !== undefined
-        ? { error, aborted: true }
-        : (failedAttempt(error, unprocessed) as Failure);
+    const failure = failedAttempt(error, unprocessed, this.callerAbort !== undefined);
     this.state = 'deciding';
     this.answer = failure;
     inScope(this.scope, () => this.go(this.tell(() => this.run.done(failure))));

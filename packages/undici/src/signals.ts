@@ -61,9 +61,6 @@ interface ErrorFields {
   readonly http2ErrorCode?: unknown;
 }
 
-const fields = (error: unknown): ErrorFields | undefined =>
-  typeof error === 'object' && error !== null ? (error as ErrorFields) : undefined;
-
 /**
  * Node's codes for a server certificate it does not trust (OpenSSL's verify errors, and its own for
  * a name that does not match): nothing was sent, but sending again cannot help, so such a failure is
@@ -92,7 +89,7 @@ export const untrustedCertificate = (error: unknown): boolean => CERTIFICATE_COD
  * stream, or its HEADERS never written.
  */
 export const refusedUnprocessed = (error: unknown): boolean => {
-  const e = fields(error);
+  const e = error as ErrorFields | null | undefined;
   if (e?.code === 'ERR_HTTP2_STREAM_ERROR')
     return e.http2ErrorCode === REFUSED_STREAM || e.message === REFUSED_STREAM_MESSAGE;
   if (e?.code !== 'UND_ERR_INFO' || typeof e.message !== 'string') return false;
@@ -106,7 +103,7 @@ export const refusedUnprocessed = (error: unknown): boolean => {
  * `UND_ERR_INFO`. Ambiguous like a reset: the server had the request. `undefined`: the error's own.
  */
 export const streamErrorCode = (error: unknown): string | undefined => {
-  const e = fields(error);
+  const e = error as ErrorFields | null | undefined;
   return e?.code === 'UND_ERR_INFO' && STREAM_CLOSED_MESSAGES.has(e.message)
     ? 'ERR_HTTP2_STREAM_ERROR'
     : undefined;
@@ -121,16 +118,20 @@ export const streamErrorCode = (error: unknown): string | undefined => {
 export const provesUnprocessed = (started: boolean, sending: boolean, error: Error): boolean =>
   (!started && !sending && !untrustedCertificate(error)) || refusedUnprocessed(error);
 
+/** An attempt that failed with no response, in the core's terms. */
+export type Failure = Extract<AttemptResult, { readonly error: unknown }>;
+
 /**
- * A failed attempt in the core's terms. A failure that proves nothing may still be a keep-alive
- * race: a `SocketError` for a connection that had answered before (`lostKeptConnection`), reported
- * as `staleConnection`, which the core retries as any reset for a request that may be sent twice,
- * free of the budget while the servers answer fine. A plain `ECONNRESET` carries no socket counts,
- * and reads as any reset.
+ * A failed attempt in the core's terms (`aborted`: by the caller, which is all there is to say). A
+ * failure that proves nothing may still be a keep-alive race: a `SocketError` for a connection that
+ * had answered before (`lostKeptConnection`), reported as `staleConnection`, which the core retries
+ * as any reset for a request that may be sent twice, free of the budget while the servers answer
+ * fine. A plain `ECONNRESET` carries no socket counts, and reads as any reset.
  */
-export const failedAttempt = (error: Error, unprocessed: boolean): AttemptResult => {
+export const failedAttempt = (error: Error, unprocessed: boolean, aborted: boolean): Failure => {
+  if (aborted) return { error, aborted };
   const code = streamErrorCode(error);
-  const result: AttemptResult = code === undefined ? { error } : { error, code };
+  const result: Failure = code === undefined ? { error } : { error, code };
   if (unprocessed) return { ...result, unprocessed };
   return lostKeptConnection(error) ? { ...result, staleConnection: true } : result;
 };

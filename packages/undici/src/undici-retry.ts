@@ -107,7 +107,6 @@ export class Downstream {
     this.#next = next;
   }
 
-  /** Dispatches one attempt. */
   send(opts: DispatchOpts, attempt: NewHandler): boolean {
     if (!this.#telling) return this.#next(opts, attempt);
     const told: Told = { taken: false };

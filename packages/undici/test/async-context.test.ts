@@ -8,7 +8,7 @@
  * Each test opens the one connection of an `Agent({ connections: 1 })` from a warm-up request in a
  * context of its own, then sends two callers' requests concurrently over it, each in its own context.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { createHedging, type RetryPolicyOptions } from '@jitterbug/core';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -165,6 +165,26 @@ describe('the caller’s async context in retries', () => {
     expect(await als.run('A', () => requestText(dispatcher, '/a'))).toBe('200 slow');
     expect(dispatches).toEqual(['/warm in warm', '/a in A', '/a in A', '/a in A']);
     expect(server.seen('/a')).toHaveLength(2);
+  });
+});
+
+describe('where the caller’s context is taken from', () => {
+  it('undici’s request() handler carries it; for fetch() the request captures its own', async () => {
+    let made = 0;
+    const hook = createHook({
+      init: (_id, type) => {
+        if (type === 'JitterbugRequest') made++;
+      },
+    }).enable();
+    try {
+      const { dispatcher } = tracedDispatcher(undici8);
+      expect(await als.run('A', () => requestText(dispatcher, '/warm'))).toBe('200 ok');
+      expect(made).toBe(0);
+      expect(await als.run('B', () => fetchText(dispatcher, '/warm'))).toBe('200 ok');
+      expect(made).toBe(1);
+    } finally {
+      hook.disable();
+    }
   });
 });
 
