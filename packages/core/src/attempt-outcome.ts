@@ -42,8 +42,9 @@ export const outcomeOf = (run: RunRecord, r: EitherResult): AttemptOutcome => {
     responseHeaders,
     problemType: r.problemType,
     // Read once here: the run counts an answer that proves nothing as a server's, the decision
-    // retries one that proves it transparently.
-    notForwarded: status === undefined ? '' : (notForwarded(status, responseHeaders) ?? ''),
+    // retries one that proves it transparently. Only a 5xx can prove it (`proxy-status.ts`): a 412's
+    // or a 429's status is not looked for in that list.
+    notForwarded: status !== undefined && status >= 500 ? (notForwarded(status, responseHeaders) ?? '') : '',
     error: r.error,
     code: r.code,
     aborted: r.aborted === true,

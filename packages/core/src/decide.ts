@@ -178,6 +178,10 @@ export const decideByStatus = (
   return options.retry ? undefined : stop(options.disabledBy, false);
 };
 
+/** Whether the result's status is one of `statusCodes` (no answer's is): looked up once per decision. */
+const listedStatus = (result: RetryableResult, options: Pick<RunOptions, 'statusCodes'>): boolean =>
+  options.statusCodes.has(result.status!);
+
 /** An attempt's result, as far as whether it is retried depends on it alone. */
 interface RetryableResult {
   readonly status?: number | undefined;
@@ -202,16 +206,6 @@ const signalOf = (
 const NO_KEY: HeaderGetter = () => undefined;
 
 /**
- * Whether a status is one that is retried: in `statusCodes`, or an answer that asks for a retry of
- * its own (a keyed request's 409, a `temporary-reduced-capacity` problem).
- */
-const retriedStatus = (
-  result: RetryableResult,
-  options: Pick<RunOptions, 'statusCodes'>,
-  signal: AnswerSignal | undefined,
-): boolean => options.statusCodes.has(result.status!) || asksRetry(signal);
-
-/**
  * Whether a status or an error is a failure that is retried (its status in `statusCodes` or one whose
  * answer asks for it — a keyed request's 409, a `temporary-reduced-capacity` problem —, unless the
  * server says `x-should-retry: false`, or any status >= 400 it says `x-should-retry: true` of; its
@@ -221,20 +215,26 @@ const retriedStatus = (
 export const retryableResult = (
   result: RetryableResult,
   options: Pick<RunOptions, 'statusCodes' | 'errorCodes' | 'idempotencyKey'>,
-): boolean => retryableWith(result, options, signalOf(result, options));
+): boolean => retryableWith(result, options, signalOf(result, options), listedStatus(result, options));
 
-/** {@link retryableResult}, given what the answer says (`signalOf`, read once per decision). */
+/**
+ * {@link retryableResult}, given what the answer says (`signalOf`) and whether its status is in
+ * `statusCodes` (`listed`), each read once per decision.
+ */
 const retryableWith = (
   result: RetryableResult,
-  options: Pick<RunOptions, 'statusCodes' | 'errorCodes'>,
+  options: Pick<RunOptions, 'errorCodes'>,
   signal: AnswerSignal | undefined,
+  listed: boolean,
 ): boolean => {
   const { status } = result;
   if (status !== undefined) {
     // What the server says about retrying its answer (`x-should-retry`, sent by the OpenAI and
-    // Anthropic APIs) decides, when it says `true` or `false`.
+    // Anthropic APIs) decides, when it says `true` or `false`; else whether the status is retried:
+    // in `statusCodes`, or an answer that asks for a retry of its own (a keyed request's 409, a
+    // `temporary-reduced-capacity` problem).
     const said = status >= 400 ? result.responseHeaders?.('x-should-retry')?.trim().toLowerCase() : undefined;
-    return said === 'true' || (said !== 'false' && retriedStatus(result, options, signal));
+    return said === 'true' || (said !== 'false' && (listed || asksRetry(signal)));
   }
   const code = result.code ?? errorCode(result.error);
   return code !== undefined && options.errorCodes.has(code);
@@ -248,7 +248,7 @@ const stopSignal = (signal: AnswerSignal | undefined): StopReason | undefined =>
 export const defaultRetry = (outcome: AttemptOutcome, options: RunOptions): boolean => {
   const signal = signalOf(outcome, options);
   return (
-    retryableWith(outcome, options, signal) &&
+    retryableWith(outcome, options, signal, listedStatus(outcome, options)) &&
     methodAllowsRetry(outcome.method, outcome.requestHeaders, options) &&
     stopSignal(signal) === undefined
   );
@@ -371,13 +371,15 @@ export const provablyUnprocessed = (outcome: AttemptOutcome): boolean => {
 export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision => {
   if (outcome.aborted) return stop('aborted', false);
   const forced = outcome.forced !== undefined;
-  if (outcome.status !== undefined && !forced) {
+  const listed = listedStatus(outcome, options);
+  // A status in `statusCodes` is never settled by itself (`decideByStatus`).
+  if (!listed && outcome.status !== undefined && !forced) {
     const settled = decideByStatus(outcome.status, options);
     if (settled) return settled;
   }
   // What the answer says beyond its status, read once for every rule below.
   const signal = signalOf(outcome, options);
-  const retryable = retryableWith(outcome, options, signal);
+  const retryable = retryableWith(outcome, options, signal, listed);
   if (!options.retry) return stop(options.disabledBy, retryable);
   const { status } = outcome;
   // What the answer says ends it (a key reused, a quota spent, abuse detected), unless the user
@@ -396,7 +398,7 @@ export const decide = (outcome: AttemptOutcome, options: RunOptions): Decision =
     !forced &&
     outcome.verdict !== true &&
     status !== undefined &&
-    retriedStatus(outcome, options, signal)
+    (listed || asksRetry(signal))
   ) {
     return stop('declined-by-server', true);
   }

@@ -3,6 +3,11 @@
  * a request) with at most one pending event at a time. Ids and their times live side by side in
  * typed arrays, in heap order, so comparisons read the times directly: no allocation per event and
  * no indirection through the id.
+ *
+ * The slot after the last event holds `+Infinity`, so a sift-down picks the earlier child without
+ * asking whether there is a right one, and by arithmetic rather than a branch: which child is earlier
+ * is a coin toss the processor cannot predict, at every level of every reschedule. The order the
+ * events come out in, ties included, is the plain binary heap's (the left child on a tie).
  */
 export class EventHeap {
   readonly #ids: Int32Array;
@@ -11,8 +16,9 @@ export class EventHeap {
 
   /** @param capacity - the largest number of pending events. */
   constructor(capacity: number) {
-    this.#ids = new Int32Array(capacity);
-    this.#times = new Float64Array(capacity);
+    this.#ids = new Int32Array(capacity + 1);
+    this.#times = new Float64Array(capacity + 1);
+    this.#times[0] = Number.POSITIVE_INFINITY;
   }
 
   /** Pending events. */
@@ -45,13 +51,17 @@ export class EventHeap {
     }
     ids[i] = id;
     times[i] = time;
+    times[this.#size] = Number.POSITIVE_INFINITY;
   }
 
   /** Removes and returns the id with the earliest event. */
   pop(): number {
     const top = this.#ids[0]!;
+    const times = this.#times;
     const last = --this.#size;
-    if (last > 0) this.#siftDown(this.#ids[last]!, this.#times[last]!);
+    const lastTime = times[last]!;
+    times[last] = Number.POSITIVE_INFINITY;
+    if (last > 0) this.#siftDown(this.#ids[last]!, lastTime);
     return top;
   }
 
@@ -68,15 +78,9 @@ export class EventHeap {
     for (;;) {
       let child = 2 * i + 1;
       if (child >= size) break;
-      let childTime = times[child]!;
-      const right = child + 1;
-      if (right < size) {
-        const rightTime = times[right]!;
-        if (rightTime < childTime) {
-          child = right;
-          childTime = rightTime;
-        }
-      }
+      // The right child, or the sentinel past the last event, which is never earlier.
+      child += Number(times[child + 1]! < times[child]!);
+      const childTime = times[child]!;
       if (time <= childTime) break;
       ids[i] = ids[child]!;
       times[i] = childTime;
