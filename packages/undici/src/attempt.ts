@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { AttemptTimeoutError } from '@jitterbug/core';
 import { asRetryLayer, type RetryRun, type Step, startTimer } from '@jitterbug/core/adapter';
 import type { CallerSide } from './caller-side.ts';
-import type { BodySink, Controller, HeaderRecord, NewHandler } from './types.ts';
+import type { BodySink, Controller, Head, HeaderRecord, NewHandler } from './types.ts';
 import { type Downstream, isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
 /** What an attempt's (or a hedged copy's) events reach, while it is its request's current attempt. */
@@ -39,6 +39,8 @@ export interface AttemptOwner {
     headers: HeaderRecord,
     statusMessage?: string,
   ): void;
+  /** A final answer's head, as every attempt's and copy's is held: checked, when it answers a rest's request. */
+  head(controller: Controller, statusCode: number, headers: HeaderRecord, statusMessage?: string): Head;
   responseError(error: Error): void;
   /** The attempt was upgraded (the caller takes the socket). */
   requestUpgrade(controller: Controller, statusCode: number, headers: HeaderRecord, socket: Duplex): void;

@@ -15,7 +15,7 @@ import { Drain, type DrainOwner } from './drain.ts';
 import type { HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
 import { type Failure, failedAttempt, provesUnprocessed } from './signals.ts';
-import type { BodySink, Controller, HeaderRecord } from './types.ts';
+import type { BodySink, Controller, Head, HeaderRecord } from './types.ts';
 import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
 
 /**
@@ -24,16 +24,6 @@ import { isUndiciRetryController, SENT_AGAIN } from './undici-retry.ts';
  * request's current attempt (events go the usual way).
  */
 type Phase = 'out' | 'answered' | 'draining' | 'over' | 'won';
-
-/** A response's head, held while the sequence decides on it. */
-export interface Head {
-  readonly controller: Controller;
-  readonly statusCode: number;
-  readonly headers: HeaderRecord;
-  readonly statusMessage: string | undefined;
-  /** The type of a hedged copy's problem body, read before its answer was told. */
-  readonly problemType?: string | undefined;
-}
 
 // A module-level callback: no closure per hedged attempt.
 const onHedgeDue = (attempt: HedgedAttempt): void => attempt.hedgeDue();
@@ -117,7 +107,7 @@ class HedgeCopy extends Attempt implements DrainOwner, HeldFor {
       return;
     }
     if (this.phase !== 'out' || statusCode < 200) return;
-    this.answer = { controller, statusCode, headers, statusMessage };
+    this.answer = this.request.head(controller, statusCode, headers, statusMessage);
     const { options } = this.request.run;
     // A failure's problem body is read before its answer is told, for its type (`problem-body.ts`);
     // the race is settled on the status alone, and the winner's type goes into the decision.

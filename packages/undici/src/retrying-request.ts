@@ -29,12 +29,12 @@ import type { BodyReader } from './body.ts';
 import { callerScope, inScope } from './caller-scope.ts';
 import { CallerSide, type CallerSideOwner, type RequestSettings } from './caller-side.ts';
 import { Drain, type DrainOwner } from './drain.ts';
-import { type Head, HedgedAttempt } from './hedged-attempt.ts';
+import { HedgedAttempt } from './hedged-attempt.ts';
 import { HeldBody, type HeldFor } from './held-body.ts';
 import { ProblemBody, readsProblem } from './problem-body.ts';
 import { editedOpts, headersObject, responseHeaderGetter } from './request-info.ts';
 import { type Failure, failedAttempt, provesUnprocessed } from './signals.ts';
-import type { BodySink, Controller, DispatchOpts, HeaderRecord, NewHandler } from './types.ts';
+import type { BodySink, Controller, DispatchOpts, Head, HeaderRecord, NewHandler } from './types.ts';
 import type { Downstream } from './undici-retry.ts';
 
 /** A head in the core's terms, with its problem type when its body gave one. */
@@ -325,7 +325,9 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
     // A racing copy's answer is told as it came, its problem body read already (`hedged-attempt.ts`).
     const answer = this.hedge ? this.hedge.answerOf(run.copy)! : this.answer!;
     if ('error' in answer) return run.done(answer);
-    const { controller, statusCode: status, headers } = answer;
+    const { controller, statusCode: status, headers, refused } = answer;
+    // A 2xx that does not continue the body is a failed attempt at it (the summary then says so).
+    if (refused !== undefined && status < 400) return run.done({ error: refused });
     const getter = responseHeaderGetter(headers);
     // Else a failure's problem body is read first: its type decides too (`problem-body.ts`).
     if (this.hedge || !readsProblem(run.options, this.rest !== undefined, status, headers)) {
@@ -403,14 +405,11 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
       this.fail((answer?.error ?? this.run.error) as Error);
       return;
     }
-    const refusal = this.refusal(answer.statusCode, answer.headers);
+    const refusal = this.rest
+      ? answer.refused
+      : this.outer.refusal(this.run, answer.statusCode, answer.headers);
     if (refusal) this.discard(refusal);
     else this.respond(answer.controller, answer.statusCode, answer.headers, answer.statusMessage);
-  }
-
-  /** The error the request fails with instead of handing a final answer over, once it is drained. */
-  private refusal(status: number, headers: HeaderRecord): Error | undefined {
-    return this.rest ? this.refused : this.outer.refusal(this.run, status, headers);
   }
 
   private respond(
@@ -469,32 +468,32 @@ export class RetryingRequest implements AttemptOwner, CallerSideOwner, DrainOwne
     statusMessage?: string,
   ): void {
     const run = this.run;
-    // A request for the rest reports a 2xx that does not continue the body as a failed attempt.
-    const refused = this.rest?.(statusCode, headers);
-    this.refused = refused;
     // A first answer that settles the request by itself (a success) with no onFinish to tell is
     // handed over where undici delivers it, with nothing held: the success path switches no context.
+    // (Never a request for the rest: its run decided on the first answer.)
     let settled: Step | undefined;
-    if (refused === undefined && run.attempts === 0 && run.options.onFinish === undefined) {
+    if (run.attempts === 0 && run.options.onFinish === undefined) {
       try {
         settled = run.answered(1, statusCode);
       } catch (error) {
         settled = run.failed(error);
       }
-      if (settled === 'deliver' && this.refusal(statusCode, headers) === undefined) {
+      if (settled === 'deliver' && this.outer.refusal(run, statusCode, headers) === undefined) {
         this.respond(controller, statusCode, headers, statusMessage);
         return;
       }
     }
     this.state = 'deciding';
-    this.answer = { controller, statusCode, headers, statusMessage };
-    const refusedHead = refused !== undefined && statusCode < 400;
-    inScope(this.scope, () =>
-      this.go(
-        settled ??
-          this.tell(() => (refusedHead ? run.done({ error: refused }) : run.answered(1, statusCode))),
-      ),
-    );
+    const head = this.head(controller, statusCode, headers, statusMessage);
+    this.answer = head;
+    // A refused 2xx is told as a failure (its result says which), any other answer as its status.
+    const told = head.refused !== undefined && statusCode < 400 ? undefined : statusCode;
+    inScope(this.scope, () => this.go(settled ?? this.tell(() => run.answered(1, told))));
+  }
+
+  /** A final answer's head as the sequence decides on it: a rest's answers, each checked (`RestCheck`). */
+  head(controller: Controller, statusCode: number, headers: HeaderRecord, statusMessage?: string): Head {
+    return { controller, statusCode, headers, statusMessage, refused: this.rest?.(statusCode, headers) };
   }
 
   /** The discarded answer is gone: drained in full (or failed), or stopped past the limit; then what follows. */

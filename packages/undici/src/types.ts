@@ -85,6 +85,18 @@ export type RetryDispatch = {
 /** What `retryInterceptor` returns: an interceptor for `Dispatcher.compose` (undici 7 and 8). */
 export type RetryInterceptor = (dispatch: (...args: never[]) => unknown, origin?: unknown) => RetryDispatch;
 
+/** A response's head, held while the sequence decides on it. */
+export interface Head {
+  readonly controller: Controller;
+  readonly statusCode: number;
+  readonly headers: HeaderRecord;
+  readonly statusMessage: string | undefined;
+  /** The type of a hedged copy's problem body, read before its answer was told. */
+  readonly problemType?: string | undefined;
+  /** Why it cannot continue a broken body, when it answers a request for the rest that refuses it. */
+  readonly refused: Error | undefined;
+}
+
 /** Where the body of the current attempt's answer goes: the caller, a drain, or a hold while a hook decides. */
 export interface BodySink {
   data(chunk: Buffer): void;

@@ -8,7 +8,7 @@
  * Each test opens the one connection of an `Agent({ connections: 1 })` from a warm-up request in a
  * context of its own, then sends two callers' requests concurrently over it, each in its own context.
  */
-import { AsyncLocalStorage, createHook } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource, createHook } from 'node:async_hooks';
 import { createHedging, type RetryPolicyOptions } from '@jitterbug/core';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -159,8 +159,14 @@ describe('the caller’s async context in retries', () => {
   it('a hedged copy of a retry is dispatched in its caller’s store', async () => {
     // A's retry is slow, so a copy of it is dispatched after 20 ms, from a timer the retry set. On
     // the one connection the copy waits behind the retry, which answers first: the copy is dropped.
+    // The server's 200 ms timer starts after the hedge timer, in this process: it fires after it.
     server.route('/a', [{ status: 503 }, { status: 200, body: 'slow', delayMs: 200 }]);
-    const { dispatcher, dispatches } = tracedDispatcher(undici8, { hedge: createHedging({ delayMs: 20 }) });
+    // Only the retry is hedged, however slow the machine: a percentile delay hedges nothing until 20
+    // latencies are known, and the warm-up and A's first attempt bring the 18 given here to 20. Its
+    // median is then 20 ms, whatever those two took.
+    const hedge = createHedging({ delayMs: 'p50' });
+    for (let i = 0; i < 18; i++) hedge.latencies.record(20);
+    const { dispatcher, dispatches } = tracedDispatcher(undici8, { hedge });
     expect(await als.run('warm', () => requestText(dispatcher, '/warm'))).toBe('200 ok');
     expect(await als.run('A', () => requestText(dispatcher, '/a'))).toBe('200 slow');
     expect(dispatches).toEqual(['/warm in warm', '/a in A', '/a in A', '/a in A']);
@@ -185,6 +191,46 @@ describe('where the caller’s context is taken from', () => {
     } finally {
       hook.disable();
     }
+  });
+
+  // A decision (4e67ac0), not an accident: a handler that is an AsyncResource is the request's scope,
+  // as undici's request() handler is, so a user's made in one context and dispatched in another has
+  // its retries run in the context it was made in; any other handler, in the one it was dispatched in.
+  it.each([
+    ['an AsyncResource: the context it was made in', true, 'H'],
+    ['a plain object: the context it was dispatched in', false, 'D'],
+  ] as const)('a handler made in H and dispatched in D, %s', async (_name, resource, scope) => {
+    server.route('/a', [{ status: 503 }, { status: 200, body: 'a' }]);
+    const { dispatcher, dispatches, hooks } = tracedDispatcher(undici8);
+    expect(await als.run('warm', () => requestText(dispatcher, '/warm'))).toBe('200 ok');
+    let done!: (text: string) => void;
+    let failed!: (error: Error) => void;
+    const answered = new Promise<string>((resolve, reject) => {
+      done = resolve;
+      failed = reject;
+    });
+    const chunks: Buffer[] = [];
+    const callbacks = {
+      onRequestStart: () => {},
+      onResponseStart: () => {},
+      onResponseData: (_controller: unknown, chunk: Buffer) => {
+        chunks.push(chunk);
+      },
+      onResponseEnd: () => done(Buffer.concat(chunks).toString()),
+      onResponseError: (_controller: unknown, error: Error) => failed(error),
+    };
+    const handler = als.run('H', () =>
+      resource ? Object.assign(new AsyncResource('UserHandler'), callbacks) : { ...callbacks },
+    );
+    als.run('D', () => dispatcher.dispatch({ origin: server.url, path: '/a', method: 'GET' }, handler));
+    expect(await answered).toBe('a');
+    // The first attempt is dispatched at once, in D; the retry after the decision, in the scope.
+    expect(dispatches.slice(1)).toEqual(['/a in D', `/a in ${scope}`]);
+    expect(hooks.filter((h) => !h.includes('/warm'))).toEqual([
+      `shouldRetry /a in ${scope}`,
+      `onRetry /a in ${scope}`,
+      `onFinish /a in ${scope}`,
+    ]);
   });
 });
 

@@ -12,6 +12,7 @@ import { createResume, type RetryPolicyOptions } from '@jitterbug/core';
 import * as undici8 from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { retryInterceptor } from '../src/index.ts';
+import { readBody } from './helpers.ts';
 
 /** What the server writes on the socket for the n-th request to a path, and whether it then closes. */
 interface RawAnswer {
@@ -84,13 +85,7 @@ const dispatcher = (options: RetryPolicyOptions = {}) => {
 /** undici 8 `request()`: the body's bytes up to its end or error. */
 const viaRequest = async (path: string, options?: RetryPolicyOptions) => {
   const res = await undici8.request(origin + path, { dispatcher: dispatcher(options) });
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of res.body) chunks.push(chunk as Buffer);
-    return { status: res.statusCode, bytes: Buffer.concat(chunks), error: undefined as unknown };
-  } catch (error) {
-    return { status: res.statusCode, bytes: Buffer.concat(chunks), error };
-  }
+  return { status: res.statusCode, ...(await readBody(res.body)) };
 };
 
 /** undici 8 `fetch()`: the same (its body error carries ours as its cause). */
@@ -199,15 +194,9 @@ describe('a dispatcher that does not frame by content-length (MockAgent)', () =>
   it('with jitterbug, the body fails with the content-length error before the extra bytes reach the caller', async () => {
     const { mock, dispatcher } = mocked(body, true);
     const res = await undici8.request('http://api.test/users/1', { dispatcher });
-    const chunks: Buffer[] = [];
-    let failure: unknown;
-    try {
-      for await (const chunk of res.body) chunks.push(chunk as Buffer);
-    } catch (error) {
-      failure = error;
-    }
+    const { bytes, error: failure } = await readBody(res.body);
     expect(lengthError(failure)).toMatchObject({ received: 75, declared: 5 });
-    expect(Buffer.concat(chunks).length).toBe(0);
+    expect(bytes.length).toBe(0);
     await mock.close();
   });
 });

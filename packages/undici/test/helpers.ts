@@ -1,4 +1,4 @@
-/** Test helpers: an instant, recording sleep that still honours an abort signal. */
+/** Test helpers: an instant, recording sleep that still honours an abort signal; a body read to its end or error. */
 import type { Sleep } from '@jitterbug/core';
 
 export interface RecordingSleep {
@@ -29,4 +29,15 @@ export const endlessSleep = (): RecordingSleep => {
     });
   };
   return { sleep, delays };
+};
+
+/** Reads `body` (undici `request()`'s) to its end or its error: the bytes it gave, and the error. */
+export const readBody = async (body: AsyncIterable<unknown>): Promise<{ bytes: Buffer; error: unknown }> => {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of body) chunks.push(chunk as Buffer);
+    return { bytes: Buffer.concat(chunks), error: undefined };
+  } catch (error) {
+    return { bytes: Buffer.concat(chunks), error };
+  }
 };
