@@ -85,17 +85,21 @@ export const isOccStrategy = (name: string): name is OccStrategyName =>
  * counts the retries already made (0 before the first), so the three exponential strategies are given
  * `2 · base`, which is the blog's envelope exactly (a power of two times a number is exact in floating
  * point). `decorrelated` never reads the attempt: `base` is its floor and first `prev`, as in the
- * blog; `constant` is `base` every time. The policy's own `baseMs` is 0: a fraction of a millisecond,
- * a fine base in virtual time, would draw the core's warning meant for a unit slip.
+ * blog; `constant` is `base` every time. The policy is given the strategy by name, as a user writes
+ * it, so that the core calls its own function (one call a failed write, not two). Where the core
+ * would refuse or warn (a base above the cap; a fraction of a millisecond, a fine base in virtual
+ * time, draws the warning meant for a unit slip), the policy's `baseMs` is 0 and its strategy calls
+ * the core's with the blog's numbers.
  */
 const strategyBackoff = (strategy: OccStrategyName, baseMs: number, capMs: number): BackoffOptions => {
   if (strategy === 'none') {
     // "No backoff": the core's constant strategy with a base of 0, i.e. no sleep at all.
     return { strategy: 'constant', baseMs: 0, capMs };
   }
-  const backoff = backoffStrategies[strategy];
   const exponent = strategy === 'exponential' || strategy === 'full' || strategy === 'equal';
   const blog: BackoffParams = { baseMs: exponent ? 2 * baseMs : baseMs, capMs };
+  if (blog.baseMs >= 1 && blog.baseMs <= capMs) return { strategy, ...blog };
+  const backoff = backoffStrategies[strategy];
   return { strategy: (state, _params, random) => backoff(state, blog, random), baseMs: 0, capMs };
 };
 
