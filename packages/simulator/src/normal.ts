@@ -71,7 +71,10 @@ export const createStandardNormal = (random: RandomSource): (() => number) => {
     const layer = bits & (LAYERS - 1);
     const value = bits >> 7;
     if (Math.abs(value) < kn[layer]!) return value * wn[layer]!;
-    return slow(layer, value);
+    // `+`: a number to the engine too, so that where this is inlined the fast path's result stays a
+    // raw double; merged with a call's result, which could be anything, it was boxed on the heap at
+    // every draw (16 B each, four a write).
+    return +slow(layer, value);
   };
 };
 

@@ -85,17 +85,21 @@ export const isOccStrategy = (name: string): name is OccStrategyName =>
  * counts the retries already made (0 before the first), so the three exponential strategies are given
  * `2 · base`, which is the blog's envelope exactly (a power of two times a number is exact in floating
  * point). `decorrelated` never reads the attempt: `base` is its floor and first `prev`, as in the
- * blog; `constant` is `base` every time. The policy's own `baseMs` is 0: a fraction of a millisecond,
- * a fine base in virtual time, would draw the core's warning meant for a unit slip.
+ * blog; `constant` is `base` every time. The policy is given the strategy by name, as a user writes
+ * it, so that the core calls its own function (one call a failed write, not two). Where the core
+ * would refuse or warn (a base above the cap; a fraction of a millisecond, a fine base in virtual
+ * time, draws the warning meant for a unit slip), the policy's `baseMs` is 0 and its strategy calls
+ * the core's with the blog's numbers.
  */
 const strategyBackoff = (strategy: OccStrategyName, baseMs: number, capMs: number): BackoffOptions => {
   if (strategy === 'none') {
     // "No backoff": the core's constant strategy with a base of 0, i.e. no sleep at all.
     return { strategy: 'constant', baseMs: 0, capMs };
   }
-  const backoff = backoffStrategies[strategy];
   const exponent = strategy === 'exponential' || strategy === 'full' || strategy === 'equal';
   const blog: BackoffParams = { baseMs: exponent ? 2 * baseMs : baseMs, capMs };
+  if (blog.baseMs >= 1 && blog.baseMs <= capMs) return { strategy, ...blog };
+  const backoff = backoffStrategies[strategy];
   return { strategy: (state, _params, random) => backoff(state, blog, random), baseMs: 0, capMs };
 };
 
@@ -289,9 +293,7 @@ const simulate = (options: OccRunOptions, latency: LatencyModel, occ: OccClients
     const request = policy.begin(WRITE);
     expectStep(request.start(undefined, false), 'send');
     requests[c] = request;
-    const read = delay();
-    readAt[c] = read;
-    heap.push(c, read + delay() + delay());
+    heap.push(c, sendRead(delay, 0, readAt, c));
   }
 
   let version = 0;
@@ -342,9 +344,7 @@ const simulate = (options: OccRunOptions, latency: LatencyModel, occ: OccClients
       step = request.start(undefined, false);
     }
     expectStep(step, 'send');
-    const read = learnedAt + sleepMs + delay();
-    readAt[c] = read;
-    heap.replaceTop(read + delay() + delay());
+    heap.replaceTop(sendRead(delay, learnedAt + sleepMs, readAt, c));
   }
 
   return {
@@ -357,9 +357,28 @@ const simulate = (options: OccRunOptions, latency: LatencyModel, occ: OccClients
   };
 };
 
-/** A step other than the one the experiment's requests can ask for is a broken model: said at once. */
+/**
+ * Client `c` sends a read at `at`: the time it arrives (the version it reads) goes in `readAt`; the
+ * time its write, sent on the answer, arrives is returned. Three messages, drawn in turn. A function
+ * of its own, so that the engine inlines the three draws here: in the event loop, with the heap's
+ * steps, it ran out of what it inlines after one or two, and called the rest.
+ */
+const sendRead = (delay: () => number, at: number, readAt: Float64Array, c: number): number => {
+  const read = at + delay();
+  readAt[c] = read;
+  return read + delay() + delay();
+};
+
+/**
+ * A step other than the one the experiment's requests can ask for is a broken model: said at once.
+ * The message is made in a function of its own, so that this check is small enough for the engine
+ * to inline at each of its calls without using up what the event loop may inline (the delays).
+ */
 const expectStep = (step: Step, expected: Step): void => {
-  if (step !== expected) throw new Error(`occ: the attempt sequence asked for '${step}', not '${expected}'`);
+  if (step !== expected) unexpected(step, expected);
+};
+const unexpected = (step: Step, expected: Step): never => {
+  throw new Error(`occ: the attempt sequence asked for '${step}', not '${expected}'`);
 };
 
 /**
