@@ -147,3 +147,68 @@ describe('hedged requests through undici handlers', () => {
     expect(finished).toMatchObject([{ attempts: 2, retries: ['reduced-capacity'], outcome: 'success' }]);
   });
 });
+
+describe('hedged requests on one connection', () => {
+  /**
+   * A dispatcher of one connection, whose dispatches (each attempt and hedged copy) are recorded by
+   * path; `copied(path)` settles when `path` is dispatched a second time.
+   */
+  const oneConnection = (options: RetryPolicyOptions) => {
+    finished = [];
+    const dispatched: string[] = [];
+    const copies = new Map<string, () => void>();
+    const agent = new undici8.Agent({ connections: 1 });
+    agents.push(agent);
+    const record =
+      (dispatch: undici8.Dispatcher['dispatch']): undici8.Dispatcher['dispatch'] =>
+      (opts, handler) => {
+        dispatched.push(opts.path);
+        if (dispatched.filter((path) => path === opts.path).length === 2) copies.get(opts.path)?.();
+        return dispatch(opts, handler);
+      };
+    const copied = (path: string) => new Promise<void>((resolve) => copies.set(path, resolve));
+    const onFinish = (info: RetryInfo) => {
+      finished.push(info);
+    };
+    const policy = createRetryPolicy({ random: () => 0.5, sleep: async () => {}, onFinish, ...options });
+    return { agent, dispatcher: agent.compose(record, retryInterceptor(policy)), dispatched, copied };
+  };
+
+  // The flake of "a hedged copy of a retry is dispatched in its caller's store" (async-context, before
+  // fa2c562), with every answer held by the server rather than by a loaded machine. It looked as if
+  // the warm-up's race had kept A's retry from being hedged; there was no retry. The warm-up's copy,
+  // queued behind its first on the one connection, lost and was aborted as undici started it (which
+  // closes that connection); A's first attempt was then slow in its turn, and hedged: its 503 came
+  // while its copy was out, and a retried failure is dropped while another copy is out
+  // (`HedgeRace.answer`). The copy's 200 answered the attempt, so nothing was retried.
+  it('after a race whose copy lost, the next request is hedged alike; its 503 dropped, the copy answers', async () => {
+    const { agent, dispatcher, dispatched, copied } = oneConnection({
+      hedge: createHedging({ delayMs: 20 }),
+    });
+    const warmCopy = copied('/warm');
+    server.route('/warm', async (request) => {
+      if (request.nth === 0) await warmCopy;
+      return { status: 200, body: 'ok' };
+    });
+    const aCopy = copied('/a');
+    server.route('/a', async (request) => {
+      if (request.nth > 0) return { status: 200, body: 'slow' };
+      await aCopy;
+      return { status: 503 };
+    });
+    const warm = await undici8.request(`${server.url}/warm`, { dispatcher });
+    expect(await warm.body.text()).toBe('ok');
+    const a = await undici8.request(`${server.url}/a`, { dispatcher });
+    expect(`${a.statusCode} ${await a.body.text()}`).toBe('200 slow');
+    expect(dispatched).toEqual(['/warm', '/warm', '/a', '/a']);
+    // The warm-up's copy was never written; A's copy was, after the 503 it made nobody wait for.
+    expect(server.requests.map((request) => request.path)).toEqual(['/warm', '/a', '/a']);
+    expect(finished).toMatchObject([
+      { attempts: 1, hedge: { copies: 1, winner: 1 }, outcome: 'success' },
+      { attempts: 1, retries: [], hedge: { copies: 1, winner: 2 }, outcome: 'success' },
+    ]);
+    // Every copy that lost was let go: the client closes, and leaves no socket open.
+    await agents.splice(agents.indexOf(agent), 1)[0]!.close();
+    expect(await server.waitForIdle(3_000)).toBe(0);
+  });
+});
