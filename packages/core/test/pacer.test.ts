@@ -8,7 +8,7 @@ import { createPacer, createRetryPolicy, type Pacer, PacerError, type RetryOptio
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { isPacer } from '../src/features/pacer.ts';
-import { beforeAttempt, decideOn } from './decisions.ts';
+import { beforeAttempt, decideOn, finishRun } from './decisions.ts';
 import { clock, decided, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/items';
@@ -201,6 +201,42 @@ describe('pacer: what the server advertises', () => {
     const sent = turns(Array.from({ length: 4 }, () => begin())) as number[];
     // Four more in the next two seconds: one every 500 ms, none refused, no 429 needed to learn it.
     expect(sent.map((t) => t - start)).toEqual([0, 500, 1000, 1500]);
+  });
+
+  it('the attempts still in flight are counted against what an answer says remains', () => {
+    const { c, begin, turns } = setup();
+    const quota = (r: number, t: number) => ({
+      status: 200,
+      headers: headers({ ratelimit: `"default";r=${r};t=${t}` }),
+    });
+    const first = begin();
+    first.admission();
+    decided(decideOn(first, quota(8, 2)));
+    const start = c.now();
+    // Three go at the pace of 8 in 2 s and are not answered yet when the first of them is: the
+    // server counted it, maybe not the two others (a slow client, a slow network).
+    const inFlight = Array.from({ length: 3 }, () => begin());
+    expect((turns(inFlight) as number[]).map((t) => t - start)).toEqual([0, 250, 500]);
+    decided(decideOn(inFlight[0]!, quota(4, 1)));
+    const answered = c.now();
+    // 4 left, 2 of them taken by what is in flight: 2 more by the window's end (one a pace's step
+    // after the last sent, one as it resets), not 4.
+    const later = Array.from({ length: 3 }, () => begin());
+    const laterSent = turns(later) as number[];
+    expect(laterSent.filter((t) => t <= answered + 1000).map((t) => t - answered)).toEqual([500, 1000]);
+    // An attempt in flight that ends without an answer, or whose request ends, no longer counts.
+    for (const run of [inFlight[1]!, inFlight[2]!, later[0]!])
+      decided(decideOn(run, { error: new Error('socket hang up') }));
+    void finishRun(later[1]!, 'aborted', undefined, new Error('aborted'), false);
+    decided(decideOn(later[2]!, quota(9, 9)));
+    const again = begin();
+    again.admission();
+    decided(decideOn(again, quota(2, 1)));
+    const then = c.now();
+    // 2 in the last second, at their pace: nothing is taken off for the attempts that ended.
+    expect((turns(Array.from({ length: 2 }, () => begin())) as number[]).map((t) => t - then)).toEqual([
+      500, 1000,
+    ]);
   });
 
   it('never faster than the policy’s long-run quota (RateLimit-Policy q / w), whatever r / t says', () => {
