@@ -125,6 +125,8 @@ interface Origin {
   nextProbeAt: number;
   /** Attempts sent while the origin was paced and not answered yet (each has its `sentAt`). */
   inFlight: number;
+  /** The most an answer said remained of a quota (0: none said): no more than that go unanswered. */
+  mostLeft: number;
 }
 
 /** A request's place in line, and what it was told so far. */
@@ -260,6 +262,7 @@ export const createPacer = (...none: never[]): Pacer => {
         down: false,
         nextProbeAt: Number.NEGATIVE_INFINITY,
         inFlight: 0,
+        mostLeft: 0,
       };
       origins.set(origin, s);
     }
@@ -316,7 +319,10 @@ export const createPacer = (...none: never[]): Pacer => {
     const known = Math.max(now, Math.min(goAt, s.notBefore));
     if (o.deadlineMs !== undefined && !(run.elapsedMs() + (known - now) <= o.deadlineMs))
       return refusal(run, s, origin, 'deadline', goAt - now);
-    if (goAt <= now) return sent(run, s, nowMs);
+    // As many unanswered as a window's quota may land in one window (a slow client, a slow network):
+    // one more waits for an answer, whatever the pace says.
+    if (goAt <= now && !(s.mostLeft > 0 && s.inFlight >= s.mostLeft)) return sent(run, s, nowMs);
+    if (goAt <= now) goAt = now + MIN_STEP_MS;
     // Half of what is left, at most a second (a pace that grows lets it go sooner), and at least the
     // server's hold.
     const left = goAt - now;
@@ -380,6 +386,8 @@ export const createPacer = (...none: never[]): Pacer => {
           // window as the ones this answer lets go). Spent by them, nothing goes until an answer
           // tells of more or the window resets: a pace, not a hold, that the next answer may raise.
           const pending = quota.forMs === Infinity ? 0 : s.inFlight / quota.forMs;
+          if (quota.forMs !== Infinity)
+            s.mostLeft = Math.max(s.mostLeft, Math.round(quota.rate * quota.forMs));
           s.quotaRate = Math.max(0, quota.rate - pending);
           s.quotaUntil = nowMs + quota.forMs;
         } else if (o.retryAfter) {
