@@ -6,8 +6,9 @@
  * What it learns from:
  * - **what the server advertises** before it refuses anything: `RateLimit` / `RateLimit-Policy`
  *   (the IETF draft) or `X-RateLimit-Remaining` / `X-RateLimit-Reset` on any answer. The remaining
- *   quota is spread over the time left in its window; a spent quota holds the origin until it
- *   resets.
+ *   quota, less the attempts still in flight (the server may not have counted them), is spread over
+ *   the time left in its window; a spent quota holds the origin until it resets. No more attempts
+ *   go unanswered than an answer said remained: late ones may all land in one window.
  * - **a 429**: its `Retry-After` (or rate-limit reset) holds the origin until then — "not before T"
  *   for every request, the one that got it taking its place in line as it comes back —, and the
  *   pace becomes what the server accepted since the previous 429, a little below it; from there it
