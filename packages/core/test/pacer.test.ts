@@ -8,7 +8,7 @@ import { createPacer, createRetryPolicy, type Pacer, PacerError, type RetryOptio
 import type { RetryRun } from '@jitterbug/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { isPacer } from '../src/features/pacer.ts';
-import { beforeAttempt, decideOn } from './decisions.ts';
+import { beforeAttempt, decideOn, finishRun } from './decisions.ts';
 import { clock, decided, headers } from './helpers.ts';
 
 const URL_A = 'https://api.example.com/items';
@@ -55,7 +55,14 @@ const setup = (options: RetryOptions = {}) => {
       c.advance(gapMs);
     }
   };
-  return { c, policy, pacer, begin, turns, accepted };
+  /** One request sent and answered 200 with `advertised`, now: the time after it. */
+  const answeredWith = (advertised: ReturnType<typeof headers>): number => {
+    const run = begin();
+    run.admission();
+    decided(decideOn(run, { status: 200, headers: advertised }));
+    return c.now();
+  };
+  return { c, policy, pacer, begin, turns, accepted, answeredWith };
 };
 
 const limited = (seconds: string) => ({ status: 429, headers: headers({ 'retry-after': seconds }) });
@@ -201,6 +208,54 @@ describe('pacer: what the server advertises', () => {
     const sent = turns(Array.from({ length: 4 }, () => begin())) as number[];
     // Four more in the next two seconds: one every 500 ms, none refused, no 429 needed to learn it.
     expect(sent.map((t) => t - start)).toEqual([0, 500, 1000, 1500]);
+  });
+
+  it('the attempts still in flight are counted against what an answer says remains', () => {
+    const { c, begin, turns, answeredWith } = setup();
+    const quota = (r: number, t: number) => ({
+      status: 200,
+      headers: headers({ ratelimit: `"default";r=${r};t=${t}` }),
+    });
+    const start = answeredWith(quota(8, 2).headers);
+    // Three go at the pace of 8 in 2 s and are not answered yet when the first of them is: the
+    // server counted it, maybe not the two others (a slow client, a slow network).
+    const inFlight = Array.from({ length: 3 }, () => begin());
+    expect((turns(inFlight) as number[]).map((t) => t - start)).toEqual([0, 250, 500]);
+    decided(decideOn(inFlight[0]!, quota(4, 1)));
+    const answered = c.now();
+    // 4 left, 2 of them taken by what is in flight: 2 more by the window's end (one a pace's step
+    // after the last sent, one as it resets), not 4.
+    const later = Array.from({ length: 3 }, () => begin());
+    const laterSent = turns(later) as number[];
+    expect(laterSent.filter((t) => t <= answered + 1000).map((t) => t - answered)).toEqual([500, 1000]);
+    // An attempt in flight that ends without an answer, or whose request ends, no longer counts.
+    for (const run of [inFlight[1]!, inFlight[2]!, later[0]!])
+      decided(decideOn(run, { error: new Error('socket hang up') }));
+    void finishRun(later[1]!, 'aborted', undefined, new Error('aborted'), false);
+    decided(decideOn(later[2]!, quota(9, 9)));
+    const then = answeredWith(quota(2, 1).headers);
+    // 2 in the last second, at their pace: nothing is taken off for the attempts that ended.
+    expect((turns(Array.from({ length: 2 }, () => begin())) as number[]).map((t) => t - then)).toEqual([
+      500, 1000,
+    ]);
+  });
+
+  it('no more attempts go unanswered than an answer said remained, whatever the pace after its window', () => {
+    const { c, begin, turns, answeredWith } = setup();
+    const advertised = headers({ 'ratelimit-policy': '"default";q=4;w=1', ratelimit: '"default";r=3;t=1' });
+    const start = answeredWith(advertised);
+    // Three go, none answered (stuck on a slow client or network): after the window the policy's pace
+    // would let one go every 250 ms, but three may land in one window with it; the fourth waits for
+    // an answer.
+    const unanswered = Array.from({ length: 3 }, () => begin());
+    turns(unanswered);
+    const fourth = begin();
+    c.advance(Math.max(0, start + 2000 - c.now()));
+    const turn = fourth.admission();
+    expect(turn).toMatchObject({ holdMs: 50 });
+    decided(decideOn(unanswered[0]!, { status: 200, headers: advertised }));
+    c.advance(50);
+    expect(fourth.admission()).toBeUndefined();
   });
 
   it('never faster than the policy’s long-run quota (RateLimit-Policy q / w), whatever r / t says', () => {

@@ -6,8 +6,9 @@
  * What it learns from:
  * - **what the server advertises** before it refuses anything: `RateLimit` / `RateLimit-Policy`
  *   (the IETF draft) or `X-RateLimit-Remaining` / `X-RateLimit-Reset` on any answer. The remaining
- *   quota is spread over the time left in its window; a spent quota holds the origin until it
- *   resets.
+ *   quota, less the attempts still in flight (the server may not have counted them), is spread over
+ *   the time left in its window; a spent quota holds the origin until it resets. No more attempts
+ *   go unanswered than an answer said remained: late ones may all land in one window.
  * - **a 429**: its `Retry-After` (or rate-limit reset) holds the origin until then — "not before T"
  *   for every request, the one that got it taking its place in line as it comes back —, and the
  *   pace becomes what the server accepted since the previous 429, a little below it; from there it
@@ -123,6 +124,10 @@ interface Origin {
   /** Unavailable: only a probe goes, at `nextProbeAt` or later. */
   down: boolean;
   nextProbeAt: number;
+  /** Attempts sent while the origin was paced and not answered yet (each has its `sentAt`). */
+  inFlight: number;
+  /** The most an answer said remained of a quota (0: none said): no more than that go unanswered. */
+  mostLeft: number;
 }
 
 /** A request's place in line, and what it was told so far. */
@@ -228,7 +233,7 @@ const UNAVAILABLE: StopDecision = Object.freeze({ retry: false, reason: 'origin-
 export const createPacer = (...none: never[]): Pacer => {
   noOptions('createPacer', none);
   const origins = new Map<string, Origin>();
-  // Per request: its place while it waits, and when its last attempt to a paced origin was sent.
+  // Per request: its place while it waits, and when its attempt in flight to a paced origin was sent.
   const places = new WeakMap<RunView, Place>();
   const sentAt = new WeakMap<RunView, number>();
 
@@ -257,6 +262,8 @@ export const createPacer = (...none: never[]): Pacer => {
         policyRate: Infinity,
         down: false,
         nextProbeAt: Number.NEGATIVE_INFINITY,
+        inFlight: 0,
+        mostLeft: 0,
       };
       origins.set(origin, s);
     }
@@ -270,13 +277,22 @@ export const createPacer = (...none: never[]): Pacer => {
   const leave = (run: RunView, s: Origin): void => {
     if (s.waiting > 0 && places.delete(run)) s.waiting--;
   };
-  // What a send costs an origin no 429 has paced: a count (no per-request record).
+  // What a send costs an origin nothing paces: a count (no per-request record).
   const sent = (run: RunView, s: Origin, nowMs: number): undefined => {
     leave(run, s);
-    if (s.limitedAt !== Number.NEGATIVE_INFINITY) sentAt.set(run, nowMs);
+    if (paced(s, nowMs) && !sentAt.has(run)) {
+      sentAt.set(run, nowMs);
+      s.inFlight++;
+    }
     advance(s, nowMs);
     s.sends[s.bucket % BUCKETS]!++;
     return undefined;
+  };
+  /** The attempt of `run` in flight, if one was counted: when it was sent (it is no longer in flight). */
+  const landed = (run: RunView, s: Origin | undefined): number | undefined => {
+    const at = sentAt.get(run);
+    if (at !== undefined && s && sentAt.delete(run) && s.inFlight > 0) s.inFlight--;
+    return at;
   };
   /** A refusal: a wait that was too long (`waitMs`), or an unavailable origin. */
   const refusal = (run: RunView, s: Origin, origin: string, reason: StopReason, waitMs?: number): Turn => {
@@ -304,7 +320,10 @@ export const createPacer = (...none: never[]): Pacer => {
     const known = Math.max(now, Math.min(goAt, s.notBefore));
     if (o.deadlineMs !== undefined && !(run.elapsedMs() + (known - now) <= o.deadlineMs))
       return refusal(run, s, origin, 'deadline', goAt - now);
-    if (goAt <= now) return sent(run, s, nowMs);
+    // As many unanswered as a window's quota may land in one window (a slow client, a slow network):
+    // one more waits for an answer, whatever the pace says.
+    if (goAt <= now && !(s.mostLeft > 0 && s.inFlight >= s.mostLeft)) return sent(run, s, nowMs);
+    if (goAt <= now) goAt = now + MIN_STEP_MS;
     // Half of what is left, at most a second (a pace that grows lets it go sooner), and at least the
     // server's hold.
     const left = goAt - now;
@@ -347,8 +366,10 @@ export const createPacer = (...none: never[]): Pacer => {
     },
 
     observe(run, { status, responseHeaders: headers, nowMs }) {
+      const origin = originOf(run.url);
+      const sentWhen = landed(run, origins.get(origin));
       if (status === undefined) return;
-      const s = originState(originOf(run.url), nowMs);
+      const s = originState(origin, nowMs);
       advance(s, nowMs);
       rebase(s, nowMs);
       if (status !== 429 && status !== 503) {
@@ -361,7 +382,14 @@ export const createPacer = (...none: never[]): Pacer => {
       if (quota) {
         s.policyRate = quota.policyRate;
         if (quota.rate > 0) {
-          s.quotaRate = quota.rate;
+          // What the server had left when it answered, less the attempts it may not have counted yet:
+          // those still in flight (late on a slow client or network, they would reach it in the same
+          // window as the ones this answer lets go). Spent by them, nothing goes until an answer
+          // tells of more or the window resets: a pace, not a hold, that the next answer may raise.
+          const pending = quota.forMs === Infinity ? 0 : s.inFlight / quota.forMs;
+          if (quota.forMs !== Infinity)
+            s.mostLeft = Math.max(s.mostLeft, Math.round(quota.rate * quota.forMs));
+          s.quotaRate = Math.max(0, quota.rate - pending);
           s.quotaUntil = nowMs + quota.forMs;
         } else if (o.retryAfter) {
           // A spent quota: nothing until it resets, then its policy's pace (or one learned as from a 429).
@@ -380,8 +408,8 @@ export const createPacer = (...none: never[]): Pacer => {
           respread(s);
         }
         // An attempt sent before the last 429 that set the pace (or before any) tells of the pace before it.
-        const sentWhen = s.limitedAt === Number.NEGATIVE_INFINITY ? nowMs : sentAt.get(run);
-        if (sentWhen !== undefined && sentWhen > s.limitedAt) learnFrom429(s, nowMs);
+        const sent = s.limitedAt === Number.NEGATIVE_INFINITY ? nowMs : sentWhen;
+        if (sent !== undefined && sent > s.limitedAt) learnFrom429(s, nowMs);
         else s.growFrom = Math.max(s.growFrom, s.notBefore);
       } else if (
         status === 503 &&
@@ -408,6 +436,7 @@ export const createPacer = (...none: never[]): Pacer => {
 
     finish(run) {
       const place = places.get(run);
+      if (sentAt.has(run)) landed(run, origins.get(originOf(run.url)));
       const s = place && origins.get(originOf(run.url));
       if (!place || !s) return;
       leave(run, s);
