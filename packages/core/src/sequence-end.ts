@@ -111,7 +111,7 @@ export const failNow = (s: SequenceState): Step => {
  * Finishes the run (once; later calls do nothing): its summary, the features' part of it,
  * `jitterbug:run:end`; returns what `onFinish` returned.
  */
-export const close = (
+const close = (
   s: SequenceState,
   reason: StopReason,
   status: number | undefined,

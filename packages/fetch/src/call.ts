@@ -80,7 +80,8 @@ export class RequestParts {
   declare body: BodyKind;
   declare private replay: Replay;
   declare private bytes: Uint8Array<ArrayBuffer> | undefined;
-  declare private headerSource: HeadersInit | undefined;
+  /** The headers the attempts send (none given: `undefined`). */
+  declare protected headerSource: HeadersInit | undefined;
   declare private headerCache: Headers | undefined;
   /** Whether the headers were changed between attempts: every attempt then sends them in `init`. */
   declare private edited: boolean;
