@@ -7,19 +7,13 @@ import { channels, observed } from '#diagnostics';
 import { isThenable, nothing } from './maybe-promise.ts';
 import type { StopReason } from './options.ts';
 import { summaryOf } from './run-summary.ts';
-import {
-  DECISION,
-  DELIVER,
-  DELIVERED,
-  DROPPED,
-  FAIL,
-  FAILING,
-  type FinishMode,
-  OVER,
-  QUIET,
-} from './sequence-stages.ts';
+import type { FinishMode } from './sequence-stages.ts';
+import * as stages from './sequence-stages.ts';
 import type { SequenceState } from './sequence-state.ts';
 import type { Step } from './steps.ts';
+
+// The stages as constants of this module's own (why: sequence-stages.ts).
+const { DECISION, DELIVER, DELIVERED, DROPPED, FAIL, FAILING, OVER, QUIET } = stages;
 
 /** Gives `step`, whose outcome is told at `stage`. */
 export const ask = (s: SequenceState, stage: number, step: Step): Step => {
@@ -111,7 +105,7 @@ export const failNow = (s: SequenceState): Step => {
  * Finishes the run (once; later calls do nothing): its summary, the features' part of it,
  * `jitterbug:run:end`; returns what `onFinish` returned.
  */
-export const close = (
+const close = (
   s: SequenceState,
   reason: StopReason,
   status: number | undefined,

@@ -37,7 +37,13 @@ import {
 } from './sequence-attempt.ts';
 import { decideOutcome, decideResult, retry, settleByStatus } from './sequence-decide.ts';
 import { ask, end, ended, fail, failNow, hookFailed } from './sequence-end.ts';
-import {
+import * as stages from './sequence-stages.ts';
+import { raceOf, type SequenceState, spare } from './sequence-state.ts';
+import type { AttemptResult, DrivenSequence, RaceHost, SequencePort, Step } from './steps.ts';
+import type { Turn } from './types.ts';
+
+// The stages as constants of this module's own (why: sequence-stages.ts).
+const {
   DELIVER,
   DELIVERED,
   DISCARD,
@@ -58,10 +64,7 @@ import {
   SEND,
   VERDICT,
   WAIT,
-} from './sequence-stages.ts';
-import { raceOf, type SequenceState, spare } from './sequence-state.ts';
-import type { AttemptResult, DrivenSequence, RaceHost, SequencePort, Step } from './steps.ts';
-import type { Turn } from './types.ts';
+} = stages;
 
 /**
  * One request's run and the sequence of its attempts (`steps.ts` is the protocol). Made by

@@ -80,7 +80,8 @@ export class RequestParts {
   declare body: BodyKind;
   declare private replay: Replay;
   declare private bytes: Uint8Array<ArrayBuffer> | undefined;
-  declare private headerSource: HeadersInit | undefined;
+  /** The headers the attempts send (none given: `undefined`). */
+  declare protected headerSource: HeadersInit | undefined;
   declare private headerCache: Headers | undefined;
   /** Whether the headers were changed between attempts: every attempt then sends them in `init`. */
   declare private edited: boolean;
@@ -90,6 +91,21 @@ export class RequestParts {
    *   knows the body it put into its `Request`).
    */
   constructor(input: FetchInput, init: FetchInit | undefined, bodyHint?: BodyKind) {
+    // Every field is assigned here first, then set by `use`: V8 keeps in the object itself the
+    // fields its constructor assigns and ten more, and puts later ones in an array of their own,
+    // grown by a copy as they come. With only `use` assigning them, a call's own fields (the
+    // engine's `fetch`, `run` and the status it checked; ky's) grew that array twice a request.
+    this.input = input;
+    this.init = undefined;
+    this.bytes = undefined;
+    this.headerCache = undefined;
+    this.method = 'GET';
+    this.url = '';
+    this.callerSignal = undefined;
+    this.headerSource = undefined;
+    this.edited = false;
+    this.replay = 'as-is';
+    this.body = 'none';
     this.use(input, withoutOverrides(init), bodyHint);
   }
 

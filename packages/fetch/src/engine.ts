@@ -81,8 +81,9 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
   prepare(): Promise<void> | undefined {
     const { run } = this;
     const { options } = run;
-    // A GET has nothing to read ahead and no key to read: nearly every request ends here.
-    if (this.body === 'none' && options.methods.has(run.method)) return undefined;
+    // No body: nothing to read ahead, and no key to read for a GET, or with no headers (the
+    // method's lookup skipped then): nearly every request ends here.
+    if (this.body === 'none' && (!this.headerSource || options.methods.has(run.method))) return undefined;
     // Asked first: a header fetch would refuse (read here for a POST's key) fails the request
     // before any attempt.
     const again = (failuresProveUnsent ? maySendAgain : mayRetry)(options, run.method, this.headers);
