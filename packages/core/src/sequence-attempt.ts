@@ -8,13 +8,10 @@ import { isThenable } from './maybe-promise.ts';
 import type { ResolvedOptions, StopReason } from './options.ts';
 import { decideResult, stop } from './sequence-decide.ts';
 import { ask, end, fail, hookFailed } from './sequence-end.ts';
-import * as stages from './sequence-stages.ts';
+import { EDIT, EDIT_HOOK, FAIL, HOLD, PREPARE_FAILED, QUIET, SEND, WAIT } from './sequence-stages.ts';
 import { type SequenceState, spare } from './sequence-state.ts';
 import type { Step } from './steps.ts';
 import type { AttemptKind, EditableRequest, RequestEditing, Turn } from './types.ts';
-
-// The stages as constants of this module's own (why: sequence-stages.ts).
-const { EDIT, EDIT_HOOK, FAIL, HOLD, PREPARE_FAILED, QUIET, SEND, WAIT } = stages;
 
 /** After the work before the first attempt: the wait it begins with, if any, or the attempt. */
 export const prepared = (s: SequenceState): Step => (s.delayMs < 0 ? attempt(s) : ask(s, WAIT, 'wait'));

@@ -8,12 +8,9 @@ import type { AttemptOutcome, Decision } from './decide.ts';
 import { quietly } from './maybe-promise.ts';
 import { decideOutcome } from './sequence-decide.ts';
 import { finishRun } from './sequence-end.ts';
-import * as stages from './sequence-stages.ts';
+import { DECISION } from './sequence-stages.ts';
 import type { SequenceState } from './sequence-state.ts';
 import type { Step } from './steps.ts';
-
-// The stages as constants of this module's own (why: sequence-stages.ts).
-const { DECISION } = stages;
 
 /** The steps from here end in the decision, not in an answer. */
 export const forDecision = (s: SequenceState): void => {

@@ -11,12 +11,18 @@ import type { Mutable, RetryEvent, StopReason } from './options.ts';
 import { giveUpEventOf, retryEventOf } from './run-events.ts';
 import { ask, end, fail } from './sequence-end.ts';
 import { callHook } from './sequence-hook.ts';
-import * as stages from './sequence-stages.ts';
+import {
+  DECISION,
+  DISCARD,
+  FINISH,
+  GIVE_UP,
+  ON_RETRY,
+  OVER,
+  PREPARE_FAILED,
+  VERDICT,
+} from './sequence-stages.ts';
 import { type SequenceState, spare } from './sequence-state.ts';
 import type { AttemptResult, Step } from './steps.ts';
-
-// The stages as constants of this module's own (why: sequence-stages.ts).
-const { DECISION, DISCARD, FINISH, GIVE_UP, ON_RETRY, OVER, PREPARE_FAILED, VERDICT } = stages;
 
 /** A status that settles the request by itself: the run's end; `undefined` when its result is needed. */
 export const settleByStatus = (s: SequenceState, status: number): Step | undefined => {

@@ -7,13 +7,19 @@ import { channels, observed } from '#diagnostics';
 import { isThenable, nothing } from './maybe-promise.ts';
 import type { StopReason } from './options.ts';
 import { summaryOf } from './run-summary.ts';
-import type { FinishMode } from './sequence-stages.ts';
-import * as stages from './sequence-stages.ts';
+import {
+  DECISION,
+  DELIVER,
+  DELIVERED,
+  DROPPED,
+  FAIL,
+  FAILING,
+  type FinishMode,
+  OVER,
+  QUIET,
+} from './sequence-stages.ts';
 import type { SequenceState } from './sequence-state.ts';
 import type { Step } from './steps.ts';
-
-// The stages as constants of this module's own (why: sequence-stages.ts).
-const { DECISION, DELIVER, DELIVERED, DROPPED, FAIL, FAILING, OVER, QUIET } = stages;
 
 /** Gives `step`, whose outcome is told at `stage`. */
 export const ask = (s: SequenceState, stage: number, step: Step): Step => {

@@ -1,11 +1,6 @@
 /**
  * Where the attempt sequence is (`sequence.ts`): the step it gave, so that the step's outcome goes
  * on from there; and what follows the run's end.
- *
- * The step modules take these apart into constants of their own (`const { SEND } = stages`): V8's
- * optimised code reads an imported binding from its cell and checks it at every use, about seven
- * instructions each, where a module's own constant costs next to nothing. A request's success
- * path reads seven of them.
  */
 
 export const IDLE = 0;

@@ -37,13 +37,7 @@ import {
 } from './sequence-attempt.ts';
 import { decideOutcome, decideResult, retry, settleByStatus } from './sequence-decide.ts';
 import { ask, end, ended, fail, failNow, hookFailed } from './sequence-end.ts';
-import * as stages from './sequence-stages.ts';
-import { raceOf, type SequenceState, spare } from './sequence-state.ts';
-import type { AttemptResult, DrivenSequence, RaceHost, SequencePort, Step } from './steps.ts';
-import type { Turn } from './types.ts';
-
-// The stages as constants of this module's own (why: sequence-stages.ts).
-const {
+import {
   DELIVER,
   DELIVERED,
   DISCARD,
@@ -64,7 +58,10 @@ const {
   SEND,
   VERDICT,
   WAIT,
-} = stages;
+} from './sequence-stages.ts';
+import { raceOf, type SequenceState, spare } from './sequence-state.ts';
+import type { AttemptResult, DrivenSequence, RaceHost, SequencePort, Step } from './steps.ts';
+import type { Turn } from './types.ts';
 
 /**
  * One request's run and the sequence of its attempts (`steps.ts` is the protocol). Made by
