@@ -90,13 +90,16 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // The structured fields read in one pass (a member that is no name fails the field as it is
   // parsed: no list of members walked again, no inner list's items), over main at d58400a: -73,
   // -73, -92, -77, -73.
-  withRetry: 14_249,
+  // A fetch call's fields all assigned in its constructor, and a call with no body and no headers
+  // not looking up its method (withRetry's success path, 65,826 -> 65,650 instructions), over
+  // main at bc1fb42: +29, +29, +33, 0, 0.
+  withRetry: 14_278,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 14_249,
+  'withRetry (production)': 14_278,
   // Issue 34, kyRetry's refusals of a ky option set again name it without the fix in production
   // and browser builds (ky's `#messages`), over main at afbe8bb: 0, 0, -146, 0, 0.
-  kyRetry: 17_563,
+  kyRetry: 17_596,
   attachRetry: 15_135,
   createRetryPolicy: 13_665,
 };
