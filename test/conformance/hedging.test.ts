@@ -325,7 +325,9 @@ describeRuns(featureDrivers, (run) => {
       'attemptTimeoutMs on every attempt: after the last, the client’s own timeout error',
       async () => {
         run.server.route('/never', [HELD]);
-        const result = await (await client({ attemptTimeoutMs: 50, maxAttempts: 2 })).send({
+        // Long enough for each attempt to reach the server before its timeout ends it, on a loaded
+        // machine too (at 50 ms, a second attempt was once aborted on its way: seen once).
+        const result = await (await client({ attemptTimeoutMs: 250, maxAttempts: 2 })).send({
           method: 'GET',
           path: '/never',
         });
