@@ -94,7 +94,7 @@ export {
   type StopReason,
 } from './options.ts';
 export type { RetryPolicy, RetryPolicyOrOptions } from './policy.ts';
-export { seededRandom } from './random.ts';
+export { seededBits, seededRandom } from './random.ts';
 export type { HeaderGetter } from './retry-after.ts';
 export { getRetryInfo } from './retry-info.ts';
 export type { Sleep } from './sleep.ts';

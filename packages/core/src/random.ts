@@ -1,13 +1,14 @@
 import type { RandomSource } from './backoff.ts';
 
 /**
- * A seeded pseudo-random source (mulberry32) for deterministic tests and reproducible simulations.
- * Never share one seed across real clients: identical seeds mean identical "random" delays, which
- * brings back the very clustering that jitter exists to break.
+ * A seeded source of 32-bit integers (mulberry32), each draw the 32 bits that
+ * {@link seededRandom}`(seed)` divides by 2^32, as a signed integer: `seededBits(s)() >>> 0` is
+ * `seededRandom(s)() * 2 ** 32`, draw for draw. For a simulation that wants the bits themselves (a
+ * ziggurat's layer and value), without a division and a multiplication back.
  *
  * @param seed - any finite number; its low 32 bits are used.
  */
-export const seededRandom = (seed: number): RandomSource => {
+export const seededBits = (seed: number): (() => number) => {
   if (!Number.isFinite(seed)) throw new TypeError(`seededRandom: seed must be a finite number, got ${seed}`);
   // Mix the seed first (murmur3's finaliser): mulberry32's first outputs for neighbouring seeds
   // (1, 2, 3 …) are close to each other, and neighbouring seeds are exactly what callers pass.
@@ -22,6 +23,18 @@ export const seededRandom = (seed: number): RandomSource => {
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return t ^ (t >>> 14);
   };
+};
+
+/**
+ * A seeded pseudo-random source (mulberry32) for deterministic tests and reproducible simulations.
+ * Never share one seed across real clients: identical seeds mean identical "random" delays, which
+ * brings back the very clustering that jitter exists to break.
+ *
+ * @param seed - any finite number; its low 32 bits are used.
+ */
+export const seededRandom = (seed: number): RandomSource => {
+  const bits = seededBits(seed);
+  return () => (bits() >>> 0) / 4294967296;
 };

@@ -1,4 +1,4 @@
-import { createRetryPolicy, getRetryInfo, type RetryInfo, seededRandom } from '@jitterbug/core';
+import { createRetryPolicy, getRetryInfo, type RetryInfo, seededBits, seededRandom } from '@jitterbug/core';
 import { privateSlot, setRetryInfo } from '@jitterbug/core/adapter';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,35 @@ describe('seededRandom', () => {
   it('rejects a non-finite seed', () => {
     expect(() => seededRandom(Number.NaN)).toThrow(TypeError);
     expect(() => seededRandom(Number.POSITIVE_INFINITY)).toThrow(TypeError);
+    expect(() => seededBits(Number.NaN)).toThrow(TypeError);
+  });
+
+  it('draws the numbers it drew before seededBits was split from it', () => {
+    // The first draws of mulberry32 with the mixed seed, times 2^32 (recorded before the split).
+    const firsts = (seed: number): number[] => {
+      const random = seededRandom(seed);
+      return [random(), random(), random()].map((x) => x * 2 ** 32);
+    };
+    expect(firsts(0)).toEqual([1144304738, 1416247, 958946056]);
+    expect(firsts(1)).toEqual([1228566310, 1041339923, 2248853198]);
+    expect(firsts(2 ** 31)).toEqual([15033397, 1810314256, 164626793]);
+    expect(firsts(-5)).toEqual([3069483362, 738475847, 2783484624]);
+  });
+});
+
+describe('seededBits', () => {
+  it("gives each of seededRandom's draws as its 32 bits, a signed integer", () => {
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const bits = seededBits(seed);
+        const random = seededRandom(seed);
+        for (let i = 0; i < 20; i++) {
+          const drawn = bits();
+          expect(drawn | 0).toBe(drawn);
+          expect((drawn >>> 0) / 2 ** 32).toBe(random());
+        }
+      }),
+    );
   });
 });
 

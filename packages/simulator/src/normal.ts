@@ -42,7 +42,16 @@ const fn = new Float64Array(LAYERS);
  *
  * @param random - a uniform source in `[0, 1)`.
  */
-export const createStandardNormal = (random: RandomSource): (() => number) => {
+export const createStandardNormal = (random: RandomSource): (() => number) =>
+  standardNormal(random, () => (random() * 4294967296) | 0);
+
+/**
+ * The ziggurat over a stream that gives both its 32 bits (`bits`, a signed integer, for the layer and
+ * the value) and uniform numbers (`random`, for the rare path): the core's `seededBits` gives the
+ * bits without the division and the multiplication back that `random` then `* 2^32` cost at every
+ * draw, where `random` is the same stream's `(bits() >>> 0) / 2^32`.
+ */
+export const standardNormal = (random: RandomSource, bits: () => number): (() => number) => {
   // 1 − u is in (0, 1], so the logarithm is finite.
   const uniformOpen = (): number => 1 - random();
   const slow = (layer: number, value: number): number => {
@@ -59,17 +68,17 @@ export const createStandardNormal = (random: RandomSource): (() => number) => {
         return value > 0 ? R + tx : -R - tx;
       }
       if (fn[layer]! + random() * (fn[layer - 1]! - fn[layer]!) < Math.exp(-0.5 * x * x)) return x;
-      const bits = (random() * 4294967296) | 0;
-      layer = bits & (LAYERS - 1);
-      value = bits >> 7;
+      const drawn = bits();
+      layer = drawn & (LAYERS - 1);
+      value = drawn >> 7;
       if (Math.abs(value) < kn[layer]!) return value * wn[layer]!;
     }
   };
   return () => {
-    // `| 0` gives a signed 32-bit integer; its low 7 bits pick the layer, the other 25 the value.
-    const bits = (random() * 4294967296) | 0;
-    const layer = bits & (LAYERS - 1);
-    const value = bits >> 7;
+    // A signed 32-bit integer: its low 7 bits pick the layer, the other 25 the value.
+    const drawn = bits();
+    const layer = drawn & (LAYERS - 1);
+    const value = drawn >> 7;
     if (Math.abs(value) < kn[layer]!) return value * wn[layer]!;
     // `+`: a number to the engine too, so that where this is inlined the fast path's result stays a
     // raw double; merged with a call's result, which could be anything, it was boxed on the heap at
@@ -95,7 +104,11 @@ export const DEFAULT_LATENCY: LatencyModel = Object.freeze({ meanMs: 10, sdMs: 2
  * @param random - a uniform source; give the network its own stream so that the delays do not
  *   shift when a backoff strategy draws more or fewer numbers.
  */
-export const createLatency = (random: RandomSource, { meanMs, sdMs }: LatencyModel): (() => number) => {
-  const normal = createStandardNormal(random);
-  return () => Math.abs(meanMs + sdMs * normal());
-};
+export const createLatency = (random: RandomSource, latency: LatencyModel): (() => number) =>
+  latencyOf(createStandardNormal(random), latency);
+
+/** `|Normal(meanMs, sdMs)|` from a standard normal source. */
+export const latencyOf =
+  (normal: () => number, { meanMs, sdMs }: LatencyModel): (() => number) =>
+  () =>
+    Math.abs(meanMs + sdMs * normal());

@@ -14,11 +14,12 @@ import {
   createRetryPolicy,
   type RandomSource,
   type RetryPolicy,
+  seededBits,
   seededRandom,
 } from '@jitterbug/core';
 import { backoffStrategies, type RetryRun, type Step } from '@jitterbug/core/adapter';
 import { EventHeap } from './heap.ts';
-import { createLatency, DEFAULT_LATENCY, type LatencyModel } from './normal.ts';
+import { createLatency, DEFAULT_LATENCY, type LatencyModel, latencyOf, standardNormal } from './normal.ts';
 import { deriveSeed } from './seeds.ts';
 import { histogram, type Summary, summarize } from './stats.ts';
 
@@ -150,17 +151,22 @@ const occClients = (
 };
 
 /**
- * The network of the run in progress: its stream of random numbers, set as the run begins, and the
- * message delays of the default model drawn from it by one source made once for the module.
+ * The network of the run in progress: its stream, set as the run begins (the core's `seededBits`:
+ * the ziggurat takes a draw's 32 bits as they are, and the same stream's uniform numbers in its rare
+ * path are `seededRandom`'s), and the message delays of the default model drawn from it by one
+ * source made once for the module.
  *
  * One source for every run, not one made per run: the engine then compiles the event loop for
  * the one delay function it calls, with the ziggurat and the stream inlined, where fresh closures
  * for each of a sweep's 9,500 runs left it calls it could not inline (the default sweep took some
  * 25% more CPU time). Runs never overlap: each is synchronous, from its first event to its last.
  */
-let network: RandomSource = () => 0;
-const fromNetwork: RandomSource = () => network();
-const defaultDelay = createLatency(fromNetwork, DEFAULT_LATENCY);
+let network: () => number = () => 0;
+const fromNetwork: RandomSource = () => (network() >>> 0) / 4294967296;
+const defaultDelay = latencyOf(
+  standardNormal(fromNetwork, () => network()),
+  DEFAULT_LATENCY,
+);
 
 /** The delay of one message under `latency`, drawn from the run's {@link network}. */
 const delayOf = (latency: LatencyModel): (() => number) =>
@@ -274,7 +280,7 @@ export const simulateOcc = (options: OccRunOptions): OccRunResult => {
 /** One run, its settings checked, with `occ`'s policy (one per strategy serves a whole sweep). */
 const simulate = (options: OccRunOptions, latency: LatencyModel, occ: OccClients): OccRunResult => {
   const { clients, seed, recordWrites = false } = options;
-  network = seededRandom(deriveSeed(seed, 'network'));
+  network = seededBits(deriveSeed(seed, 'network'));
   const delay = delayOf(latency);
   occ.jitter = seededRandom(deriveSeed(seed, 'jitter'));
   occ.clock = 0;
