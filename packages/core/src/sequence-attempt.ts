@@ -7,8 +7,8 @@ import { channels, observed } from '#diagnostics';
 import { isThenable } from './maybe-promise.ts';
 import type { ResolvedOptions, StopReason } from './options.ts';
 import { decideResult, stop } from './sequence-decide.ts';
-import { ask, end, fail, hookFailed } from './sequence-end.ts';
-import { EDIT, EDIT_HOOK, FAIL, HOLD, PREPARE_FAILED, QUIET, SEND, WAIT } from './sequence-stages.ts';
+import { aborted, ask, fail, failing, hookFailed } from './sequence-end.ts';
+import { EDIT, EDIT_HOOK, HOLD, PREPARE_FAILED, QUIET, SEND, WAIT } from './sequence-stages.ts';
 import { type SequenceState, spare } from './sequence-state.ts';
 import type { Step } from './steps.ts';
 import type { AttemptKind, EditableRequest, RequestEditing, Turn } from './types.ts';
@@ -21,11 +21,8 @@ export const prepared = (s: SequenceState): Step => (s.delayMs < 0 ? attempt(s) 
  * caller cancelled, else as the failure decides; the request fails with it either way.
  */
 export const prepareFailed = (s: SequenceState, error: unknown): Step => {
+  if (s.port?.cancellation?.() !== undefined) return aborted(s, error, QUIET);
   s.error = error;
-  if (s.port?.cancellation?.() !== undefined) {
-    s.afterEnd = FAIL;
-    return end(s, 'aborted', undefined, error, false, QUIET);
-  }
   s.afterEnd = PREPARE_FAILED;
   return decideResult(s, { error });
 };
@@ -38,7 +35,7 @@ export const prepareFailed = (s: SequenceState, error: unknown): Step => {
 export const attempt = (s: SequenceState): Step => {
   // An attempt the caller gave up on before it was sent is not counted.
   const cancelled = s.port?.cancellation?.();
-  if (cancelled !== undefined) return cancelledBefore(s, cancelled);
+  if (cancelled !== undefined) return aborted(s, cancelled, QUIET);
   // A feature may hold the attempt (and is asked again after the hold), or refuse it.
   const admitting = admitters(s);
   const turn = admitting.length === 0 ? undefined : admissionBy(s, admitting);
@@ -53,13 +50,6 @@ export const attempt = (s: SequenceState): Step => {
   }
   const edits = editsOf(s);
   return edits === undefined ? send(s) : carried(s, edits);
-};
-
-/** The caller cancelled before the attempt was sent: the run ends as aborted, and the request fails. */
-const cancelledBefore = (s: SequenceState, cancelled: unknown): Step => {
-  s.error = cancelled;
-  s.afterEnd = FAIL;
-  return end(s, 'aborted', undefined, cancelled, false, QUIET);
 };
 
 /** A feature holds the attempt for `holdMs`; it is asked again after. */
@@ -88,8 +78,7 @@ const carried = (s: SequenceState, edits: RequestEditing): Step => {
 
 /** Nothing was sent: the run ends (after `onGiveUp`), and the request fails with the feature's error. */
 export const refused = (s: SequenceState, turn: Extract<Turn, { readonly refuse: StopReason }>): Step => {
-  s.error = turn.error;
-  s.afterEnd = FAIL;
+  failing(s, turn.error);
   return stop(s, turn.refuse, true, undefined, turn.error, false, turn.refusedDelayMs);
 };
 

@@ -27,6 +27,21 @@ export const ask = (s: SequenceState, stage: number, step: Step): Step => {
   return step;
 };
 
+/** What follows the run's end is the request's failure, with `error`. */
+export const failing = (s: SequenceState, error: unknown): void => {
+  s.error = error;
+  s.afterEnd = FAIL;
+};
+
+/**
+ * The caller gave up (their signal aborted): the run ends as `aborted`, with `onFinish` taken as
+ * `mode` says, and the request fails with `reason`.
+ */
+export const aborted = (s: SequenceState, reason: unknown, mode: FinishMode): Step => {
+  failing(s, reason);
+  return end(s, 'aborted', undefined, reason, false, mode);
+};
+
 /**
  * A hook of the caller's threw or rejected: the run ends as `hook-failed`, with the hook's error and
  * the attempt's `status` (so that `onFinish`, the summary and `jitterbug:run:end` see every request;
@@ -34,8 +49,7 @@ export const ask = (s: SequenceState, stage: number, step: Step): Step => {
  */
 export const hookFailed = (s: SequenceState, error: unknown, status: number | undefined): Step => {
   if (s.aside) s.aside.ending = undefined;
-  s.error = error;
-  s.afterEnd = FAIL;
+  failing(s, error);
   return end(s, 'hook-failed', status, error, false, DROPPED);
 };
 
@@ -93,8 +107,7 @@ export const ended = (s: SequenceState): Step => {
  * attempt, a step that broke).
  */
 export const fail = (s: SequenceState, error: unknown): Step => {
-  s.error = error;
-  s.afterEnd = FAIL;
+  failing(s, error);
   s.aside?.race?.end();
   if (!s.holding) return failNow(s);
   s.holding = false;

@@ -36,7 +36,7 @@ import {
   admission as turnOf,
 } from './sequence-attempt.ts';
 import { decideOutcome, decideResult, retry, settleByStatus } from './sequence-decide.ts';
-import { ask, end, ended, fail, failNow, hookFailed } from './sequence-end.ts';
+import { aborted, ask, end, ended, fail, failing, failNow, hookFailed } from './sequence-end.ts';
 import {
   DELIVER,
   DELIVERED,
@@ -44,7 +44,6 @@ import {
   DROPPED,
   EDIT,
   EDIT_HOOK,
-  FAIL,
   FAILING,
   FINISH,
   GIVE_UP,
@@ -246,9 +245,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
       case HOLD:
       case WAIT:
         // The caller's abort ends the wait, and the run with it (its onFinish is not waited for).
-        this.error = error;
-        this.afterEnd = FAIL;
-        return end(this, 'aborted', undefined, error, false, DROPPED);
+        return aborted(this, error, DROPPED);
       case SEND: {
         const race = raceOf(this);
         // The edit of a racing copy failed.
@@ -258,8 +255,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
         }
         // The send failed with no answer to hold (a dispatch that threw): an attempt that failed,
         // which the request fails with, should the run end on it (there is no answer to deliver).
-        this.error = error;
-        this.afterEnd = FAIL;
+        failing(this, error);
         return decideResult(this, { error });
       }
       case EDIT_HOOK:
@@ -309,9 +305,7 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
     if (this.stage === OVER || this.stage === DELIVERED) return 'idle';
     raceOf(this)?.end();
     this.holding = false;
-    this.error = reason;
-    this.afterEnd = FAIL;
-    return end(this, 'aborted', undefined, reason, false, DROPPED);
+    return aborted(this, reason, DROPPED);
   }
 
   // --- What a step needs (steps.ts' StepFields) ----------------------------------------------

@@ -176,7 +176,9 @@ export class Call extends RequestParts implements Transport<Answer, Response> {
   }
 
   deliver(answer: Answer): Response {
-    if (answer instanceof Failed) throw answer.error;
+    // The answer `send` checked is a response: nearly every delivery is told so without walking its
+    // prototype chain (`instanceof`).
+    if (answer !== this.checked && answer instanceof Failed) throw answer.error;
     // Opt-in: a body that may break gets a stream of its own, which asks for the rest if it does.
     const resume = this.run.options.feature.resume;
     if (!resume) {
