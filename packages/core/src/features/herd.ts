@@ -25,6 +25,7 @@
 import { serverDelay } from '../retry-after.ts';
 import type { RunView } from '../types.ts';
 import type { RunFeature } from './feature.ts';
+import { invited } from './invited.ts';
 
 /** The pace a line starts at once its hold is over, in retries per second. */
 const START_PER_S = 4;
@@ -119,17 +120,8 @@ export const createHerdLine = (): RunFeature => {
     },
 
     review(run, outcome, decision) {
-      const { status, responseHeaders, nowMs: now } = outcome;
-      // An invited retry: a 429 retried at the time the server gave.
-      if (
-        !decision.retry ||
-        status !== 429 ||
-        !responseHeaders ||
-        decision.delaySource === 'backoff' ||
-        decision.delaySource === 'forced'
-      ) {
-        return decision;
-      }
+      const { responseHeaders, nowMs: now } = outcome;
+      if (!invited(outcome, decision) || !responseHeaders) return decision;
       const key = originOf(run.url);
       let l = lines.get(key);
       if (!l) {
