@@ -10,7 +10,4 @@ export const invited = (
   { status }: AttemptOutcome,
   decision: Decision,
 ): decision is Extract<Decision, { readonly retry: true }> =>
-  decision.retry &&
-  status === 429 &&
-  decision.delaySource !== 'backoff' &&
-  decision.delaySource !== 'forced';
+  decision.retry && status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced';
