@@ -22,7 +22,7 @@
  * `pacer: createPacer()` replaces it (it holds every request to a paced origin, and learns from what
  * a server advertises); `herd: false` turns it off.
  */
-import { serverDelay } from '../retry-after.ts';
+import { askedDelay } from '../asked-delay.ts';
 import type { RunView } from '../types.ts';
 import type { RunFeature } from './feature.ts';
 import { invited } from './invited.ts';
@@ -156,7 +156,7 @@ export const createHerdLine = (): RunFeature => {
       }
       // The schedule from now on: what was released stays released; nothing before the hold.
       l.k0 = releasedBy(l, now);
-      l.hold = Math.max(l.hold, now + (serverDelay(responseHeaders, now)?.ms ?? 0));
+      l.hold = Math.max(l.hold, now + (askedDelay(responseHeaders, now)?.ms ?? 0));
       l.start = Math.max(now, l.hold);
       l.base = base;
       l.period = period;
