@@ -128,7 +128,7 @@ interface Origin {
   nextProbeAt: number;
   /** Attempts sent while the origin was paced and not answered yet (each has its `sentAt`). */
   inFlight: number;
-  /** The most an answer said remained of a quota (0: none said): no more than that go unanswered. */
+  /** What the latest answer said remained of its window (0: none said): no more than that go unanswered. */
   mostLeft: number;
   /** Aborted when an attempt in flight lands: the requests held for one ask again then. */
   landing: AbortController | undefined;
@@ -406,8 +406,8 @@ export const createPacer = (...none: never[]): Pacer => {
           // window as the ones this answer lets go). Spent by them, nothing goes until an answer
           // tells of more or the window resets: a pace, not a hold, that the next answer may raise.
           const pending = quota.forMs === Infinity ? 0 : s.inFlight / quota.forMs;
-          if (quota.forMs !== Infinity)
-            s.mostLeft = Math.max(s.mostLeft, Math.round(quota.rate * quota.forMs));
+          // What the latest answer said remained: a server that lowers its quota is followed.
+          if (quota.forMs !== Infinity) s.mostLeft = Math.round(quota.rate * quota.forMs);
           s.quotaRate = Math.max(0, quota.rate - pending);
           s.quotaUntil = nowMs + quota.forMs;
         } else if (o.retryAfter) {
