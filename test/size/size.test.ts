@@ -100,20 +100,18 @@ const CEILINGS: Readonly<Record<string, number>> = {
   // The server's delay read by one function that the decision, the herd line and the pacers call
   // (the herd line's own order of the fields gone from the bundle), over 095241c: -48, -48, -58,
   // -49, -52.
-  // The promise driver ends a hold at its feature's wake (the pacer's, when an attempt it waits for
-  // is answered), over 9ea8ee1: +69, +69, +71, +73, +32.
-  withRetry: 14_212,
+  withRetry: 14_143,
   // The `production` condition (issue 25's budget there: 6.0 KB): the same short messages as every
   // browser build already has, so the same size today.
-  'withRetry (production)': 14_212,
+  'withRetry (production)': 14_143,
   // Issue 34, kyRetry's refusals of a ky option set again name it without the fix in production
   // and browser builds (ky's `#messages`), over main at afbe8bb: 0, 0, -146, 0, 0.
   // ky's own beforeRetry hooks apply their edits with the core's edits themselves, not a
   // createRequestEdits() made per call (its brand and no-options check), over main at 4dc6fae:
   // 0, 0, -93, 0, 0.
-  kyRetry: 17_423,
-  attachRetry: 15_071,
-  createRetryPolicy: 13_559,
+  kyRetry: 17_352,
+  attachRetry: 14_998,
+  createRetryPolicy: 13_527,
 };
 
 /**

@@ -23,8 +23,6 @@ export interface Aside {
   error: unknown;
   /** The wait asked for. */
   delayMs: number;
-  /** A hold's end sooner, when its feature gave one (`Turn`'s `wake`). */
-  wake: AbortSignal | undefined;
   /** The promise handed over. */
   pending: PromiseLike<unknown> | undefined;
   /** The race of the attempt's copies, while a feature races them. */
@@ -39,7 +37,6 @@ export const newAside = (): Aside => ({
   ending: undefined,
   error: undefined,
   delayMs: -1,
-  wake: undefined,
   pending: undefined,
   race: undefined,
   offlineSinceMs: -1,

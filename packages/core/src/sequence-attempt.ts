@@ -42,7 +42,7 @@ export const attempt = (s: SequenceState): Step => {
   // A feature may hold the attempt (and is asked again after the hold), or refuse it.
   const admitting = admitters(s);
   const turn = admitting.length === 0 ? undefined : admissionBy(s, admitting);
-  if (turn) return 'holdMs' in turn ? held(s, turn.holdMs, turn.wake) : refused(s, turn);
+  if (turn) return 'holdMs' in turn ? held(s, turn.holdMs) : refused(s, turn);
   if (observed && channels.attemptStart.hasSubscribers) {
     channels.attemptStart.publish({ run: s, attempt: s.attempts + 1 });
   }
@@ -62,10 +62,9 @@ const cancelledBefore = (s: SequenceState, cancelled: unknown): Step => {
   return end(s, 'aborted', undefined, cancelled, false, QUIET);
 };
 
-/** A feature holds the attempt for `holdMs`, or until `wake` aborts; it is asked again after. */
-const held = (s: SequenceState, holdMs: number, wake: AbortSignal | undefined): Step => {
+/** A feature holds the attempt for `holdMs`; it is asked again after. */
+const held = (s: SequenceState, holdMs: number): Step => {
   s.delayMs = holdMs;
-  s.aside!.wake = wake;
   return ask(s, HOLD, 'hold');
 };
 

@@ -339,11 +339,6 @@ export class AttemptSequence implements DrivenSequence, RaceHost, SequenceState 
     spare(this).delayMs = ms;
   }
 
-  /** `hold`: its end sooner, if the feature that holds the attempt gave one. */
-  get wake(): AbortSignal | undefined {
-    return this.stage === HOLD ? this.aside?.wake : undefined;
-  }
-
   /** `send`, `result`, `won`, `drop`, `deliver`: which copy of the attempt (1 unless it races). */
   get copy(): number {
     return this.aside?.race?.copy ?? 1;

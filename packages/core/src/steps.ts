@@ -196,8 +196,6 @@ export interface RaceHost extends Pick<RunView, 'options' | 'method' | 'headers'
 export interface StepFields {
   /** `hold`, `wait`: how long, in ms. */
   readonly delayMs: number;
-  /** `hold`: it ends sooner when this aborts (the feature's `wake`); ask again then. */
-  readonly wake: AbortSignal | undefined;
   /** `wait`: it ends at the browser's `online` event too (a failure while offline). */
   readonly untilOnline: boolean;
   /** `send`, `result`, `won`, `drop`, `deliver`: which copy of the attempt (1 unless it races). */

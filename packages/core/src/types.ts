@@ -35,11 +35,6 @@ export type Turn =
   | {
       /** Wait this many ms, then ask again. */
       readonly holdMs: number;
-      /**
-       * Aborts when what the feature holds the attempt for is there sooner (the answer a pacer waits
-       * for): a driver that listens asks again then. One that does not asks after `holdMs`.
-       */
-      readonly wake?: AbortSignal | undefined;
     }
   | {
       /** Refuse the attempt: the run finishes with this reason. */

@@ -119,16 +119,8 @@ export const runAttempts = async <A, R>(
           case 'wait': {
             const signal = t.signal();
             const { sleep } = run.options;
-            const { wake } = run;
-            try {
-              // A failure while the browser is offline waits for its `online` event too.
-              await (run.untilOnline
-                ? untilOnline(sleep, run.delayMs, signal)
-                : sleep(run.delayMs, wake && signal ? AbortSignal.any([signal, wake]) : (wake ?? signal)));
-            } catch (error) {
-              // A hold its feature ended sooner (what it held the attempt for came) is over.
-              if (!wake?.aborted || signal?.aborted) throw error;
-            }
+            // A failure while the browser is offline waits for its `online` event too.
+            await (run.untilOnline ? untilOnline(sleep, run.delayMs, signal) : sleep(run.delayMs, signal));
             // An injected sleep may ignore the signal: the abort still ends the wait.
             if (signal?.aborted) throw signal.reason;
             step = run.done();

@@ -27,8 +27,6 @@
  * {@link PacerError}, as a retry's wait would. No timers: the line is a count of tickets and a
  * release schedule per origin, advanced by the injected clock; a request waiting a long time is told
  * to wait half of what is left and asks again, so that a rate that grew meanwhile lets it go sooner.
- * A request held only because as many attempts are unanswered as remained is woken when one lands
- * (its hold's `wake`); a driver that does not listen asks again after a step of `MIN_STEP_MS`.
  */
 import { askedDelay } from '../asked-delay.ts';
 import type { StopDecision } from '../decide.ts';
@@ -130,8 +128,6 @@ interface Origin {
   inFlight: number;
   /** What the latest answer said remained of its window (0: none said): no more than that go unanswered. */
   mostLeft: number;
-  /** Aborted when an attempt in flight lands: the requests held for one ask again then. */
-  landing: AbortController | undefined;
 }
 
 /** A request's place in line, and what it was told so far. */
@@ -268,7 +264,6 @@ export const createPacer = (...none: never[]): Pacer => {
         nextProbeAt: Number.NEGATIVE_INFINITY,
         inFlight: 0,
         mostLeft: 0,
-        landing: undefined,
       };
       origins.set(origin, s);
     }
@@ -296,12 +291,7 @@ export const createPacer = (...none: never[]): Pacer => {
   /** The attempt of `run` in flight, if one was counted: when it was sent (it is no longer in flight). */
   const landed = (run: RunView, s: Origin | undefined): number | undefined => {
     const at = sentAt.get(run);
-    if (at !== undefined && s && sentAt.delete(run) && s.inFlight > 0) {
-      s.inFlight--;
-      // One fewer unanswered: a request held for that goes now, not at its next step.
-      s.landing?.abort();
-      s.landing = undefined;
-    }
+    if (at !== undefined && s && sentAt.delete(run) && s.inFlight > 0) s.inFlight--;
     return at;
   };
   /** A refusal: a wait that was too long (`waitMs`), or an unavailable origin. */
@@ -332,21 +322,15 @@ export const createPacer = (...none: never[]): Pacer => {
       return refusal(run, s, origin, 'deadline', goAt - now);
     // As many unanswered as a window's quota may land in one window (a slow client, a slow network):
     // one more waits for an answer, whatever the pace says.
-    let wake: AbortSignal | undefined;
-    if (goAt <= now) {
-      if (!(s.mostLeft > 0 && s.inFlight >= s.mostLeft)) return sent(run, s, nowMs);
-      // Held for an answer: woken when one lands; a step of its own for a driver that does not listen.
-      goAt = now + MIN_STEP_MS;
-      s.landing ??= new AbortController();
-      wake = s.landing.signal;
-    }
+    if (goAt <= now && !(s.mostLeft > 0 && s.inFlight >= s.mostLeft)) return sent(run, s, nowMs);
+    if (goAt <= now) goAt = now + MIN_STEP_MS;
     // Half of what is left, at most a second (a pace that grows lets it go sooner), and at least the
     // server's hold.
     const left = goAt - now;
     const holdMs = Math.min(left, Math.max(MIN_STEP_MS, Math.min(left / 2, MAX_STEP_MS), s.notBefore - now));
     place.heldUntil = now + holdMs;
     join(run, s, place);
-    return wake ? { holdMs, wake } : { holdMs };
+    return { holdMs };
   };
 
   const pacer: Pacer = {
