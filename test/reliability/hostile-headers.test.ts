@@ -8,12 +8,12 @@
 import { createRetryPolicy, type RetryEvent } from '@jitterbug/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { askedDelay as serverDelay } from '../../packages/core/src/asked-delay.ts';
 import {
   MAX_SERVER_DELAY_MS,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
-  serverDelay,
 } from '../../packages/core/src/retry-after.ts';
 import { decideOn } from '../../packages/core/test/decisions.ts';
 import { decided } from '../support/decided.ts';
@@ -99,7 +99,7 @@ describe('hostile delay headers', () => {
     );
   });
 
-  it('serverDelay over all three headers: undefined or finite, >= 0', () => {
+  it("askedDelay (the one reader of an answer's delay) over all three headers: undefined or finite, >= 0", () => {
     fc.assert(
       fc.property(headersArb, fc.double({ min: NOW_MIN, max: NOW_MAX, noNaN: true }), (headers, now) => {
         const delay = serverDelay(getter(headers), now);

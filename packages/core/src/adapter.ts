@@ -7,7 +7,7 @@
  */
 
 export { asLayer, insideLayer, interceptorMade, marking } from '#layers';
-export type { EditableRequest } from './attempt-edits.ts';
+export { type EditableRequest, requestEditing } from './attempt-edits.ts';
 export { type AttemptTimer, attemptTimer, startTimer } from './attempt-timer.ts';
 export { backoffStrategies } from './backoff.ts';
 export { type BodyKind, type BufferedStream, bodyKind, bufferStream } from './body.ts';

@@ -3,14 +3,15 @@
  * because …". Adapters never decide anything themselves; they translate and report to a
  * {@link RetryRun}, which asks the user's hooks and calls these.
  */
+
 import { type AnswerSignal, answerSignal, asksRetry, hasKey } from './answer-signals.ts';
+import { askedDelay } from './asked-delay.ts';
 import { type BackoffState, nextDelay, unitRandom } from './backoff.ts';
 import { errorCode, UNPROCESSED_ERROR_CODES } from './errors.ts';
 import type { DelaySource, RetryReason, StopReason } from './events.ts';
 import { notForwarded } from './proxy-status.ts';
-import { explicitDelay, type HeaderGetter } from './retry-after.ts';
+import type { HeaderGetter } from './retry-after.ts';
 import type { RunOptions } from './run-options.ts';
-import { windowDelay } from './spent-quota.ts';
 
 /** Everything the decision looks at. */
 export interface AttemptOutcome {
@@ -269,18 +270,6 @@ export const TRANSPARENT_WITH_PROGRESS = 10;
  * ended 200 after retries of 2-196 ms; all 20 with this).
  */
 export const UNREAD_429_MS = 1000;
-
-/**
- * The delay a response asks for, and whether it is a spent quota's: a delay asked for as such
- * (`Retry-After` and the millisecond fields, which take precedence), else what the rate-limit
- * window's fields say (`windowDelay`: a spent quota's reset, else the window's). Each field is read
- * once, and only when the ones before it said nothing.
- */
-const askedDelay = (
-  headers: HeaderGetter,
-  nowMs: number,
-): { readonly ms: number; readonly source: DelaySource; readonly spent?: true } | undefined =>
-  explicitDelay(headers, nowMs) ?? windowDelay(headers, nowMs);
 
 /**
  * The wait before the retry: the server's delay if the response gives one, else the backoff's

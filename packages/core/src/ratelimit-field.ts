@@ -41,10 +41,3 @@ export const spentWaitMs = (limits: readonly ServiceLimit[]): number | undefined
   }
   return seconds === undefined ? undefined : seconds * 1000;
 };
-
-/**
- * The wait the `RateLimit` field gives a request its quota refused ({@link spentWaitMs}); `undefined`
- * also when the field does not parse.
- */
-export const parseRateLimitWait = (value: string | null | undefined): number | undefined =>
-  spentWaitMs(parseRateLimit(value) ?? []);

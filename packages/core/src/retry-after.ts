@@ -1,10 +1,10 @@
 /**
- * Server-given delays: `Retry-After` (RFC 9110 §10.2.3), then `RateLimit-Reset` and
- * `X-RateLimit-Reset`, then a spent quota's reset in the `RateLimit` field. Every parser returns a finite number of milliseconds `>= 0`, or `undefined`
- * for a value it does not understand: garbage never becomes `NaN`, a negative or an infinite wait.
+ * Server-given delays: `Retry-After` (RFC 9110 §10.2.3) and the millisecond fields, and the parsers
+ * of `RateLimit-Reset` / `X-RateLimit-Reset` that `spent-quota.ts` reads after them
+ * (`asked-delay.ts` puts the two together). Every parser returns a finite number of milliseconds
+ * `>= 0`, or `undefined` for a value it does not understand: garbage never becomes `NaN`, a
+ * negative or an infinite wait.
  */
-
-import { parseRateLimitWait } from './ratelimit-field.ts';
 
 /** Reads one response header by name (any case); `null`/`undefined` when absent. */
 export type HeaderGetter = (name: string) => string | null | undefined;
@@ -98,14 +98,8 @@ export const parseRateLimitReset = (
   // a client to wait 31 years); from 10^12 on, in milliseconds.
   digitsMs(value, (n) => (n >= 1e12 ? n - nowMs : n >= 1e9 ? n * 1000 - nowMs : n * 1000));
 
-/** Where a server-given delay came from. */
-export type ServerDelaySource =
-  | 'retry-after-ms'
-  | 'x-ms-retry-after-ms'
-  | 'retry-after'
-  | 'ratelimit-reset'
-  | 'x-ratelimit-reset'
-  | 'ratelimit';
+/** The field a delay asked for as such came from (the rate-limit window's: `QuotaResetSource`). */
+export type ServerDelaySource = 'retry-after-ms' | 'x-ms-retry-after-ms' | 'retry-after';
 
 /** A delay in milliseconds (`retry-after-ms: 1500`, `x-ms-retry-after-ms`), or `undefined`. */
 export const parseDelayMs = (value: string | null | undefined): number | undefined =>
@@ -122,13 +116,6 @@ const DELAY_FIELDS: readonly DelayField[] = [
   ['retry-after-ms', parseDelayMs],
   ['x-ms-retry-after-ms', parseDelayMs],
   ['retry-after', parseRetryAfter],
-];
-
-/** The fields that say when a rate-limit window resets, read after those. */
-const RESET_FIELDS: readonly DelayField[] = [
-  ['ratelimit-reset', parseRateLimitReset],
-  ['x-ratelimit-reset', parseRateLimitReset],
-  ['ratelimit', parseRateLimitWait],
 ];
 
 /** A server-given delay: how long, and the header it came from. */
@@ -160,11 +147,3 @@ const firstDelay = (
  */
 export const explicitDelay = (headers: HeaderGetter, nowMs: number = Date.now()): ServerDelay | undefined =>
   firstDelay(DELAY_FIELDS, headers, nowMs);
-
-/**
- * The delay a response asks for: {@link explicitDelay}'s fields first, then `RateLimit-Reset`, then
- * `X-RateLimit-Reset`, then a spent quota of `RateLimit`. An unparseable header is skipped, not
- * trusted.
- */
-export const serverDelay = (headers: HeaderGetter, nowMs: number = Date.now()): ServerDelay | undefined =>
-  firstDelay(DELAY_FIELDS, headers, nowMs) ?? firstDelay(RESET_FIELDS, headers, nowMs);

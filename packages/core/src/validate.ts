@@ -147,39 +147,6 @@ export const CALL_KEYS: ReadonlySet<string> = new Set(
 );
 
 /**
- * The defaults, resolved (a policy gets its own budget on top). Every option is a field from the
- * start (`undefined` when unset), so that the options of every policy, route and call have one shape.
- */
-const DEFAULT_OPTIONS: ResolvedOptions = {
-  ...(Object.fromEntries(Object.keys(ROWS).map((key) => [key, undefined])) as Record<
-    keyof ResolvedOptions,
-    undefined
-  >),
-  ...DEFAULTS,
-  retry: true,
-  disabledBy: 'route-disabled',
-  route: undefined,
-  backoff: { ...DEFAULTS.backoff, strategy: backoffStrategies[DEFAULTS.backoff.strategy] },
-  methods: new Set(DEFAULTS.methods),
-  statusCodes: new Set(DEFAULTS.statusCodes),
-  errorCodes: new Set(DEFAULTS.errorCodes),
-  idempotencyKey: DEFAULTS.idempotencyKey.toLowerCase(),
-  feature: {},
-  progress: { answers: 0, failedAt: -1 },
-  features: [],
-  racer: undefined,
-  admitting: [],
-  admittingFirst: [],
-  finishing: [],
-  editing: [],
-  edits: undefined,
-  observing: false,
-  random: Math.random,
-  sleep,
-  now: Date.now,
-};
-
-/**
  * Validates `source` (a policy's options, a route rule, a call's overrides) and lays it over `base`
  * (default: the defaults with a new budget). Only the keys present in `source` change; `path`
  * prefixes option names in error messages (`routes[0].`, `jitterbug.`).
@@ -239,3 +206,22 @@ export const resolveOptions = (
   }
   return resolved as unknown as ResolvedOptions;
 };
+
+/**
+ * The defaults, resolved as a policy's options are, by the same rows (a policy gets its own budget
+ * on top), over a blank in which every option is a field from the start (`undefined` when unset),
+ * so that the options of every policy, route and call have one shape (the features' lists are laid
+ * out by the resolution, as on every source).
+ */
+const DEFAULT_OPTIONS: ResolvedOptions = resolveOptions(DEFAULTS, POLICY_KEYS, {
+  ...Object.fromEntries(Object.keys(ROWS).map((key) => [key, undefined])),
+  ...DEFAULTS,
+  retry: true,
+  disabledBy: 'route-disabled',
+  route: undefined,
+  feature: {},
+  progress: { answers: 0, failedAt: -1 },
+  random: Math.random,
+  sleep,
+  now: Date.now,
+} as unknown as ResolvedOptions);

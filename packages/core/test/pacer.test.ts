@@ -258,6 +258,19 @@ describe('pacer: what the server advertises', () => {
     expect(fourth.admission()).toBeUndefined();
   });
 
+  it('a server that lowers its quota lowers what may go unanswered: the latest window’s, not the most ever said', () => {
+    const { c, begin, turns, answeredWith } = setup();
+    answeredWith(headers({ 'ratelimit-policy': '"default";q=20;w=1', ratelimit: '"default";r=10;t=1' }));
+    const start = answeredWith(
+      headers({ 'ratelimit-policy': '"default";q=4;w=1', ratelimit: '"default";r=3;t=1' }),
+    );
+    turns(Array.from({ length: 3 }, () => begin()));
+    const fourth = begin();
+    c.advance(Math.max(0, start + 2000 - c.now()));
+    // 3 unanswered, as many as the latest answer said remained: the fourth waits for an answer.
+    expect(fourth.admission()).toMatchObject({ holdMs: 50 });
+  });
+
   it('never faster than the policy’s long-run quota (RateLimit-Policy q / w), whatever r / t says', () => {
     const { c, begin, turns } = setup();
     const run = begin();

@@ -6,8 +6,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { advertisedQuota, parseRateLimitPolicy } from '../src/rate-limit-fields.ts';
-import { parseRateLimit, parseRateLimitWait } from '../src/ratelimit-field.ts';
+import { parseRateLimit } from '../src/ratelimit-field.ts';
+import { windowDelay } from '../src/spent-quota.ts';
 import { fieldValue } from './structured-field-arbitraries.ts';
+
+/** The wait a `RateLimit` field alone gives, as the default path reads it (`windowDelay`). */
+const parseRateLimitWait = (value: string): number | undefined =>
+  windowDelay((name) => (name === 'ratelimit' ? value : undefined), 0)?.ms;
 
 const MAX_INTEGER = 999_999_999_999_999;
 const isCount = (n: number | undefined, min = 0): boolean =>

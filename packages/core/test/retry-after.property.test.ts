@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { askedDelay as serverDelay } from '../src/asked-delay.ts';
 import {
   MAX_SERVER_DELAY_MS,
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
-  serverDelay,
 } from '../src/retry-after.ts';
 
 const isSaneDelay = (ms: number | undefined): boolean =>
@@ -64,7 +64,7 @@ describe('header parsing properties', () => {
     );
   });
 
-  it('serverDelay never returns NaN, a negative or a non-finite delay', () => {
+  it("askedDelay (the one reader of an answer's delay) never returns NaN, a negative or a non-finite delay", () => {
     fc.assert(
       fc.property(
         fc.dictionary(

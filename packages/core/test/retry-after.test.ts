@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseRateLimitWait } from '../src/ratelimit-field.ts';
+import { askedDelay as serverDelay } from '../src/asked-delay.ts';
 import {
   MAX_SERVER_DELAY_MS,
   parseDelayMs,
   parseHttpDate,
   parseRateLimitReset,
   parseRetryAfter,
-  serverDelay,
 } from '../src/retry-after.ts';
 import { headers } from './helpers.ts';
 
@@ -118,7 +117,8 @@ describe('parseRateLimitReset', () => {
   });
 });
 
-describe('serverDelay', () => {
+// The one reader of an answer's delay, which the decision, the herd line and the pacers share.
+describe('askedDelay', () => {
   it('prefers Retry-After, then RateLimit-Reset, then X-RateLimit-Reset; skips unparseable ones', () => {
     expect(
       serverDelay(headers({ 'Retry-After': '1', 'RateLimit-Reset': '2', 'X-RateLimit-Reset': '3' }), NOW),
@@ -162,13 +162,15 @@ describe('serverDelay', () => {
       asked.push(name);
       return null;
     }, NOW);
+    // The window's fields in the decision's order: the RateLimit field, then each reset with the
+    // remaining count that tells whether its quota is spent (asked for only when no RateLimit parses).
     expect(asked).toEqual([
       'retry-after-ms',
       'x-ms-retry-after-ms',
       'retry-after',
-      'ratelimit-reset',
-      'x-ratelimit-reset',
       'ratelimit',
+      'x-ratelimit-reset',
+      'ratelimit-reset',
     ]);
   });
 
@@ -176,6 +178,7 @@ describe('serverDelay', () => {
     expect(serverDelay(headers({ ratelimit: '"default";r=0;t=3' }), NOW)).toEqual({
       ms: 3000,
       source: 'ratelimit',
+      spent: true,
     });
     expect(serverDelay(headers({ ratelimit: '"default";r=0;t=3', 'retry-after': '1' }), NOW)).toEqual({
       ms: 1000,
@@ -186,7 +189,11 @@ describe('serverDelay', () => {
   });
 });
 
-describe('parseRateLimitWait', () => {
+// The RateLimit field's spent-quota wait, as the one reader reads it (the field alone on the answer).
+const parseRateLimitWait = (value: string | null | undefined): number | undefined =>
+  serverDelay(headers(value == null ? {} : { ratelimit: value }), NOW)?.ms;
+
+describe("the RateLimit field's wait", () => {
   it('the longest t of the items whose r is 0, in ms', () => {
     expect(parseRateLimitWait('"default";r=0;t=1')).toBe(1000);
     expect(parseRateLimitWait('default;r=0;t=30, "daily";r=0;t=3600')).toBe(3_600_000);

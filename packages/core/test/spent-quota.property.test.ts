@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRateLimit, parseRateLimitWait } from '../src/ratelimit-field.ts';
+import { parseRateLimit, spentWaitMs } from '../src/ratelimit-field.ts';
 import { MAX_SERVER_DELAY_MS, parseRateLimitReset } from '../src/retry-after.ts';
 import { windowDelay } from '../src/spent-quota.ts';
 import { spentQuota } from './helpers.ts';
@@ -71,7 +71,7 @@ describe('spent quota properties', () => {
     // whole answer about a spent quota), the older pairs, then RateLimit-Reset, X-RateLimit-Reset.
     const zero = (v: string | undefined) => v !== undefined && /^0{1,15}$/.test(v.trim());
     const reference = (fields: Record<string, string>, now: number) => {
-      const wait = parseRateLimitWait(fields.ratelimit);
+      const wait = spentWaitMs(parseRateLimit(fields.ratelimit) ?? []);
       if (wait !== undefined) return { ms: wait, source: 'ratelimit', spent: true };
       if (!parseRateLimit(fields.ratelimit)) {
         for (const prefix of ['x-', '']) {

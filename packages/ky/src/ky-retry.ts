@@ -6,8 +6,16 @@
  * own `beforeRetry` hooks run for jitterbug's retries (ky 2; `retry-hooks.ts`), and ky's `timeout`
  * is the run's deadline (`ky-timeout.ts`).
  */
-import { createRequestEdits, type RequestEdits, type RetryPolicyOrOptions } from '@jitterbug/core';
-import { asRetryLayer, checkOptions, fail, isRetryLayer, type RetryRun } from '@jitterbug/core/adapter';
+import type { RetryPolicyOrOptions } from '@jitterbug/core';
+import {
+  asRetryLayer,
+  checkOptions,
+  type EditableRequest,
+  fail,
+  isRetryLayer,
+  type RetryRun,
+  requestEditing,
+} from '@jitterbug/core/adapter';
 import { type Answer, Call, execute, type FetchFunction, type FetchInit } from '@jitterbug/fetch/engine';
 import type { Options } from 'ky';
 import { callHooks } from './call-hooks.ts';
@@ -58,7 +66,7 @@ class KyCall extends Call {
   /** What the call's own URL was written under (its `baseUrl`, then its `prefix`), for route rules. */
   declare base: readonly unknown[] | undefined;
   /** The edits of the user's own `beforeRetry` hooks, which work without the policy's `requestEdits`. */
-  declare edits: RequestEdits['edits'] | undefined;
+  declare edits: EditableRequest['edits'];
 
   override deliver(answer: Answer): Response {
     try {
@@ -109,7 +117,7 @@ export const kyRetry = (
         },
       );
     call.beforeRetry = (next) => runUserRetryHooks(state, next, call);
-    call.edits = createRequestEdits().edits;
+    call.edits = requestEditing;
     return execute(isRetryLayer(send) ? asRetryLayer(keeping) : keeping, call, run).finally(() =>
       state.dropCopy(),
     );

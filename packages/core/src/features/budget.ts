@@ -38,6 +38,7 @@ import type { AttemptOutcome, Decision, StopDecision } from '../decide.ts';
 import { checkFields, fail, numberCheck } from '../option-error.ts';
 import type { RunView } from '../types.ts';
 import type { RunFeature } from './feature.ts';
+import { invited } from './invited.ts';
 
 /** Options of {@link createRetryBudget}. */
 export interface RetryBudgetOptions {
@@ -149,7 +150,7 @@ export const spends = (run: RunView, outcome: AttemptOutcome, decision: Decision
   decision.reason !== 'not-forwarded' &&
   decision.reason !== 'offline' &&
   decision.reason !== 'stale-connection' &&
-  !(outcome.status === 429 && decision.delaySource !== 'backoff' && decision.delaySource !== 'forced') &&
+  !invited(outcome, decision) &&
   !hookFix(run, outcome, decision);
 
 /**

@@ -24,8 +24,8 @@
  * changes nothing. When the store fails, the process paces alone for `FALLBACK_MS` with the local
  * pacer, which has learned from every answer meanwhile.
  */
+import { askedDelay } from '../asked-delay.ts';
 import { checkFields, fail, numberCheck } from '../option-error.ts';
-import { serverDelay } from '../retry-after.ts';
 import { limitPace, type PaceLimit, takePace } from '../store/gcra.ts';
 import type { SharedStore } from '../store/port.ts';
 import type { RunView, Turn } from '../types.ts';
@@ -230,7 +230,7 @@ export const createPacer = (options: FleetPacerOptions, optionPath = 'pacer'): P
         if (status !== 503) accepted(origin, f, t, o.now);
         return;
       }
-      const hold = responseHeaders ? serverDelay(responseHeaders, nowMs) : undefined;
+      const hold = responseHeaders ? askedDelay(responseHeaders, nowMs) : undefined;
       const holdMs = hold ? hold.ms : 0;
       let intervalMs = 0;
       if (f.intervalMs === 0) {

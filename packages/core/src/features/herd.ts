@@ -22,9 +22,10 @@
  * `pacer: createPacer()` replaces it (it holds every request to a paced origin, and learns from what
  * a server advertises); `herd: false` turns it off.
  */
-import { serverDelay } from '../retry-after.ts';
+import { askedDelay } from '../asked-delay.ts';
 import type { RunView } from '../types.ts';
 import type { RunFeature } from './feature.ts';
+import { invited } from './invited.ts';
 
 /** The pace a line starts at once its hold is over, in retries per second. */
 const START_PER_S = 4;
@@ -119,17 +120,8 @@ export const createHerdLine = (): RunFeature => {
     },
 
     review(run, outcome, decision) {
-      const { status, responseHeaders, nowMs: now } = outcome;
-      // An invited retry: a 429 retried at the time the server gave.
-      if (
-        !decision.retry ||
-        status !== 429 ||
-        !responseHeaders ||
-        decision.delaySource === 'backoff' ||
-        decision.delaySource === 'forced'
-      ) {
-        return decision;
-      }
+      const { responseHeaders, nowMs: now } = outcome;
+      if (!invited(outcome, decision) || !responseHeaders) return decision;
       const key = originOf(run.url);
       let l = lines.get(key);
       if (!l) {
@@ -164,7 +156,7 @@ export const createHerdLine = (): RunFeature => {
       }
       // The schedule from now on: what was released stays released; nothing before the hold.
       l.k0 = releasedBy(l, now);
-      l.hold = Math.max(l.hold, now + (serverDelay(responseHeaders, now)?.ms ?? 0));
+      l.hold = Math.max(l.hold, now + (askedDelay(responseHeaders, now)?.ms ?? 0));
       l.start = Math.max(now, l.hold);
       l.base = base;
       l.period = period;

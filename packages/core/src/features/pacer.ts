@@ -28,11 +28,11 @@
  * release schedule per origin, advanced by the injected clock; a request waiting a long time is told
  * to wait half of what is left and asks again, so that a rate that grew meanwhile lets it go sooner.
  */
+import { askedDelay } from '../asked-delay.ts';
 import type { StopDecision } from '../decide.ts';
 import type { StopReason } from '../events.ts';
 import { noOptions } from '../option-error.ts';
 import { advertisedQuota } from '../rate-limit-fields.ts';
-import { serverDelay } from '../retry-after.ts';
 import type { RunView, Turn } from '../types.ts';
 import { branded, isFeature, type RunFeature } from './feature.ts';
 import { originOf } from './origin.ts';
@@ -126,7 +126,7 @@ interface Origin {
   nextProbeAt: number;
   /** Attempts sent while the origin was paced and not answered yet (each has its `sentAt`). */
   inFlight: number;
-  /** The most an answer said remained of a quota (0: none said): no more than that go unanswered. */
+  /** What the latest answer said remained of its window (0: none said): no more than that go unanswered. */
   mostLeft: number;
 }
 
@@ -378,6 +378,9 @@ export const createPacer = (...none: never[]): Pacer => {
       }
       if (status !== 503) s.down = false;
       const o = run.options;
+      // A 429's hold is the retry's wait, read as the decision reads it: a `Retry-After` beside a
+      // spent quota is the time the server asked for (the rate-limit draft: it takes precedence).
+      const asked = status === 429 && o.retryAfter && headers ? askedDelay(headers, nowMs) : undefined;
       const quota = headers && advertisedQuota(headers, nowMs);
       if (quota) {
         s.policyRate = quota.policyRate;
@@ -387,24 +390,24 @@ export const createPacer = (...none: never[]): Pacer => {
           // window as the ones this answer lets go). Spent by them, nothing goes until an answer
           // tells of more or the window resets: a pace, not a hold, that the next answer may raise.
           const pending = quota.forMs === Infinity ? 0 : s.inFlight / quota.forMs;
-          if (quota.forMs !== Infinity)
-            s.mostLeft = Math.max(s.mostLeft, Math.round(quota.rate * quota.forMs));
+          // What the latest answer said remained: a server that lowers its quota is followed.
+          if (quota.forMs !== Infinity) s.mostLeft = Math.round(quota.rate * quota.forMs);
           s.quotaRate = Math.max(0, quota.rate - pending);
           s.quotaUntil = nowMs + quota.forMs;
         } else if (o.retryAfter) {
           // A spent quota: nothing until it resets, then its policy's pace (or one learned as from a 429).
           s.quotaUntil = Number.NEGATIVE_INFINITY;
-          if (nowMs + quota.forMs > s.notBefore) {
-            s.notBefore = nowMs + quota.forMs;
+          const until = nowMs + (asked ? asked.ms : quota.forMs);
+          if (until > s.notBefore) {
+            s.notBefore = until;
             respread(s);
           }
           if (s.policyRate === Infinity && status !== 429) learnFrom429(s, nowMs);
         }
       }
       if (status === 429) {
-        const delay = o.retryAfter && headers ? serverDelay(headers, nowMs) : undefined;
-        if (delay && nowMs + delay.ms > s.notBefore) {
-          s.notBefore = nowMs + delay.ms;
+        if (asked && nowMs + asked.ms > s.notBefore) {
+          s.notBefore = nowMs + asked.ms;
           respread(s);
         }
         // An attempt sent before the last 429 that set the pace (or before any) tells of the pace before it.
