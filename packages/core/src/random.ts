@@ -8,8 +8,11 @@ import type { RandomSource } from './backoff.ts';
  *
  * @param seed - any finite number; its low 32 bits are used.
  */
-export const seededBits = (seed: number): (() => number) => {
-  if (!Number.isFinite(seed)) throw new TypeError(`seededRandom: seed must be a finite number, got ${seed}`);
+export const seededBits = (seed: number): (() => number) => mulberry32(seed, 'seededBits');
+
+/** mulberry32 over the mixed seed; `name` is the export a bad seed's `TypeError` names. */
+const mulberry32 = (seed: number, name: string): (() => number) => {
+  if (!Number.isFinite(seed)) throw new TypeError(`${name}: seed must be a finite number, got ${seed}`);
   // Mix the seed first (murmur3's finaliser): mulberry32's first outputs for neighbouring seeds
   // (1, 2, 3 …) are close to each other, and neighbouring seeds are exactly what callers pass.
   let a = seed >>> 0;
@@ -35,6 +38,6 @@ export const seededBits = (seed: number): (() => number) => {
  * @param seed - any finite number; its low 32 bits are used.
  */
 export const seededRandom = (seed: number): RandomSource => {
-  const bits = seededBits(seed);
+  const bits = mulberry32(seed, 'seededRandom');
   return () => (bits() >>> 0) / 4294967296;
 };

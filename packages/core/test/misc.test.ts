@@ -40,6 +40,9 @@ describe('seededRandom', () => {
     expect(() => seededRandom(Number.NaN)).toThrow(TypeError);
     expect(() => seededRandom(Number.POSITIVE_INFINITY)).toThrow(TypeError);
     expect(() => seededBits(Number.NaN)).toThrow(TypeError);
+    // Each names the function it was given to.
+    expect(() => seededRandom(Number.NaN)).toThrow(/^seededRandom: seed must be a finite number/);
+    expect(() => seededBits(Number.NaN)).toThrow(/^seededBits: seed must be a finite number/);
   });
 
   it('draws the numbers it drew before seededBits was split from it', () => {
